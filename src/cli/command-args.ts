@@ -1,0 +1,73 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CliError } from '../errors.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Flags every command takes. */
+export const COMMON_OPTIONS = {
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies Options;
+
+/**
+ * Parses one command's arguments strictly (unknown flags and missing values are usage errors,
+ * exit 2) with node:util parseArgs.
+ */
+export function parseCommandArgs<O extends Options>(argv: readonly string[], options: O, usage: string) {
+  try {
+    const parsed = parseArgs({
+      args: [...argv],
+      options: { ...COMMON_OPTIONS, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
+    if ((parsed.values as { help?: boolean }).help === true) {
+      process.stdout.write(`${usage}\n`);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(`${message}\nusage: ${usage}`, { usage: true });
+  }
+}
+
+/** A required string flag, or a usage error naming it. */
+export function requireFlag(value: string | boolean | undefined, flag: string, usage: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new CliError(`missing --${flag}\nusage: ${usage}`, { usage: true });
+  }
+  return value;
+}
+
+/** A whole number flag within [min, max], or a usage error. */
+export function parseIntegerFlag(
+  value: string | boolean | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new CliError(`--${flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`, {
+      usage: true,
+    });
+  }
+  return Number(value);
+}
+
+/** Exactly `count` positional arguments, or a usage error. */
+export function expectPositionals(positionals: readonly string[], count: number, usage: string): string[] {
+  if (positionals.length !== count) {
+    throw new CliError(
+      `expected ${count} argument${count === 1 ? '' : 's'}, got ${positionals.length}\nusage: ${usage}`,
+      {
+        usage: true,
+      },
+    );
+  }
+  return [...positionals];
+}

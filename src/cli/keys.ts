@@ -1,0 +1,122 @@
+import { resolveDatabase } from '../config.js';
+import { digestApiKey, displayPrefix, generateApiKey } from '../domain/api-key.js';
+import { parseDuration } from '../domain/duration.js';
+import { formatInstant } from '../domain/instant.js';
+import { randomId } from '../domain/random-id.js';
+import { isValidUserId } from '../domain/user-id.js';
+import { CliError } from '../errors.js';
+import { withStorage } from '../storage/open-storage.js';
+import type { ApiKeyRecord } from '../storage/storage.js';
+import { expectPositionals, parseCommandArgs, requireFlag } from './command-args.js';
+import { printResult } from './output.js';
+
+/** CONTRACT.md section 3: rotation is "create the new key, then revoke the old". */
+export const MAX_ACTIVE_KEYS = 10;
+
+const USAGE = {
+  create: 'meal-export keys create --user ID [--name NAME] [--expires-in 90s|30m|12h|30d] [--db FILE] [--json]',
+  list: 'meal-export keys list --user ID [--db FILE] [--json]',
+  revoke: 'meal-export keys revoke KEY_ID [--db FILE] [--json]',
+};
+
+const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
+
+export function requireUserId(value: string | boolean | undefined, usage: string): string {
+  const userId = requireFlag(value, 'user', usage);
+  if (!isValidUserId(userId)) throw new CliError('--user must be 1 to 200 printable characters', { usage: true });
+  return userId;
+}
+
+/** `keys create|list|revoke`. */
+export async function runKeys(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'create') return createKey(rest);
+  if (sub === 'list') return listKeys(rest);
+  if (sub === 'revoke') return revokeKey(rest);
+  throw new CliError(`keys: expected create, list or revoke\nusage: ${Object.values(USAGE).join('\n       ')}`, {
+    usage: true,
+  });
+}
+
+async function createKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { user: { type: 'string' }, name: { type: 'string', default: '' }, 'expires-in': { type: 'string' } },
+    USAGE.create,
+  );
+  expectPositionals(positionals, 0, USAGE.create);
+  const userId = requireUserId(values.user, USAGE.create);
+  let lifetimeMs: number | undefined;
+  if (values['expires-in'] !== undefined) {
+    lifetimeMs = parseDuration(values['expires-in']);
+    if (lifetimeMs === undefined)
+      throw new CliError('--expires-in must look like 90s, 30m, 12h or 30d', { usage: true });
+  }
+  const now = Date.now();
+  const key = generateApiKey();
+  const result = await withStorage(resolveDatabase(values.db), (storage) =>
+    storage.createApiKey(
+      {
+        id: randomId('key_', 16),
+        userId,
+        name: values.name,
+        prefix: displayPrefix(key),
+        digest: digestApiKey(key),
+        createdAt: now,
+        expiresAt: lifetimeMs === undefined ? null : now + lifetimeMs,
+      },
+      MAX_ACTIVE_KEYS,
+      now,
+    ),
+  );
+  if (!result.ok) {
+    throw new CliError(`user ${userId} already has ${MAX_ACTIVE_KEYS} active keys: revoke one first`);
+  }
+  const record = result.key;
+  printResult(
+    values.json,
+    {
+      id: record.id,
+      key,
+      userId: record.userId,
+      name: record.name,
+      createdAt: formatInstant(record.createdAt),
+      expiresAt: instantOrNull(record.expiresAt),
+    },
+    `${key}\n\nkey id ${record.id} for user ${userId}${record.expiresAt === null ? '' : `, expires ${formatInstant(record.expiresAt)}`}.\nThis is the only time the key is shown: store it in a secret manager now.`,
+  );
+}
+
+function publicView(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    createdAt: formatInstant(record.createdAt),
+    expiresAt: instantOrNull(record.expiresAt),
+    lastUsedAt: instantOrNull(record.lastUsedAt),
+    revokedAt: instantOrNull(record.revokedAt),
+  };
+}
+
+async function listKeys(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { user: { type: 'string' } }, USAGE.list);
+  expectPositionals(positionals, 0, USAGE.list);
+  const userId = requireUserId(values.user, USAGE.list);
+  const keys = (await withStorage(resolveDatabase(values.db), (storage) => storage.listApiKeys(userId))).map(
+    publicView,
+  );
+  const lines = keys.map(
+    (k) =>
+      `${k.id}  ${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.name === '' ? '' : `  ${k.name}`}`,
+  );
+  printResult(values.json, keys, lines.length === 0 ? `no keys for user ${userId}` : lines.join('\n'));
+}
+
+async function revokeKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, {}, USAGE.revoke);
+  const [keyId = ''] = expectPositionals(positionals, 1, USAGE.revoke);
+  const record = await withStorage(resolveDatabase(values.db), (storage) => storage.revokeApiKey(keyId, Date.now()));
+  if (record === undefined) throw new CliError(`no key with id ${keyId}`);
+  printResult(values.json, { id: record.id, revoked: true }, `revoked ${record.id}`);
+}

@@ -1,0 +1,53 @@
+import { AppError, CliError } from '../errors.js';
+import { runKeys } from './keys.js';
+import { runMeals } from './meals.js';
+import { runSeed } from './seed.js';
+import { runServe } from './serve.js';
+
+const USAGE = `usage: meal-export <command> [options]
+
+commands:
+  serve                         run the HTTPS API
+  keys create|list|revoke       manage API keys
+  meals import|delete|export    record, delete and export meals
+  seed                          write deterministic synthetic meals
+
+every command takes --db PATH|postgres://... and --json; "meal-export <command> --help" for more`;
+
+const COMMANDS: Readonly<Record<string, (argv: string[]) => Promise<void>>> = {
+  serve: runServe,
+  keys: runKeys,
+  meals: runMeals,
+  seed: runSeed,
+};
+
+/** Runs the command line; a failure is one line on stderr and a non-zero exit, never a stack. */
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      if (name === undefined) process.exitCode = 2;
+      return;
+    }
+    const command = COMMANDS[name];
+    if (command === undefined) throw new CliError(`unknown command ${JSON.stringify(name)}\n${USAGE}`, { usage: true });
+    await command(rest);
+  } catch (error) {
+    process.exitCode = reportFailure(error);
+  }
+}
+
+function reportFailure(error: unknown): number {
+  if (error instanceof CliError) {
+    process.stderr.write(`meal-export: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof AppError) {
+    process.stderr.write(`meal-export: ${error.message}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`meal-export: unexpected failure: ${message}\n`);
+  return 1;
+}

@@ -1,0 +1,138 @@
+import { resolveDatabase } from '../config.js';
+import { parseInstant } from '../domain/instant.js';
+import { CliError } from '../errors.js';
+import { writeFileAtomically } from '../meals-io/atomic-file.js';
+import { formatFromExtension, isMealFileFormat, type MealFileFormat } from '../meals-io/file-format.js';
+import { writeMealExport } from '../meals-io/meal-export.js';
+import { describeFaults, parseMealFile } from '../meals-io/meal-file.js';
+import { readInputText } from '../meals-io/read-input.js';
+import { createStdoutSink } from '../meals-io/stdout-sink.js';
+import { withStorage } from '../storage/open-storage.js';
+import { expectPositionals, parseCommandArgs, requireFlag } from './command-args.js';
+import { printResult } from './output.js';
+
+const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|csv] [--db PATH] [--json]';
+const DELETE_USAGE = 'meal-export meals delete --user ID MEAL_ID [--db PATH] [--json]';
+const EXPORT_USAGE =
+  'meal-export meals export --user ID [--since ISO] [--format csv|jsonl] [--out FILE] [--db PATH] [--json]';
+const USAGE = `usage:\n  ${IMPORT_USAGE}\n  ${DELETE_USAGE}\n  ${EXPORT_USAGE}`;
+
+const USER = { user: { type: 'string' } } as const;
+const FORMAT = { format: { type: 'string' } } as const;
+
+/** `--format`, when given, must name one of the two layouts. */
+function formatFlag(value: string | boolean | undefined, usage: string): MealFileFormat | undefined {
+  if (value === undefined) return undefined;
+  if (!isMealFileFormat(value)) {
+    throw new CliError(`--format must be jsonl or csv, got ${JSON.stringify(value)}\nusage: ${usage}`, { usage: true });
+  }
+  return value;
+}
+
+/** CONTRACT.md section 7: records are checked in full first; then one all-or-nothing write. */
+async function runImport(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { ...USER, ...FORMAT }, IMPORT_USAGE);
+  const userId = requireFlag(values.user, 'user', IMPORT_USAGE);
+  const [input = '-'] = expectPositionals(positionals, 1, IMPORT_USAGE);
+  const format = formatFlag(values.format, IMPORT_USAGE) ?? (input === '-' ? undefined : formatFromExtension(input));
+  if (format === undefined) {
+    const why = input === '-' ? 'stdin has no file name' : `cannot tell the format of ${input} from its extension`;
+    throw new CliError(`${why}: pass --format jsonl or --format csv\nusage: ${IMPORT_USAGE}`, { usage: true });
+  }
+  const parsed = parseMealFile(await readInputText(input), format);
+  if (!parsed.ok) throw new CliError(describeFaults(parsed.errors));
+  const meals = parsed.meals.map((item) => item.meal);
+
+  const result = await withStorage(resolveDatabase(values.db), (storage) =>
+    meals.length === 0
+      ? Promise.resolve({ ok: true as const, created: 0, updated: 0 })
+      : storage.upsertMeals(userId, meals, Date.now()),
+  );
+  if (!result.ok) {
+    const foreign = parsed.meals[result.index];
+    if (foreign === undefined) throw new CliError('a meal id of this file belongs to another user');
+    throw new CliError(`line ${foreign.line}: id ${JSON.stringify(foreign.meal.id)} belongs to another user`);
+  }
+  const { created, updated } = result;
+  printResult(
+    values.json,
+    { imported: meals.length, created, updated },
+    `imported ${meals.length} meal${meals.length === 1 ? '' : 's'} (${created} created, ${updated} updated)`,
+  );
+}
+
+/** Deleting twice is not an error: the meal is gone either way (CONTRACT.md section 7). */
+async function runDelete(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, USER, DELETE_USAGE);
+  const userId = requireFlag(values.user, 'user', DELETE_USAGE);
+  const [mealId = ''] = expectPositionals(positionals, 1, DELETE_USAGE);
+  const outcome = await withStorage(resolveDatabase(values.db), (storage) =>
+    storage.deleteMeal(userId, mealId, Date.now()),
+  );
+  if (outcome === 'not_found') {
+    throw new CliError(`no meal ${JSON.stringify(mealId)} for user ${JSON.stringify(userId)}`);
+  }
+  const text = outcome === 'deleted' ? `deleted meal ${mealId}` : `meal ${mealId} was already deleted`;
+  printResult(values.json, { id: mealId, deleted: true }, text);
+}
+
+/**
+ * The app's "Export (API, CSV)": live meals in feed order, streamed. With --out the file is
+ * replaced atomically; without it the data is the whole of stdout, so nothing else is printed.
+ */
+async function runExport(argv: string[]): Promise<void> {
+  const options = { ...USER, ...FORMAT, since: { type: 'string' }, out: { type: 'string' } } as const;
+  const { values, positionals } = parseCommandArgs(argv, options, EXPORT_USAGE);
+  const userId = requireFlag(values.user, 'user', EXPORT_USAGE);
+  expectPositionals(positionals, 0, EXPORT_USAGE);
+  // No --since: every live meal. modifiedAt is a write time, never before 1970.
+  const since = values.since === undefined ? 0 : parseInstant(values.since);
+  if (since === undefined) {
+    const example = 'such as 2025-01-01 or 2025-01-01T00:00:00Z';
+    throw new CliError(`--since must be an ISO 8601 date-time ${example}, got ${JSON.stringify(values.since)}`, {
+      usage: true,
+    });
+  }
+  const out = values.out;
+  if (out === '') throw new CliError(`--out needs a file name\nusage: ${EXPORT_USAGE}`, { usage: true });
+  const format =
+    formatFlag(values.format, EXPORT_USAGE) ?? (out === undefined ? undefined : formatFromExtension(out)) ?? 'csv';
+
+  await withStorage(resolveDatabase(values.db), async (storage) => {
+    const meals = storage.exportMeals(userId, since);
+    if (out === undefined) {
+      await writeMealExport(meals, format, createStdoutSink());
+      return;
+    }
+    const count = await writeFileAtomically(out, (sink) => writeMealExport(meals, format, sink)).catch(
+      (error: unknown) => {
+        // File-system failures (a missing folder, no permission, a full disk) are the user's to fix.
+        const { code, syscall } = error as NodeJS.ErrnoException;
+        if (syscall === undefined) throw error;
+        throw new CliError(`cannot write ${out}: ${code ?? syscall}`, { cause: error });
+      },
+    );
+    printResult(values.json, { exported: count, out }, `exported ${count} meal${count === 1 ? '' : 's'} to ${out}`);
+  });
+}
+
+const SUBCOMMANDS: ReadonlyMap<string, (argv: string[]) => Promise<void>> = new Map([
+  ['import', runImport],
+  ['delete', runDelete],
+  ['export', runExport],
+]);
+
+/** `meal-export meals import|delete|export ...` (CONTRACT.md section 7). */
+export async function runMeals(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === '--help' || name === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
+  if (subcommand === undefined) {
+    const what = name === undefined ? 'missing meals subcommand' : `unknown meals subcommand ${JSON.stringify(name)}`;
+    throw new CliError(`${what}\n${USAGE}`, { usage: true });
+  }
+  await subcommand(rest);
+}

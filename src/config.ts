@@ -1,0 +1,35 @@
+import path from 'node:path';
+
+/**
+ * Settings resolved in one place, in a fixed order: command-line flag, then environment
+ * variable, then default. This is the only module that reads process.env. Every variable is
+ * listed here and in the README's configuration table.
+ */
+export const ENV = {
+  databaseUrl: 'MEAL_EXPORT_DATABASE_URL',
+  redisUrl: 'MEAL_EXPORT_REDIS_URL',
+  tlsCert: 'MEAL_EXPORT_TLS_CERT',
+  tlsKey: 'MEAL_EXPORT_TLS_KEY',
+  logLevel: 'MEAL_EXPORT_LOG_LEVEL',
+  apiKey: 'MEAL_EXPORT_API_KEY',
+} as const;
+
+export const DEFAULT_DATA_DIR = './data';
+export const DEFAULT_DATABASE = path.join(DEFAULT_DATA_DIR, 'meal-export.db');
+
+function fromEnv(name: keyof typeof ENV): string | undefined {
+  const value = process.env[ENV[name]];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The flag's value, else the environment variable's, else the default. */
+export function resolveSetting(flag: string | undefined, env: keyof typeof ENV, fallback: string): string;
+export function resolveSetting(flag: string | undefined, env: keyof typeof ENV): string | undefined;
+export function resolveSetting(flag: string | undefined, env: keyof typeof ENV, fallback?: string): string | undefined {
+  return flag ?? fromEnv(env) ?? fallback;
+}
+
+/** The storage location: `--db`, MEAL_EXPORT_DATABASE_URL, or ./data/meal-export.db. */
+export function resolveDatabase(flag: string | undefined): string {
+  return resolveSetting(flag, 'databaseUrl', DEFAULT_DATABASE);
+}

@@ -1,0 +1,65 @@
+/**
+ * Instants as the contract writes them (CONTRACT.md section 2): parsed from RFC 3339 /
+ * ISO 8601 extended date-times, written as `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ */
+
+// date, then optionally: T, time with 0-9 fraction digits, then optionally Z or ±hh:mm.
+const DATE_TIME_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{0,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?)?$/;
+
+const MS_PER_MINUTE = 60_000;
+
+function daysInMonth(year: number, month: number): number {
+  // Day 0 of the next month is the last day of this one.
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/**
+ * Parses a date-time with `Z` or `±hh:mm` (none: UTC), or a bare `YYYY-MM-DD` (midnight UTC).
+ * The fraction is truncated to milliseconds. Returns epoch milliseconds, or undefined for
+ * anything else, impossible dates such as 2025-02-30 included.
+ */
+export function parseInstant(text: string): number | undefined {
+  const m = DATE_TIME_RE.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction, , sign, oh, om] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
+  let offsetMinutes = 0;
+  if (sign !== undefined) {
+    const offH = Number(oh);
+    const offM = Number(om);
+    if (offH > 23 || offM > 59) return undefined;
+    offsetMinutes = (sign === '-' ? -1 : 1) * (offH * 60 + offM);
+  }
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, leaves years 0-99 as they are.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  const epoch = date.getTime() - offsetMinutes * MS_PER_MINUTE;
+  return formattable(epoch) ? epoch : undefined;
+}
+
+/** True when the instant prints as a four-digit-year `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+function formattable(epochMs: number): boolean {
+  const year = new Date(epochMs).getUTCFullYear();
+  return Number.isFinite(epochMs) && year >= 0 && year <= 9999;
+}
+
+/** Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export function formatInstant(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+/** Epoch milliseconds of the next 00:00:00Z after `now`: when the daily quota resets. */
+export function nextUtcMidnight(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+}

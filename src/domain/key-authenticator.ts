@@ -1,0 +1,78 @@
+import type { ApiKeyRecord, Storage } from '../storage/storage.js';
+import { isActiveKey } from '../storage/storage.js';
+import { digestApiKey, isWellFormedApiKey } from './api-key.js';
+
+/**
+ * Resolves bearer tokens to keys. Lookups are cached for `cacheTtlMs` (below the contract's
+ * 1 s revocation bound, CONTRACT.md section 3), so a busy key costs one store lookup per
+ * interval, not one per request. Uses are recorded in memory and written in batches.
+ */
+export interface KeyAuthenticator {
+  /** The active key the token names, or undefined (unknown, malformed, revoked, expired). */
+  authenticate(token: string, now: number): Promise<ApiKeyRecord | undefined>;
+  /** Notes that a key was used, for `keys list`'s lastUsedAt. */
+  noteUse(keyId: string, now: number): void;
+  /** Writes the noted uses to the store. */
+  flushUses(): Promise<void>;
+}
+
+interface CacheEntry {
+  readonly key: ApiKeyRecord | undefined;
+  readonly expiresAt: number;
+}
+
+export interface KeyAuthenticatorOptions {
+  readonly cacheTtlMs?: number;
+  readonly maxCacheEntries?: number;
+}
+
+export function createKeyAuthenticator(storage: Storage, options: KeyAuthenticatorOptions = {}): KeyAuthenticator {
+  const ttl = options.cacheTtlMs ?? 500;
+  const maxEntries = options.maxCacheEntries ?? 10_000;
+  const cache = new Map<string, CacheEntry>();
+  const inFlight = new Map<string, Promise<ApiKeyRecord | undefined>>();
+  let pendingUses = new Map<string, number>();
+
+  async function lookup(digest: Buffer, cacheKey: string, now: number): Promise<ApiKeyRecord | undefined> {
+    const key = await storage.findApiKeyByDigest(digest);
+    // Map order is insertion order: dropping the first entry drops the oldest.
+    if (cache.size >= maxEntries) {
+      const oldest = cache.keys().next();
+      if (oldest.done !== true) cache.delete(oldest.value);
+    }
+    cache.set(cacheKey, { key, expiresAt: now + ttl });
+    return key;
+  }
+
+  return {
+    async authenticate(token, now) {
+      // A token that fails the checksum is refused without a lookup.
+      if (!isWellFormedApiKey(token)) return undefined;
+      const digest = digestApiKey(token);
+      const cacheKey = digest.toString('base64');
+      const cached = cache.get(cacheKey);
+      let key: ApiKeyRecord | undefined;
+      if (cached !== undefined && cached.expiresAt > now) key = cached.key;
+      else {
+        let pending = inFlight.get(cacheKey);
+        if (pending === undefined) {
+          pending = lookup(digest, cacheKey, now).finally(() => inFlight.delete(cacheKey));
+          inFlight.set(cacheKey, pending);
+        }
+        key = await pending;
+      }
+      return key !== undefined && isActiveKey(key, now) ? key : undefined;
+    },
+
+    noteUse(keyId, now) {
+      pendingUses.set(keyId, now);
+    },
+
+    async flushUses() {
+      if (pendingUses.size === 0) return;
+      const uses = pendingUses;
+      pendingUses = new Map();
+      await storage.recordKeyUse(uses);
+    },
+  };
+}

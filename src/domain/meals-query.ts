@@ -1,0 +1,108 @@
+import { AppError } from '../errors.js';
+import { parseInstant } from './instant.js';
+import type { FeedPosition } from './meal.js';
+
+/** The query of GET /v1/meals, validated (CONTRACT.md section 2). */
+export interface MealsQuery {
+  readonly lastModifiedSince: number;
+  readonly limit: number;
+  readonly cursor: FeedPosition | undefined;
+  readonly includeDeleted: boolean;
+}
+
+/** The parameters, in the order the contract names the first one at fault. */
+export const MEALS_QUERY_PARAMETERS = ['lastModifiedSince', 'limit', 'cursor', 'includeDeleted'] as const;
+export type MealsQueryParameter = (typeof MEALS_QUERY_PARAMETERS)[number];
+
+export const DEFAULT_LIMIT = 1000;
+export const MAX_LIMIT = 5000;
+const LIMIT_RE = /^[0-9]+$/;
+
+const invalid = (param: string, message: string) => new AppError('invalid_parameter', message, { param });
+
+/**
+ * Splits a raw query string into name -> values. Names and values are percent-decoded as
+ * RFC 3986 says (a `+` stays a plus sign, so an offset such as +01:00 may be sent as it is).
+ */
+function splitQuery(rawQuery: string): Map<string, string[]> {
+  const params = new Map<string, string[]>();
+  for (const part of rawQuery.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(rawName);
+      value = decodeURIComponent(rawValue);
+    } catch {
+      throw invalid(rawName, `The query parameter ${rawName} is not valid percent-encoding.`);
+    }
+    const values = params.get(name);
+    if (values === undefined) params.set(name, [value]);
+    else values.push(value);
+  }
+  return params;
+}
+
+/**
+ * Validates the query. `decodeCursor` checks a cursor against the key's user. Throws the
+ * contract's 400 for the first parameter at fault, in the order lastModifiedSince, limit,
+ * cursor, includeDeleted, then unknown ones.
+ */
+export function parseMealsQuery(
+  rawQuery: string,
+  decodeCursor: (cursor: string) => FeedPosition | undefined,
+): MealsQuery {
+  const params = splitQuery(rawQuery);
+  const single = (name: MealsQueryParameter): string | undefined => {
+    const values = params.get(name);
+    if (values !== undefined && values.length > 1) throw invalid(name, `${name} is given more than once.`);
+    return values?.[0];
+  };
+
+  const since = single('lastModifiedSince');
+  if (since === undefined) {
+    throw new AppError(
+      'missing_parameter',
+      'lastModifiedSince is required: an ISO 8601 date-time such as 2025-01-01T00:00:00Z.',
+      { param: 'lastModifiedSince' },
+    );
+  }
+  const lastModifiedSince = parseInstant(since);
+  if (lastModifiedSince === undefined) {
+    throw invalid(
+      'lastModifiedSince',
+      'lastModifiedSince must be an ISO 8601 date-time with Z or an offset (2025-01-01T00:00:00Z), or a date (2025-01-01).',
+    );
+  }
+
+  const limitText = single('limit');
+  let limit = DEFAULT_LIMIT;
+  if (limitText !== undefined) {
+    limit = LIMIT_RE.test(limitText) ? Number(limitText) : 0;
+    if (limit < 1 || limit > MAX_LIMIT) throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`);
+  }
+
+  const cursorText = single('cursor');
+  let cursor: FeedPosition | undefined;
+  if (cursorText !== undefined) {
+    cursor = decodeCursor(cursorText);
+    if (cursor === undefined) {
+      throw invalid('cursor', "cursor is not valid: send a nextCursor from an earlier response for this key's user.");
+    }
+  }
+
+  const includeDeletedText = single('includeDeleted');
+  if (includeDeletedText !== undefined && includeDeletedText !== 'true' && includeDeletedText !== 'false') {
+    throw invalid('includeDeleted', 'includeDeleted must be true or false.');
+  }
+
+  for (const name of params.keys()) {
+    if (!(MEALS_QUERY_PARAMETERS as readonly string[]).includes(name)) {
+      throw invalid(name, `Unknown query parameter ${name}: expected ${MEALS_QUERY_PARAMETERS.join(', ')}.`);
+    }
+  }
+  return { lastModifiedSince, limit, cursor, includeDeleted: includeDeletedText === 'true' };
+}

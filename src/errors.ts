@@ -1,0 +1,68 @@
+/**
+ * Every error code of the public API, one table mapping each to its HTTP status
+ * (CONTRACT.md section 5). Codes are stable and never reused; docs/errors.md documents each.
+ */
+export const STATUS_BY_CODE = {
+  missing_parameter: 400,
+  invalid_parameter: 400,
+  bad_request: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  browser_forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  resync_required: 410,
+  request_too_large: 431, // 414 when it is the URL that is too long: see AppError.status
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+export interface AppErrorOptions {
+  /** The query parameter at fault; rendered as `error.param`. */
+  readonly param?: string;
+  /** Overrides the table's status where one code has two (request_too_large: 414 or 431). */
+  readonly status?: number;
+  /** Extra response headers (Retry-After, Allow, WWW-Authenticate). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+/** An error the API answers with its contract code. Domain code throws it and never picks a status. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.param = options.param;
+    this.status = options.status ?? STATUS_BY_CODE[code];
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** The contract's error body: `{ "error": { "message", "code", "param"? } }`. */
+export function errorBody(code: ErrorCode, message: string, param?: string): string {
+  const error = param === undefined ? { message, code } : { message, code, param };
+  return JSON.stringify({ error });
+}
+
+/**
+ * A failure of the command line: a one-line message on stderr and a non-zero exit.
+ * `usage` errors (exit 2) are the caller's mistakes in the command itself; the rest exit 1.
+ */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, options: { usage?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CliError';
+    this.exitCode = options.usage ? 2 : 1;
+  }
+}

@@ -1,0 +1,52 @@
+import type { FastifyRequest } from 'fastify';
+import type { KeyAuthenticator } from '../domain/key-authenticator.js';
+import { AppError } from '../errors.js';
+import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
+import type { ApiKeyRecord } from '../storage/storage.js';
+import { retryAfterSeconds } from './rate-limit-headers.js';
+
+const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="meal-export"' };
+const BEARER_RE = /^bearer(?:\s+(.*))?$/i;
+
+type Credentials =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'token'; readonly token: string }
+  | { readonly kind: 'other' };
+
+/** Reads the key from the Authorization header only (CONTRACT.md section 3); the scheme is case-insensitive. */
+function readCredentials(header: string | undefined): Credentials {
+  const value = header?.trim() ?? '';
+  if (value === '') return { kind: 'missing' };
+  const m = BEARER_RE.exec(value);
+  if (m === null) return { kind: 'other' };
+  const token = m[1]?.trim() ?? '';
+  return token === '' ? { kind: 'missing' } : { kind: 'token', token };
+}
+
+/**
+ * The key of the request, or the contract's refusal: 401 missing_api_key / invalid_api_key
+ * (one message for every kind of bad key: no oracle), or 429 once the client address has
+ * failed too often.
+ */
+export async function authenticateRequest(
+  request: FastifyRequest,
+  authenticator: KeyAuthenticator,
+  authFailures: AuthFailureLimiter,
+  now: number,
+): Promise<ApiKeyRecord> {
+  const credentials = readCredentials(request.headers.authorization);
+  if (credentials.kind === 'token') {
+    const key = await authenticator.authenticate(credentials.token, now);
+    if (key !== undefined) return key;
+  }
+  const waitMs = await authFailures.registerFailure(request.ip, now);
+  if (waitMs > 0) {
+    throw new AppError('rate_limited', 'Too many failed authentications from this address: retry later.', {
+      headers: { 'retry-after': retryAfterSeconds(waitMs) },
+    });
+  }
+  if (credentials.kind === 'missing') {
+    throw new AppError('missing_api_key', 'Missing API key.', { headers: WWW_AUTHENTICATE });
+  }
+  throw new AppError('invalid_api_key', 'Invalid API key.', { headers: WWW_AUTHENTICATE });
+}

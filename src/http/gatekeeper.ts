@@ -1,0 +1,53 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { commonHeaders } from './json-response.js';
+
+/** The paths of the public listener; each answers GET and HEAD only. */
+export const PUBLIC_PATHS = new Set(['/v1/meals', '/healthz', '/readyz', '/v1/openapi.json']);
+
+const MAX_URL_BYTES = 8 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
+
+function headerBytes(rawHeaders: readonly string[]): number {
+  // name + ": " + value + CRLF for each header.
+  let total = 0;
+  for (const part of rawHeaders) total += part.length + 2;
+  return total;
+}
+
+/**
+ * The checks that come before authentication, in the contract's order (CONTRACT.md section 5):
+ * request size, OPTIONS, route, method, Origin. It also sets the headers every response
+ * carries, first, so that every answer below has them.
+ */
+export function createGatekeeper(tls: boolean) {
+  const headers = commonHeaders(tls);
+  return async function gatekeeper(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.headers(headers);
+    const url = request.raw.url ?? '/';
+    if (url.length > MAX_URL_BYTES) {
+      throw new AppError('request_too_large', 'The URL is longer than 8 KiB.', { status: 414 });
+    }
+    if (headerBytes(request.raw.rawHeaders) > MAX_HEADER_BYTES) {
+      throw new AppError('request_too_large', 'The request headers are larger than 16 KiB.', { status: 431 });
+    }
+    if (request.method === 'OPTIONS') throw browserForbidden();
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (!PUBLIC_PATHS.has(path)) throw new AppError('not_found', `No such resource: ${path.slice(0, 200)}`);
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      throw new AppError('method_not_allowed', `${request.method} is not allowed here: use GET or HEAD.`, {
+        headers: { allow: 'GET, HEAD' },
+      });
+    }
+    if (request.headers.origin !== undefined) throw browserForbidden();
+  };
+}
+
+// Keys must never be used from a browser (spec: "never exposed on the client side").
+function browserForbidden(): AppError {
+  return new AppError(
+    'browser_forbidden',
+    'This API is not for browsers: call it from a server, where the API key stays secret.',
+  );
+}

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
+import { JSON_CONTENT_TYPE } from './json-response.js';
+
+export interface InfoRoutesDeps {
+  /** Resolves when storage and limiter answer. */
+  readonly checkReady: () => Promise<void>;
+  /** The OpenAPI document, serialised once. */
+  readonly openApiJson: string;
+}
+
+const OK = '{"ok":true}';
+
+/** /healthz, /readyz and /v1/openapi.json: no key needed (CONTRACT.md section 6). */
+export function registerInfoRoutes(app: FastifyInstance, deps: InfoRoutesDeps): void {
+  app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(OK));
+
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await deps.checkReady();
+    } catch (error) {
+      throw new AppError('unavailable', 'Not ready: storage or limiter does not answer.', {
+        headers: { 'retry-after': '5' },
+        cause: error,
+      });
+    }
+    return reply.type(JSON_CONTENT_TYPE).send(OK);
+  });
+
+  app.get('/v1/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(deps.openApiJson));
+}

@@ -1,0 +1,36 @@
+import type { FastifyReply } from 'fastify';
+import type { RateDecision, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * The RateLimit-Policy value (CONTRACT.md section 4), fixed for the process: the daily quota,
+ * and the interval in whole seconds (rounded up) unless there is none.
+ */
+export function rateLimitPolicyHeader(policy: RateLimitPolicy): string {
+  const daily = `"daily";q=${policy.dailyLimit};w=${DAY_SECONDS}`;
+  return policy.minIntervalMs > 0 ? `${daily}, "interval";q=1;w=${Math.ceil(policy.minIntervalMs / 1000)}` : daily;
+}
+
+/** Puts the rate-limit headers of one decision on an authenticated response. */
+export function setRateLimitHeaders(
+  reply: FastifyReply,
+  policyHeader: string,
+  policy: RateLimitPolicy,
+  decision: RateDecision,
+  now: number,
+): void {
+  const resetSeconds = Math.ceil((decision.resetAt - now) / 1000);
+  reply.headers({
+    'ratelimit-policy': policyHeader,
+    ratelimit: `"daily";r=${decision.remaining};t=${resetSeconds}`,
+    'x-ratelimit-limit': String(policy.dailyLimit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(Math.floor(decision.resetAt / 1000)),
+  });
+}
+
+/** Retry-After: whole seconds, rounded up, until a request will be accepted. */
+export function retryAfterSeconds(waitMs: number): string {
+  return String(Math.max(1, Math.ceil(waitMs / 1000)));
+}

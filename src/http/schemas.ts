@@ -1,0 +1,126 @@
+import { MEAL_FIELDS, MEAL_TYPES, type MealField } from '../domain/meal.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MEALS_QUERY_PARAMETERS, type MealsQueryParameter } from '../domain/meals-query.js';
+import { STATUS_BY_CODE } from '../errors.js';
+
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of everything /v1/meals sends and takes. Field
+ * names and order come from domain/meal.ts, the same source the encoder uses; the tests check
+ * real responses against these schemas.
+ */
+const INSTANT = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+};
+
+const MEAL_FIELD_SCHEMAS: Record<MealField, object> = {
+  id: { type: 'string', minLength: 1, description: 'Opaque, unique across all users.' },
+  description: { type: 'string', description: 'Free text; "" when empty, never null.' },
+  title: { type: 'string', description: 'Free text; "" when empty, never null.' },
+  type: { type: 'string', enum: [...MEAL_TYPES] },
+  date: { ...INSTANT, description: 'When the meal was eaten.' },
+  caloriesTotal: { type: ['number', 'null'], description: 'Kilocalories; null when unknown.' },
+  proteins_g: { type: ['number', 'null'], description: 'Grams.' },
+  fats_g: { type: ['number', 'null'], description: 'Grams.' },
+  carbs_g: { type: ['number', 'null'], description: 'Grams.' },
+  fibers_g: { type: ['number', 'null'], description: 'Grams.' },
+  sodium_mg: { type: ['number', 'null'], description: 'Milligrams.' },
+  iron_mg: { type: ['number', 'null'], description: 'Milligrams.' },
+  calcium_mg: { type: ['number', 'null'], description: 'Milligrams.' },
+  modifiedAt: { ...INSTANT, description: 'When the meal last changed: the sync position.' },
+};
+
+const mealProperties = Object.fromEntries(MEAL_FIELDS.map((field) => [field, MEAL_FIELD_SCHEMAS[field]]));
+
+export const mealSchema = {
+  type: 'object',
+  properties: mealProperties,
+  required: [...MEAL_FIELDS],
+  additionalProperties: false,
+} as const;
+
+/** A live meal in an includeDeleted=true answer. */
+export const liveMealWithDeletedSchema = {
+  type: 'object',
+  properties: { ...mealProperties, deleted: { const: false } },
+  required: [...MEAL_FIELDS, 'deleted'],
+  additionalProperties: false,
+} as const;
+
+export const tombstoneSchema = {
+  type: 'object',
+  properties: { id: MEAL_FIELD_SCHEMAS.id, modifiedAt: INSTANT, deleted: { const: true } },
+  required: ['id', 'modifiedAt', 'deleted'],
+  additionalProperties: false,
+} as const;
+
+export const mealPageSchema = {
+  type: 'object',
+  properties: {
+    ok: { const: true },
+    userId: { type: 'string' },
+    lastModifiedSince: { ...INSTANT, description: 'The requested instant, normalised.' },
+    count: { type: 'integer', minimum: 0, description: 'meals.length' },
+    meals: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { $ref: '#/components/schemas/Meal' },
+          { $ref: '#/components/schemas/LiveMealWithDeleted' },
+          { $ref: '#/components/schemas/Tombstone' },
+        ],
+      },
+    },
+    hasMore: { type: 'boolean', description: 'More meals match after this page: call again with cursor=nextCursor.' },
+    nextCursor: { type: ['string', 'null'], description: 'The position after the last meal; null when count is 0.' },
+  },
+  required: ['ok', 'userId', 'lastModifiedSince', 'count', 'meals', 'hasMore', 'nextCursor'],
+  additionalProperties: false,
+} as const;
+
+export const errorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        message: { type: 'string' },
+        code: { type: 'string', enum: Object.keys(STATUS_BY_CODE) },
+        param: { type: 'string', description: 'The query parameter at fault.' },
+      },
+      required: ['message', 'code'],
+      additionalProperties: false,
+    },
+  },
+  required: ['error'],
+  additionalProperties: false,
+} as const;
+
+/** How the OpenAPI document describes each query parameter; the names come from the parser. */
+const QUERY_PARAMETER_DOCS: Record<MealsQueryParameter, { readonly description: string; readonly schema: object }> = {
+  lastModifiedSince: {
+    description:
+      'Meals with modifiedAt at or after this instant. RFC 3339 date-time with Z or ±hh:mm (none: UTC), 0-9 fraction digits (truncated to ms), or a date YYYY-MM-DD (midnight UTC).',
+    schema: { type: 'string' },
+  },
+  limit: {
+    description: `At most this many meals (ASCII digits, 1 to ${MAX_LIMIT}; never clamped).`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  },
+  cursor: {
+    description: 'A nextCursor from an earlier response: the meals strictly after it, whatever lastModifiedSince says.',
+    schema: { type: 'string' },
+  },
+  includeDeleted: {
+    description: 'true: deleted meals come as tombstones and live meals carry deleted: false.',
+    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  },
+};
+
+/** The query parameters of GET /v1/meals, in the order the first one at fault is named. */
+export const mealsQueryParameters = MEALS_QUERY_PARAMETERS.map((name) => ({
+  name,
+  in: 'query',
+  required: name === 'lastModifiedSince',
+  ...QUERY_PARAMETER_DOCS[name],
+}));

@@ -1,0 +1,122 @@
+import { parseInstant } from '../domain/instant.js';
+import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealContent, type MealType } from '../domain/meal.js';
+import { randomId } from '../domain/random-id.js';
+
+/**
+ * One import record (CONTRACT.md section 7, "meals import") checked and turned into the meal
+ * it records. JSON Lines records carry JSON values; CSV records carry a string per cell, where
+ * an empty cell is "" for text and null for numbers.
+ */
+export type RecordSource = 'json' | 'csv';
+
+export type MealRecordResult =
+  | { readonly ok: true; readonly meal: MealContent }
+  | { readonly ok: false; readonly message: string };
+
+const MAX_ID_LENGTH = 200;
+const MAX_TEXT_LENGTH = 10_000;
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(MEAL_FIELDS);
+// C0 controls, DEL and C1 controls: an id is echoed in URLs, logs and CSV cells.
+const CONTROL_CHARACTER_RE = /\p{Cc}/u;
+// Plain decimal notation only: no spaces, hex, "Infinity" or locale separators, which Number() would accept or misread.
+const CSV_NUMBER_RE = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const MEAL_TYPE_LIST = MEAL_TYPES.join(', ');
+
+/** A fault in one field; thrown only between the readers below and parseMealRecord, which returns it as a value. */
+class RecordError extends Error {}
+
+/** Quotes a bad value for a one-line message, cut short so a huge cell cannot flood the terminal. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function isMissing(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+function readId(value: unknown): string {
+  if (isMissing(value) || value === '') return randomId('m_');
+  if (typeof value !== 'string') throw new RecordError(`id must be a string, got ${shown(value)}`);
+  if (value.length > MAX_ID_LENGTH) throw new RecordError(`id must be at most ${MAX_ID_LENGTH} characters`);
+  if (CONTROL_CHARACTER_RE.test(value)) {
+    throw new RecordError(`id must not contain control characters, got ${shown(value)}`);
+  }
+  return value;
+}
+
+function readText(field: string, value: unknown): string {
+  if (isMissing(value)) return '';
+  if (typeof value !== 'string') throw new RecordError(`${field} must be a string or null, got ${shown(value)}`);
+  // Count code points, not UTF-16 units, so the limit means the same for every script.
+  if (value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH) {
+    throw new RecordError(`${field} must be at most ${MAX_TEXT_LENGTH} characters`);
+  }
+  return value;
+}
+
+function readType(value: unknown): MealType {
+  if (isMissing(value) || value === '') throw new RecordError('type is required');
+  if (!isMealType(value)) throw new RecordError(`type must be one of ${MEAL_TYPE_LIST}, got ${shown(value)}`);
+  return value;
+}
+
+function readDate(value: unknown): number {
+  if (isMissing(value) || value === '') throw new RecordError('date is required');
+  const epoch = typeof value === 'string' ? parseInstant(value) : undefined;
+  if (epoch === undefined) {
+    throw new RecordError(`date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got ${shown(value)}`);
+  }
+  return epoch;
+}
+
+function readNumber(field: string, value: unknown, source: RecordSource): number | null {
+  if (isMissing(value)) return null;
+  let number: number;
+  if (source === 'csv' && typeof value === 'string') {
+    if (value === '') return null;
+    if (!CSV_NUMBER_RE.test(value)) throw new RecordError(`${field} must be a number or empty, got ${shown(value)}`);
+    number = Number(value);
+  } else if (typeof value === 'number') {
+    number = value;
+  } else {
+    throw new RecordError(`${field} must be a number or null, got ${shown(value)}`);
+  }
+  if (!Number.isFinite(number)) throw new RecordError(`${field} must be a finite number, got ${shown(value)}`);
+  if (number < 0) throw new RecordError(`${field} must be 0 or more, got ${shown(value)}`);
+  // -0 would be stored as it is and read back as 0: make it 0 now.
+  return number === 0 ? 0 : number;
+}
+
+/**
+ * Checks one record. Unknown fields are refused (they are usually typos of a Meal field that
+ * would otherwise be dropped silently); `modifiedAt` is accepted and ignored, since the
+ * store sets it; a missing or empty `id` gets a new random one.
+ */
+export function parseMealRecord(fields: Readonly<Record<string, unknown>>, source: RecordSource): MealRecordResult {
+  try {
+    for (const name of Object.keys(fields)) {
+      if (!KNOWN_FIELDS.has(name)) throw new RecordError(`unknown field ${shown(name)}`);
+    }
+    // Checked in contract field order, so the first fault reported is the leftmost one.
+    const meal: MealContent = {
+      id: readId(fields.id),
+      description: readText('description', fields.description),
+      title: readText('title', fields.title),
+      type: readType(fields.type),
+      date: readDate(fields.date),
+      caloriesTotal: readNumber('caloriesTotal', fields.caloriesTotal, source),
+      proteins_g: readNumber('proteins_g', fields.proteins_g, source),
+      fats_g: readNumber('fats_g', fields.fats_g, source),
+      carbs_g: readNumber('carbs_g', fields.carbs_g, source),
+      fibers_g: readNumber('fibers_g', fields.fibers_g, source),
+      sodium_mg: readNumber('sodium_mg', fields.sodium_mg, source),
+      iron_mg: readNumber('iron_mg', fields.iron_mg, source),
+      calcium_mg: readNumber('calcium_mg', fields.calcium_mg, source),
+    };
+    return { ok: true, meal };
+  } catch (error) {
+    if (error instanceof RecordError) return { ok: false, message: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * What the file readers hand to validation: each record's raw field values with the line it
+ * starts on, and the faults found while reading, so that a bad record is reported by its line
+ * (CONTRACT.md section 7, "meals import").
+ */
+export interface RawRecord {
+  /** 1-based line of the input where the record starts. */
+  readonly line: number;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface LineError {
+  readonly line: number;
+  readonly message: string;
+}
+
+export interface RawRecords {
+  readonly records: readonly RawRecord[];
+  readonly errors: readonly LineError[];
+}

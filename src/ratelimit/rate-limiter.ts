@@ -1,0 +1,42 @@
+/**
+ * Per-key limits (CONTRACT.md section 4): one accepted request every `minIntervalMs`, at most
+ * `dailyLimit` per UTC calendar day. One adapter per backend: memory.ts (one process),
+ * redis.ts (shared by every instance). `consume` must be atomic: of N simultaneous calls for
+ * one key, exactly one is allowed.
+ */
+export interface RateLimitPolicy {
+  readonly minIntervalMs: number;
+  readonly dailyLimit: number;
+}
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  /** Requests left today after this one (a refused request does not count). */
+  readonly remaining: number;
+  /** Epoch ms of the daily reset (the next 00:00:00Z). */
+  readonly resetAt: number;
+  /** When refused: ms until the next request will be accepted; 0 when allowed. */
+  readonly retryAfterMs: number;
+}
+
+export interface RateLimiter {
+  consume(keyId: string, now: number): Promise<RateDecision>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Brute-force guard (CONTRACT.md section 3): once one client address has had `maxFailures`
+ * failed authentications within `windowMs`, its requests without a valid key are refused
+ * until the window has passed.
+ */
+export interface AuthFailureLimiter {
+  /**
+   * Called for a request whose key did not authenticate. Returns 0 when the failure was
+   * recorded (answer 401), or the ms until the address may try again (answer 429; not recorded).
+   */
+  registerFailure(address: string, now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const AUTH_FAILURE_POLICY = { maxFailures: 20, windowMs: 60_000 } as const;

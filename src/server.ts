@@ -1,0 +1,142 @@
+import http from 'node:http';
+import https from 'node:https';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance, FastifyServerFactory } from 'fastify';
+import { buildApp } from './app.js';
+import { createKeyAuthenticator } from './domain/key-authenticator.js';
+import { createClientErrorHandler } from './http/client-error.js';
+import { createMemoryRateLimiter } from './ratelimit/memory.js';
+import { createMemoryAuthFailureLimiter } from './ratelimit/memory-auth-failures.js';
+import { openStorage } from './storage/open-storage.js';
+import { loadTlsMaterial } from './tls/certificate.js';
+
+export interface ServeConfig {
+  readonly database: string;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsKeyFile: string | undefined;
+  readonly insecureHttp: boolean;
+  readonly minIntervalMs: number;
+  readonly dailyLimit: number;
+  readonly tombstoneDays: number;
+  readonly logLevel: string;
+}
+
+export interface RunningServer {
+  /** `https://HOST:PORT` (or http:// with insecureHttp), with the port actually bound. */
+  readonly url: string;
+  readonly app: FastifyInstance;
+  /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
+  close(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+const KEY_USE_FLUSH_MS = 5_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const DRAIN_TIMEOUT_MS = 30_000;
+
+// Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
+// parser, answers most oversized requests with the right status (414 or 431).
+const SERVER_LIMITS = {
+  maxHeaderSize: 64 * 1024,
+  headersTimeout: 10_000, // CONTRACT.md section 1: headers within 10 s,
+  requestTimeout: 30_000, // the whole request within 30 s,
+  connectionsCheckingInterval: 1_000, // checked every second, not every 30 s (Node's default).
+};
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
+export async function startServer(config: ServeConfig): Promise<RunningServer> {
+  const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+  const storage = await openStorage(config.database);
+  const tlsMaterial = config.insecureHttp
+    ? undefined
+    : await loadTlsMaterial({
+        dataDir: config.dataDir,
+        host: config.host,
+        certFile: config.tlsCertFile,
+        keyFile: config.tlsKeyFile,
+      });
+  const tls = tlsMaterial !== undefined;
+  const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
+  const limiter = createMemoryRateLimiter(policy);
+  const authFailures = createMemoryAuthFailureLimiter();
+  const authenticator = createKeyAuthenticator(storage);
+
+  const serverFactory: FastifyServerFactory = (handler) => {
+    const server =
+      tlsMaterial === undefined
+        ? http.createServer(SERVER_LIMITS, handler)
+        : https.createServer(
+            { ...SERVER_LIMITS, cert: tlsMaterial.cert, key: tlsMaterial.key, minVersion: 'TLSv1.2' },
+            handler,
+          );
+    return server;
+  };
+
+  const app = await buildApp({
+    storage,
+    limiter,
+    authFailures,
+    authenticator,
+    policy,
+    tombstoneRetentionMs: config.tombstoneDays * DAY_MS,
+    tls,
+    logLevel: config.logLevel,
+    version,
+    serverFactory,
+    clientErrorHandler: createClientErrorHandler(tls),
+  });
+  if (tlsMaterial === undefined) {
+    app.log.warn('serving plain HTTP (--insecure-http): only behind a proxy that terminates TLS');
+  } else {
+    app.log.info(
+      { fingerprint256: tlsMaterial.fingerprint256, source: tlsMaterial.source, certificate: tlsMaterial.certPath },
+      'TLS certificate',
+    );
+  }
+
+  const maintenance = [
+    setInterval(() => {
+      authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+    }, KEY_USE_FLUSH_MS),
+    setInterval(() => void prune(), PRUNE_EVERY_MS),
+  ];
+  for (const timer of maintenance) timer.unref();
+  async function prune(): Promise<void> {
+    try {
+      const removed = await storage.pruneTombstones(Date.now() - config.tombstoneDays * DAY_MS);
+      if (removed > 0) app.log.info({ removed }, 'pruned tombstones');
+    } catch (err) {
+      app.log.warn({ err }, 'could not prune tombstones');
+    }
+  }
+  await prune();
+
+  await app.listen({
+    host: config.host,
+    port: config.port,
+    listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, tls ? 'https:' : 'http:')}`,
+  });
+  const { port } = app.server.address() as AddressInfo;
+
+  return {
+    url: `${tls ? 'https' : 'http'}://${formatHost(config.host)}:${port}`,
+    app,
+    async close() {
+      for (const timer of maintenance) clearInterval(timer);
+      const drained = app.close();
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
+      await Promise.race([drained, deadline]);
+      await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+      await Promise.all([limiter.close(), authFailures.close()]);
+      await storage.close();
+    },
+  };
+}

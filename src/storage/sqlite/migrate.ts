@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+export const CURSOR_SECRET_SETTING = 'cursor_secret';
+
+/**
+ * Brings the schema up to date. Idempotent and safe when several processes start at once:
+ * the whole check-and-apply runs in one IMMEDIATE transaction, so the second process waits
+ * for the first and then finds nothing left to do.
+ */
+export function migrateSqlite(db: Database, now: number): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER NOT NULL PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  const apply = db.transaction(() => {
+    const applied = new Set(
+      db
+        .prepare('SELECT version FROM schema_migrations')
+        .pluck()
+        .all()
+        .map((v) => Number(v)),
+    );
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+    }
+    // The cursor-signing secret is made once per store and shared by every instance on it.
+    db.prepare('INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)').run(
+      CURSOR_SECRET_SETTING,
+      randomBytes(32),
+    );
+  });
+  apply.immediate();
+}

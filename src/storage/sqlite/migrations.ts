@@ -1,0 +1,59 @@
+/**
+ * The SQLite schema, as numbered migrations applied in order and never edited once released
+ * (add a new one instead).
+ *
+ * Meals are clustered on (user_id, modified_at, id) in a WITHOUT ROWID table, so one user's
+ * feed is one contiguous range of the B-tree, read in order, and each row holds the meal's
+ * JSON text ready to send: measured 5-7 x faster than one column per field, and flat with
+ * table size (issue 4). Deleted meals stay as tombstone rows until pruned.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE meals (
+        user_id     TEXT    NOT NULL,
+        modified_at INTEGER NOT NULL,
+        id          TEXT    NOT NULL,
+        deleted     INTEGER NOT NULL DEFAULT 0,
+        body        TEXT    NOT NULL,
+        PRIMARY KEY (user_id, modified_at, id)
+      ) WITHOUT ROWID;
+      -- ids are unique across all users: the import looks a meal up by id alone.
+      CREATE UNIQUE INDEX meals_by_id ON meals (id);
+      -- tombstone pruning reads only tombstones.
+      CREATE INDEX meals_tombstones ON meals (modified_at) WHERE deleted = 1;
+
+      -- Each user's change clock outlives pruned tombstones, so modifiedAt never goes back.
+      CREATE TABLE user_clocks (
+        user_id          TEXT    NOT NULL PRIMARY KEY,
+        last_modified_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      CREATE TABLE api_keys (
+        id           TEXT    NOT NULL PRIMARY KEY,
+        user_id      TEXT    NOT NULL,
+        name         TEXT    NOT NULL,
+        prefix       TEXT    NOT NULL,
+        digest       BLOB    NOT NULL UNIQUE,
+        created_at   INTEGER NOT NULL,
+        expires_at   INTEGER,
+        last_used_at INTEGER,
+        revoked_at   INTEGER
+      );
+      CREATE INDEX api_keys_by_user ON api_keys (user_id);
+
+      CREATE TABLE settings (
+        name  TEXT NOT NULL PRIMARY KEY,
+        value BLOB NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
+];

@@ -1,0 +1,76 @@
+import type { Database } from 'better-sqlite3';
+import type { ApiKeyRecord, CreateKeyResult, NewApiKey } from '../storage.js';
+
+interface KeyRow {
+  readonly id: string;
+  readonly user_id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly created_at: number;
+  readonly expires_at: number | null;
+  readonly last_used_at: number | null;
+  readonly revoked_at: number | null;
+}
+
+const KEY_COLUMNS = 'id, user_id, name, prefix, created_at, expires_at, last_used_at, revoked_at';
+
+function toRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** The API-key half of the SQLite adapter: digests only, never a plain key. */
+export function createSqliteKeys(db: Database) {
+  const countActive = db
+    .prepare<[string, number], number>(
+      'SELECT count(*) FROM api_keys WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
+    )
+    .pluck();
+  const insert = db.prepare(
+    'INSERT INTO api_keys (id, user_id, name, prefix, digest, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const byId = db.prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`);
+  const byDigest = db.prepare<[Buffer], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE digest = ?`);
+  const byUser = db.prepare<[string], KeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at, id`,
+  );
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const touch = db.prepare(
+    'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+  );
+
+  const create = db.transaction((key: NewApiKey, maxActive: number, now: number): CreateKeyResult => {
+    if ((countActive.get(key.userId, now) ?? 0) >= maxActive) return { ok: false, reason: 'too_many_keys' };
+    insert.run(key.id, key.userId, key.name, key.prefix, key.digest, key.createdAt, key.expiresAt);
+    const row = byId.get(key.id);
+    if (row === undefined) throw new Error('the key just inserted cannot be read back');
+    return { ok: true, key: toRecord(row) };
+  });
+
+  const recordUse = db.transaction((lastUsed: ReadonlyMap<string, number>) => {
+    for (const [id, at] of lastUsed) touch.run(at, id, at);
+  });
+
+  return {
+    createApiKey: (key: NewApiKey, maxActive: number, now: number) => create.immediate(key, maxActive, now),
+    listApiKeys: (userId: string) => byUser.all(userId).map(toRecord),
+    revokeApiKey(keyId: string, now: number): ApiKeyRecord | undefined {
+      revoke.run(now, keyId);
+      const row = byId.get(keyId);
+      return row === undefined ? undefined : toRecord(row);
+    },
+    findApiKeyByDigest(digest: Buffer): ApiKeyRecord | undefined {
+      const row = byDigest.get(digest);
+      return row === undefined ? undefined : toRecord(row);
+    },
+    recordKeyUse: (lastUsed: ReadonlyMap<string, number>) => recordUse.immediate(lastUsed),
+  };
+}

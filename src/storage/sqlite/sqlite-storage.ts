@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { AppError } from '../../errors.js';
+import type { Storage } from '../storage.js';
+import { CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
+import { createSqliteKeys } from './sqlite-keys.js';
+import { createSqliteMeals } from './sqlite-meals.js';
+
+/** SQLite result codes that mean the store cannot be used right now, rather than a bug. */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
+
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNAVAILABLE_CODES.test(code);
+}
+
+/** Runs a driver call, turning "cannot reach the store" failures into the contract's 503. */
+function guard<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    if (isUnavailable(error))
+      return Promise.reject(new AppError('unavailable', 'Storage is unavailable.', { cause: error }));
+    return Promise.reject(error);
+  }
+}
+
+function open(file: string): Database {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new BetterSqlite3(file, { timeout: 5000 });
+  // WAL: readers (the server) never block the writer (an import) nor the other way round.
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable against a crash of the process in WAL mode; only an OS crash can lose
+  // the last commits, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -65536');
+  db.pragma('mmap_size = 268435456');
+  return db;
+}
+
+/** Opens (creating if needed) a SQLite store at `file` and brings its schema up to date. */
+export async function openSqliteStorage(file: string): Promise<Storage> {
+  let db: Database;
+  try {
+    db = open(file);
+    migrateSqlite(db, Date.now());
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AppError('unavailable', `cannot open the database ${file}: ${reason}`, { cause: error });
+  }
+  const meals = createSqliteMeals(db);
+  const keys = createSqliteKeys(db);
+  const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
+  let secret: Buffer | undefined;
+
+  return {
+    kind: 'sqlite',
+    listFeed: (query) => guard(() => meals.listFeed(query)),
+    exportMeals: (userId, since) => {
+      const rows = meals.exportMeals(userId, since);
+      return (async function* () {
+        yield* rows;
+      })();
+    },
+    upsertMeals: (userId, list, now) => guard(() => meals.upsertMeals(userId, list, now)),
+    deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
+    pruneTombstones: (before) => guard(() => meals.pruneTombstones(before)),
+    createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
+    listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
+    revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
+    findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
+    recordKeyUse: (lastUsed) => guard(() => keys.recordKeyUse(lastUsed)),
+    cursorSecret: () =>
+      guard(() => {
+        secret ??= readSecret.get(CURSOR_SECRET_SETTING);
+        if (secret === undefined) throw new Error('the store has no cursor secret');
+        return secret;
+      }),
+    ping: () => guard(() => db.prepare('SELECT 1').get()).then(() => undefined),
+    close: () => guard(() => db.close()).then(() => undefined),
+  };
+}

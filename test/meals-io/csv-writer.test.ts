@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Meal } from '../../src/domain/meal.js';
+import { readCsv } from '../../src/meals-io/csv-reader.js';
+import { CSV_HEADER, csvField, csvRow } from '../../src/meals-io/csv-writer.js';
+import { parseMealRecord } from '../../src/meals-io/meal-record.js';
+
+const MEAL: Meal = {
+  id: 'm_1',
+  description: 'plain',
+  title: 'Toast',
+  type: 'breakfast',
+  date: Date.UTC(2025, 2, 1, 7, 5, 9, 12),
+  caloriesTotal: 350.5,
+  proteins_g: 0,
+  fats_g: null,
+  carbs_g: 1e21,
+  fibers_g: 0.1,
+  sodium_mg: null,
+  iron_mg: 2.25,
+  calcium_mg: 120,
+  modifiedAt: Date.UTC(2025, 5, 1),
+};
+
+test('the header is the Meal fields in contract order with modifiedAt last, ending in CRLF', () => {
+  assert.equal(
+    CSV_HEADER,
+    'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n',
+  );
+});
+
+test('a row has dates as YYYY-MM-DDTHH:mm:ss.sssZ, numbers as JSON writes them and null as an empty field', () => {
+  assert.equal(
+    csvRow(MEAL),
+    'm_1,plain,Toast,breakfast,2025-03-01T07:05:09.012Z,350.5,0,,1e+21,0.1,,2.25,120,2025-06-01T00:00:00.000Z\r\n',
+  );
+});
+
+test('a field is quoted, with its quotes doubled, only when it holds a comma, a quote, CR or LF', () => {
+  assert.equal(csvField('plain text'), 'plain text');
+  assert.equal(csvField('Eggs, "sunny" side'), '"Eggs, ""sunny"" side"');
+  assert.equal(csvField('a\nb'), '"a\nb"');
+  assert.equal(csvField('a\rb'), '"a\rb"');
+  assert.equal(csvField('"'), '""""');
+  assert.equal(csvField(''), '');
+});
+
+test('values that a spreadsheet would take for a formula are written unchanged', () => {
+  assert.equal(csvField('=1+1'), '=1+1');
+  assert.equal(csvRow({ ...MEAL, title: '@SUM(A1)' }).split(',')[2], '@SUM(A1)');
+});
+
+test('an exported row reads back through the importer as the same meal', () => {
+  const tricky: Meal = { ...MEAL, id: 'm,"2"', title: 'Eggs, "sunny" side', description: 'line one\r\nline two\nend,' };
+  const text = CSV_HEADER + csvRow(MEAL) + csvRow(tricky);
+  const { records, errors } = readCsv(text);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(
+    records.map((r) => r.line),
+    [2, 3],
+  );
+  const meals = records.map((r) => parseMealRecord(r.fields, 'csv'));
+  const { modifiedAt: _a, ...first } = MEAL;
+  const { modifiedAt: _b, ...second } = tricky;
+  assert.deepEqual(meals, [
+    { ok: true, meal: first },
+    { ok: true, meal: second },
+  ]);
+});

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseMealRecord } from '../../src/meals-io/meal-record.js';
+
+const VALID = {
+  id: 'm_1',
+  description: 'rice and beans',
+  title: 'Lunch bowl',
+  type: 'lunch',
+  date: '2025-03-01T12:30:00.000Z',
+  caloriesTotal: 512.5,
+  proteins_g: 20.25,
+  fats_g: 10,
+  carbs_g: 50.75,
+  fibers_g: 5,
+  sodium_mg: 300.5,
+  iron_mg: 2.25,
+  calcium_mg: 120,
+};
+
+function message(fields: Record<string, unknown>, source: 'json' | 'csv' = 'json'): string {
+  const result = parseMealRecord(fields, source);
+  assert.equal(result.ok, false, `expected ${JSON.stringify(fields)} to be refused`);
+  return result.ok ? '' : result.message;
+}
+
+function meal(fields: Record<string, unknown>, source: 'json' | 'csv' = 'json') {
+  const result = parseMealRecord(fields, source);
+  if (!result.ok) assert.fail(`expected a meal, got: ${result.message}`);
+  return result.meal;
+}
+
+describe('an import record', () => {
+  test('with every field becomes the meal it describes, the date as epoch milliseconds', () => {
+    assert.deepEqual(meal(VALID), { ...VALID, date: Date.UTC(2025, 2, 1, 12, 30) });
+  });
+
+  test('without an id, or with an empty or null one, gets a new random m_ id each time', () => {
+    const { id: _, ...rest } = VALID;
+    const ids = [meal(rest).id, meal({ ...rest, id: '' }).id, meal({ ...rest, id: null }).id];
+    for (const id of ids) assert.match(id, /^m_[0-9A-Za-z]{22}$/);
+    assert.equal(new Set(ids).size, 3);
+  });
+
+  test('keeps an id of 200 characters and refuses one of 201, a number and control characters', () => {
+    assert.equal(meal({ ...VALID, id: 'x'.repeat(200) }).id.length, 200);
+    assert.equal(message({ ...VALID, id: 'x'.repeat(201) }), 'id must be at most 200 characters');
+    assert.equal(message({ ...VALID, id: 42 }), 'id must be a string, got 42');
+    assert.match(message({ ...VALID, id: 'a\nb' }), /^id must not contain control characters/);
+    assert.match(message({ ...VALID, id: 'a\u0085b' }), /^id must not contain control characters/);
+  });
+
+  test('ignores modifiedAt, which the store sets', () => {
+    assert.equal('modifiedAt' in meal({ ...VALID, modifiedAt: 'not even a date' }), false);
+  });
+
+  test('naming a field the Meal does not have is refused with that name', () => {
+    assert.equal(message({ ...VALID, calories: 5 }), 'unknown field "calories"');
+    assert.equal(message({ ...VALID, deleted: false }), 'unknown field "deleted"');
+  });
+
+  test('has "" for an absent or null title and description, and refuses other types', () => {
+    const { description: _d, title: _t, ...rest } = VALID;
+    const bare = meal(rest);
+    assert.equal(bare.title, '');
+    assert.equal(bare.description, '');
+    assert.equal(meal({ ...VALID, title: null }).title, '');
+    assert.equal(message({ ...VALID, title: 5 }), 'title must be a string or null, got 5');
+    assert.equal(message({ ...VALID, description: ['a'] }), 'description must be a string or null, got ["a"]');
+  });
+
+  test('keeps text of 10000 characters, counted as code points, and refuses 10001', () => {
+    assert.equal(meal({ ...VALID, description: '😀'.repeat(10_000) }).description.length, 20_000);
+    assert.equal(
+      message({ ...VALID, description: 'a'.repeat(10_001) }),
+      'description must be at most 10000 characters',
+    );
+  });
+
+  test('needs a type among breakfast, lunch, dinner and snack', () => {
+    const { type: _, ...rest } = VALID;
+    assert.equal(message(rest), 'type is required');
+    assert.equal(
+      message({ ...VALID, type: 'brunch' }),
+      'type must be one of breakfast, lunch, dinner, snack, got "brunch"',
+    );
+    assert.match(message({ ...VALID, type: 'Lunch' }), /^type must be one of/);
+    for (const type of ['breakfast', 'lunch', 'dinner', 'snack']) assert.equal(meal({ ...VALID, type }).type, type);
+  });
+
+  test('needs a date the contract can read, with an offset, without one, or a bare day', () => {
+    const { date: _, ...rest } = VALID;
+    assert.equal(message(rest), 'date is required');
+    assert.equal(meal({ ...VALID, date: '2025-03-01T13:30:00+01:00' }).date, Date.UTC(2025, 2, 1, 12, 30));
+    assert.equal(meal({ ...VALID, date: '2025-03-01T12:30:00' }).date, Date.UTC(2025, 2, 1, 12, 30));
+    assert.equal(meal({ ...VALID, date: '2025-03-01' }).date, Date.UTC(2025, 2, 1));
+    assert.match(
+      message({ ...VALID, date: '2025-02-30' }),
+      /^date must be an ISO 8601 date-time .*, got "2025-02-30"$/,
+    );
+    assert.match(message({ ...VALID, date: 'yesterday' }), /^date must be an ISO 8601 date-time/);
+    assert.match(message({ ...VALID, date: 1740832200000 }), /^date must be an ISO 8601 date-time/);
+  });
+
+  test('has null for an absent or null number, and refuses strings, negatives and booleans in JSON', () => {
+    const { caloriesTotal: _, ...rest } = VALID;
+    assert.equal(meal(rest).caloriesTotal, null);
+    assert.equal(meal({ ...VALID, iron_mg: null }).iron_mg, null);
+    assert.equal(meal({ ...VALID, fats_g: 0 }).fats_g, 0);
+    assert.equal(message({ ...VALID, caloriesTotal: '512' }), 'caloriesTotal must be a number or null, got "512"');
+    assert.equal(message({ ...VALID, calcium_mg: true }), 'calcium_mg must be a number or null, got true');
+    assert.equal(message({ ...VALID, sodium_mg: -1 }), 'sodium_mg must be 0 or more, got -1');
+  });
+
+  test('reports the leftmost faulty field first', () => {
+    assert.equal(message({ ...VALID, type: 'brunch', caloriesTotal: -5 }), message({ ...VALID, type: 'brunch' }));
+  });
+});
+
+describe('a CSV import record', () => {
+  const cells = Object.fromEntries(Object.entries(VALID).map(([name, value]) => [name, String(value)]));
+
+  test('reads its number cells as numbers, and empty cells as null for numbers and "" for text', () => {
+    assert.deepEqual(meal(cells, 'csv'), meal(VALID));
+    const empty = meal({ ...cells, title: '', caloriesTotal: '', iron_mg: '' }, 'csv');
+    assert.equal(empty.title, '');
+    assert.equal(empty.caloriesTotal, null);
+    assert.equal(empty.iron_mg, null);
+  });
+
+  test('accepts plain decimal notation: 12, 12.5, .5, 1e3', () => {
+    for (const [text, value] of [
+      ['12', 12],
+      ['12.5', 12.5],
+      ['.5', 0.5],
+      ['1e3', 1000],
+      ['0.0', 0],
+    ] as const) {
+      assert.equal(meal({ ...cells, fats_g: text }, 'csv').fats_g, value, text);
+    }
+  });
+
+  test('refuses number cells that are not plain decimals, such as abc, " 5", 0x10, Infinity and 1,5', () => {
+    for (const text of ['abc', ' 5', '5 ', '0x10', 'Infinity', '1,5', '+5', '1e', 'NaN']) {
+      assert.equal(
+        message({ ...cells, fats_g: text }, 'csv'),
+        `fats_g must be a number or empty, got ${JSON.stringify(text)}`,
+      );
+    }
+    assert.equal(message({ ...cells, fats_g: '-2' }, 'csv'), 'fats_g must be 0 or more, got "-2"');
+    assert.equal(message({ ...cells, fats_g: '1e400' }, 'csv'), 'fats_g must be a finite number, got "1e400"');
+  });
+
+  test('stores -0 as 0', () => {
+    assert.ok(Object.is(meal({ ...cells, fats_g: '-0' }, 'csv').fats_g, 0));
+  });
+
+  test('with an empty type or date cell says the field is required', () => {
+    assert.equal(message({ ...cells, type: '' }, 'csv'), 'type is required');
+    assert.equal(message({ ...cells, date: '' }, 'csv'), 'date is required');
+  });
+});

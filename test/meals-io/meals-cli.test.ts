@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ensureBuilt, makeTempDir, runCli } from './cli-harness.js';
+
+const temp = makeTempDir();
+const db = path.join(temp.dir, 'meal-export.db');
+let userCount = 0;
+
+before(() => ensureBuilt());
+after(() => temp.remove());
+
+function newUser(): string {
+  userCount += 1;
+  return `u_cli_${userCount}`;
+}
+
+function record(id: string, extra: Record<string, unknown> = {}) {
+  return { id, title: `title ${id}`, description: '', type: 'lunch', date: '2025-03-01T12:00:00.000Z', ...extra };
+}
+
+function jsonl(records: readonly object[]): string {
+  return `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+}
+
+async function meals(...args: string[]) {
+  return runCli(['meals', ...args, '--db', db]);
+}
+
+async function importFile(user: string, name: string, text: string, ...extra: string[]) {
+  return meals('import', '--user', user, temp.file(name, text), '--json', ...extra);
+}
+
+/** The user's live meals as `meals export --format jsonl` prints them on stdout. */
+async function exported(user: string, ...extra: string[]): Promise<Record<string, unknown>[]> {
+  const run = await meals('export', '--user', user, '--format', 'jsonl', ...extra);
+  assert.equal(run.code, 0, run.stderr);
+  return run.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('meals import', () => {
+  test('writes every record in file order and prints exactly {"imported","created","updated"}', async () => {
+    const user = newUser();
+    const run = await importFile(
+      user,
+      'a.jsonl',
+      jsonl([record('i1'), record('i2', { caloriesTotal: 12.5 }), record('i3')]),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, '{"imported":3,"created":3,"updated":0}\n');
+    const got = await exported(user);
+    assert.deepEqual(
+      got.map((m) => m.id),
+      ['i1', 'i2', 'i3'],
+    );
+    assert.equal(got[1]?.caloriesTotal, 12.5);
+    assert.equal(got[1]?.proteins_g, null);
+  });
+
+  test('says in words what it did without --json', async () => {
+    const run = await meals('import', '--user', newUser(), temp.file('words.jsonl', jsonl([record('w1')])));
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'imported 1 meal (1 created, 0 updated)\n');
+  });
+
+  test('updates the meals whose ids exist and counts them as updated', async () => {
+    const user = newUser();
+    await importFile(user, 'b1.jsonl', jsonl([record('u1'), record('u2')]));
+    const run = await importFile(user, 'b2.jsonl', jsonl([record('u1', { title: 'changed' }), record('u3')]));
+    assert.equal(run.stdout, '{"imported":2,"created":1,"updated":1}\n');
+    const got = await exported(user);
+    assert.deepEqual(
+      got.map((m) => [m.id, m.title]),
+      [
+        ['u2', 'title u2'],
+        ['u1', 'changed'],
+        ['u3', 'title u3'],
+      ],
+    );
+  });
+
+  test('with a bad record writes nothing and names the first bad line and how many more there are', async () => {
+    const user = newUser();
+    const text = [
+      JSON.stringify(record('g1')),
+      '',
+      JSON.stringify(record('g2')),
+      JSON.stringify(record('g3', { type: 'brunch' })),
+      '{"id": "g4",',
+      JSON.stringify(record('g5')),
+    ].join('\n');
+    const run = await importFile(user, 'bad.jsonl', text);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.equal(
+      run.stderr,
+      'meal-export: line 4: type must be one of breakfast, lunch, dinner, snack, got "brunch" (and 1 more bad record)\n',
+    );
+    assert.deepEqual(await exported(user), []);
+  });
+
+  test('reads CSV with quoted multi-line fields and reports a bad row by the line it starts on', async () => {
+    const user = newUser();
+    const header =
+      'id,type,date,title,description,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg';
+    const good = `c1,dinner,2025-03-01T18:00:00Z,"Eggs, ""sunny"" side","one\r\ntwo",350.5,,,,,,,\r\n`;
+    const bad = 'c2,dinner,2025-03-01T18:00:00Z,x,y,abc,,,,,,,\r\n';
+    const failed = await importFile(user, 'bad.csv', `${header}\r\n${good}${bad}`);
+    assert.equal(failed.code, 1);
+    assert.equal(failed.stderr, 'meal-export: line 4: caloriesTotal must be a number or empty, got "abc"\n');
+    assert.deepEqual(await exported(user), []);
+
+    const run = await importFile(user, 'good.csv', `${header}\r\n${good}`);
+    assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0}\n', run.stderr);
+    const [meal] = await exported(user);
+    assert.equal(meal?.title, 'Eggs, "sunny" side');
+    assert.equal(meal?.description, 'one\r\ntwo');
+    assert.equal(meal?.caloriesTotal, 350.5);
+    assert.equal(meal?.fats_g, null);
+  });
+
+  test('refuses an id that belongs to another user, with its line, and writes nothing', async () => {
+    const owner = newUser();
+    const other = newUser();
+    await importFile(owner, 'own.jsonl', jsonl([record('shared-id')]));
+    const run = await importFile(
+      other,
+      'steal.jsonl',
+      jsonl([record('fresh'), record('shared-id', { title: 'mine now' })]),
+    );
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, 'meal-export: line 2: id "shared-id" belongs to another user\n');
+    assert.deepEqual(await exported(other), []);
+    assert.equal((await exported(owner))[0]?.title, 'title shared-id');
+  });
+
+  test('reads stdin with - and --format, makes ids for records without one, and accepts an empty input', async () => {
+    const user = newUser();
+    const run = await runCli(['meals', 'import', '--user', user, '-', '--format', 'jsonl', '--db', db, '--json'], {
+      input: jsonl([{ type: 'snack', date: '2025-03-01' }]),
+    });
+    assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0}\n', run.stderr);
+    assert.match(String((await exported(user))[0]?.id), /^m_[0-9A-Za-z]{22}$/);
+    const empty = await importFile(user, 'empty.jsonl', '');
+    assert.equal(empty.stdout, '{"imported":0,"created":0,"updated":0}\n', empty.stderr);
+  });
+
+  test('needs --format for stdin and for a file whose extension says nothing, exiting 2', async () => {
+    const stdin = await meals('import', '--user', 'u', '-');
+    assert.equal(stdin.code, 2);
+    assert.match(stdin.stderr, /--format/);
+    const txt = await meals('import', '--user', 'u', temp.file('meals.txt', ''));
+    assert.equal(txt.code, 2);
+    assert.match(txt.stderr, /--format/);
+  });
+});
+
+describe('meals delete', () => {
+  test('removes a meal from exports, exits 0 again when repeated, and exits 1 for an unknown id', async () => {
+    const user = newUser();
+    await importFile(user, 'd.jsonl', jsonl([record('d1'), record('d2')]));
+    const first = await meals('delete', '--user', user, 'd1', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, '{"id":"d1","deleted":true}\n');
+    assert.deepEqual(
+      (await exported(user)).map((m) => m.id),
+      ['d2'],
+    );
+    const again = await meals('delete', '--user', user, 'd1', '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, '{"id":"d1","deleted":true}\n');
+    const unknown = await meals('delete', '--user', user, 'nope');
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, `meal-export: no meal "nope" for user "${user}"\n`);
+    const foreign = await meals('delete', '--user', newUser(), 'd2');
+    assert.equal(foreign.code, 1, "another user's meal is not found");
+  });
+
+  test('brings a deleted meal back to life when it is imported again', async () => {
+    const user = newUser();
+    await importFile(user, 'r1.jsonl', jsonl([record('r1')]));
+    await meals('delete', '--user', user, 'r1');
+    const run = await importFile(user, 'r2.jsonl', jsonl([record('r1', { title: 'back' })]));
+    assert.equal(run.stdout, '{"imported":1,"created":0,"updated":1}\n');
+    assert.equal((await exported(user))[0]?.title, 'back');
+  });
+});
+
+describe('meals export', () => {
+  test('--out file.csv writes the CSV layout atomically and prints {"exported","out"}', async () => {
+    const user = newUser();
+    const records = [
+      record('e1', { title: 'Eggs, "sunny" side', caloriesTotal: 350.5, iron_mg: 0 }),
+      record('e2', { description: 'a\nb', date: '2025-03-01T13:30:00+01:00' }),
+    ];
+    await importFile(user, 'e.jsonl', jsonl(records));
+    const folder = path.join(temp.dir, 'out-csv');
+    fs.mkdirSync(folder);
+    const out = path.join(folder, 'meals.csv');
+    const run = await meals('export', '--user', user, '--out', out, '--json');
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `${JSON.stringify({ exported: 2, out })}\n`);
+    assert.deepEqual(fs.readdirSync(folder), ['meals.csv'], 'no temporary file is left behind');
+    const [modified1, modified2] = (await exported(user)).map((m) => m.modifiedAt);
+    assert.equal(
+      fs.readFileSync(out, 'utf8'),
+      'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n' +
+        `e1,,"Eggs, ""sunny"" side",lunch,2025-03-01T12:00:00.000Z,350.5,,,,,,0,,${modified1}\r\n` +
+        `e2,"a\nb",title e2,lunch,2025-03-01T12:30:00.000Z,,,,,,,,,${modified2}\r\n`,
+    );
+  });
+
+  test('prints JSON Lines on stdout, one meal per line in feed order, and --since is inclusive', async () => {
+    const user = newUser();
+    await importFile(user, 's1.jsonl', jsonl([record('s1'), record('s2')]));
+    await importFile(user, 's2.jsonl', jsonl([record('s3'), record('s1', { title: 'moved last' })]));
+    const all = await exported(user);
+    assert.deepEqual(
+      all.map((m) => m.id),
+      ['s2', 's3', 's1'],
+    );
+    assert.deepEqual(Object.keys(all[0] ?? {}), [
+      'id',
+      'description',
+      'title',
+      'type',
+      'date',
+      'caloriesTotal',
+      'proteins_g',
+      'fats_g',
+      'carbs_g',
+      'fibers_g',
+      'sodium_mg',
+      'iron_mg',
+      'calcium_mg',
+      'modifiedAt',
+    ]);
+    const pivot = String(all[1]?.modifiedAt);
+    assert.deepEqual(
+      (await exported(user, '--since', pivot)).map((m) => m.id),
+      ['s3', 's1'],
+    );
+    const later = new Date(Date.parse(pivot) + 1).toISOString();
+    assert.deepEqual(
+      (await exported(user, '--since', later)).map((m) => m.id),
+      ['s1'],
+    );
+  });
+
+  test('takes the format from --out, else CSV', async () => {
+    const user = newUser();
+    await importFile(user, 'f.jsonl', jsonl([record('f1')]));
+    const out = path.join(temp.dir, 'f-export.ndjson');
+    await meals('export', '--user', user, '--out', out);
+    assert.equal(JSON.parse(fs.readFileSync(out, 'utf8')).id, 'f1');
+    const stdout = await meals('export', '--user', user);
+    assert.match(stdout.stdout, /^id,description,title,/);
+  });
+
+  test('refuses a bad --since, a bad --format, a missing --user or subcommand with exit 2', async () => {
+    const cases = [
+      ['export', '--user', 'u', '--since', '2025-02-30'],
+      ['export', '--user', 'u', '--format', 'xml'],
+      ['export'],
+      ['import', '--user', 'u'],
+      ['frobnicate'],
+      [],
+    ];
+    for (const args of cases) {
+      const run = await meals(...args);
+      assert.equal(run.code, 2, `meals ${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /^meal-export: /);
+    }
+  });
+});

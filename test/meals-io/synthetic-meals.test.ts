@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MEAL_TYPES } from '../../src/domain/meal.js';
+import { SYNTHETIC_DATES_END, seedMealId, syntheticMeals } from '../../src/meals-io/synthetic-meals.js';
+
+test('the same seed gives the same meals, and another seed other meals', () => {
+  const a = [...syntheticMeals('1', 3, 50)];
+  assert.deepEqual([...syntheticMeals('1', 3, 50)], a);
+  const other = [...syntheticMeals('2', 3, 50)];
+  assert.deepEqual(
+    other.map((m) => m.id),
+    a.map((m) => m.id),
+  );
+  assert.notDeepEqual(other, a);
+});
+
+test("a user's first meals do not depend on how many are asked for", () => {
+  assert.deepEqual([...syntheticMeals('x', 1, 5)], [...syntheticMeals('x', 1, 20)].slice(0, 5));
+});
+
+test('ids are seed_<user>_<n>, so they never collide across users', () => {
+  assert.deepEqual(
+    [...syntheticMeals('1', 12, 3)].map((m) => m.id),
+    ['seed_12_1', 'seed_12_2', 'seed_12_3'],
+  );
+  assert.notEqual(seedMealId(1, 12), seedMealId(11, 2));
+});
+
+test('meals look real: every type, dates over the two years before the fixed end, valid plausible numbers, some nulls', () => {
+  const meals = [...syntheticMeals('1', 1, 2000)];
+  assert.deepEqual(new Set(meals.map((m) => m.type)), new Set(MEAL_TYPES));
+  const twoYears = 731 * 86_400_000;
+  for (const m of meals) {
+    assert.ok(m.date < SYNTHETIC_DATES_END && m.date >= SYNTHETIC_DATES_END - twoYears, new Date(m.date).toISOString());
+    for (const value of [
+      m.caloriesTotal,
+      m.proteins_g,
+      m.fats_g,
+      m.carbs_g,
+      m.fibers_g,
+      m.sodium_mg,
+      m.iron_mg,
+      m.calcium_mg,
+    ]) {
+      if (value === null) continue;
+      assert.ok(Number.isFinite(value) && value >= 0, String(value));
+      assert.ok(Math.round(value * 100) / 100 === value, `at most two decimals: ${value}`);
+    }
+    if (m.caloriesTotal !== null) assert.ok(m.caloriesTotal >= 80 && m.caloriesTotal <= 1100, String(m.caloriesTotal));
+  }
+  assert.ok(meals.some((m) => m.caloriesTotal === null));
+  assert.ok(meals.some((m) => m.iron_mg === null));
+  assert.ok(
+    meals.some((m) => /[",\n]/.test(m.title + m.description)),
+    'some text needs CSV quoting',
+  );
+  assert.ok(meals.some((m) => m.description === ''));
+});

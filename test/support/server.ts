@@ -1,0 +1,205 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import zlib from 'node:zlib';
+import { cliJson } from './cli.js';
+import { BIN, cleanEnv, makeTempDir, PROJECT_ROOT } from './project.js';
+
+export interface TestServer {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly db: string;
+  readonly dir: string;
+  readonly child: ChildProcess;
+  /** Everything the server wrote to stderr (its logs) so far. */
+  logs(): string;
+  stdout(): string;
+  /** SIGTERM, wait for the exit, remove the folder. Resolves the exit code. */
+  stop(): Promise<number | null>;
+  createKey(userId: string, extra?: readonly string[]): Promise<{ id: string; key: string }>;
+  importMeals(
+    userId: string,
+    meals: readonly object[],
+  ): Promise<{ imported: number; created: number; updated: number }>;
+}
+
+export interface StartOptions {
+  readonly minIntervalMs?: number;
+  readonly dailyLimit?: number;
+  readonly extraArgs?: readonly string[];
+}
+
+/**
+ * Starts the built `meal-export serve` on a free port with its own SQLite file and data
+ * folder, and waits for its `listening on` line.
+ */
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const { dir, remove } = makeTempDir('server');
+  const db = path.join(dir, 'meal-export.db');
+  const args = [BIN, 'serve', '--port', '0', '--db', db, '--data-dir', dir, '--host', '127.0.0.1'];
+  args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
+  args.push('--daily-limit', String(options.dailyLimit ?? 1_000_000));
+  args.push(...(options.extraArgs ?? []));
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server not ready in 30 s:\n${stderr}`)), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      const m = /listening on (\S+)/.exec(stdout);
+      if (m?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited ${code} before it was ready:\n${stderr}`));
+    });
+  });
+  const { hostname, port } = new URL(url);
+  return {
+    url,
+    host: hostname,
+    port: Number(port),
+    db,
+    dir,
+    child,
+    logs: () => stderr,
+    stdout: () => stdout,
+    async stop() {
+      const exited = new Promise<number | null>((resolve) => {
+        if (child.exitCode !== null) resolve(child.exitCode);
+        else child.once('exit', (code) => resolve(code));
+      });
+      child.kill('SIGTERM');
+      const code = await exited;
+      remove();
+      return code;
+    },
+    createKey: (userId, extra = []) => cliJson(['keys', 'create', '--user', userId, '--db', db, ...extra]),
+    async importMeals(userId, meals) {
+      const file = path.join(dir, `import-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`);
+      writeFileSync(file, meals.map((m) => JSON.stringify(m)).join('\n'));
+      return cliJson(['meals', 'import', '--user', userId, file, '--db', db]);
+    },
+  };
+}
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  /** The body, decompressed, as text. */
+  readonly text: string;
+  /** The parsed JSON body (undefined when empty or not JSON). */
+  readonly json: unknown;
+  /** The bytes as they came over the wire. */
+  readonly raw: Buffer;
+}
+
+/** One HTTPS request on a fresh connection, accepting the server's self-signed certificate. */
+export function request(
+  server: { host: string; port: number },
+  options: { method?: string; path: string; key?: string; headers?: Record<string, string> },
+): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+    const req = https.request(
+      {
+        host: server.host,
+        port: server.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers,
+        rejectUnauthorized: false,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const encoding = res.headers['content-encoding'];
+          const body =
+            encoding === 'gzip' ? zlib.gunzipSync(raw) : encoding === 'br' ? zlib.brotliDecompressSync(raw) : raw;
+          const text = body.toString('utf8');
+          let json: unknown;
+          try {
+            json = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, raw });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** GET /v1/meals with the query given as an object or a raw string. */
+export function getMeals(server: TestServer, key: string | undefined, query: Record<string, string> | string) {
+  const qs = typeof query === 'string' ? query : new URLSearchParams(query).toString();
+  return request(server, { path: `/v1/meals${qs === '' ? '' : `?${qs}`}`, ...(key === undefined ? {} : { key }) });
+}
+
+/** Sends raw bytes over TLS and returns what came back until the server closed (or 5 s). */
+export function rawTlsRequest(server: { host: string; port: number }, payload: string | Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = tlsConnect({ host: server.host, port: server.port, rejectUnauthorized: false }, () =>
+      socket.write(payload),
+    );
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    };
+    const timer = setTimeout(done, 5_000);
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', done);
+    socket.on('close', done);
+  });
+}
+
+let mealCounter = 0;
+/** A complete import record with distinct values. */
+export function makeMeal(id?: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  mealCounter += 1;
+  return {
+    id: id ?? `m_${process.pid}_${Date.now().toString(36)}_${mealCounter}`,
+    description: `description ${mealCounter}`,
+    title: `title ${mealCounter}`,
+    type: ['breakfast', 'lunch', 'dinner', 'snack'][mealCounter % 4],
+    date: new Date(Date.UTC(2025, 2, 1, 12) + mealCounter * 60_000).toISOString(),
+    caloriesTotal: 400.5 + mealCounter,
+    proteins_g: 20.25,
+    fats_g: 10.5,
+    carbs_g: 50.75,
+    fibers_g: 5,
+    sodium_mg: 300.5,
+    iron_mg: 2.25,
+    calcium_mg: 120,
+    ...overrides,
+  };
+}
+
+let userCounter = 0;
+/** A user id no other test uses. */
+export function newUserId(prefix = 'u'): string {
+  userCounter += 1;
+  return `${prefix}_${process.pid}_${Date.now().toString(36)}_${userCounter}`;
+}
