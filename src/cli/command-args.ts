@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isValidUserId } from '../domain/user-id.js';
 import { CliError } from '../errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -30,14 +31,14 @@ export function parseCommandArgs<O extends Options>(argv: readonly string[], opt
   } catch (error) {
     if (error instanceof CliError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(`${message}\nusage: ${usage}`, { usage: true });
+    throw new CliError(`${message} (usage: ${usage})`, { usage: true });
   }
 }
 
 /** A required string flag, or a usage error naming it. */
 export function requireFlag(value: string | boolean | undefined, flag: string, usage: string): string {
   if (typeof value !== 'string' || value === '') {
-    throw new CliError(`missing --${flag}\nusage: ${usage}`, { usage: true });
+    throw new CliError(`missing --${flag} (usage: ${usage})`, { usage: true });
   }
   return value;
 }
@@ -63,11 +64,18 @@ export function parseIntegerFlag(
 export function expectPositionals(positionals: readonly string[], count: number, usage: string): string[] {
   if (positionals.length !== count) {
     throw new CliError(
-      `expected ${count} argument${count === 1 ? '' : 's'}, got ${positionals.length}\nusage: ${usage}`,
+      `expected ${count} argument${count === 1 ? '' : 's'}, got ${positionals.length} (usage: ${usage})`,
       {
         usage: true,
       },
     );
   }
   return [...positionals];
+}
+
+/** `--user`: required, 1 to 200 printable characters. */
+export function requireUserId(value: string | boolean | undefined, usage: string): string {
+  const userId = requireFlag(value, 'user', usage);
+  if (!isValidUserId(userId)) throw new CliError('--user must be 1 to 200 printable characters', { usage: true });
+  return userId;
 }

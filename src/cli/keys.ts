@@ -3,11 +3,10 @@ import { digestApiKey, displayPrefix, generateApiKey } from '../domain/api-key.j
 import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
 import { randomId } from '../domain/random-id.js';
-import { isValidUserId } from '../domain/user-id.js';
 import { CliError } from '../errors.js';
 import { withStorage } from '../storage/open-storage.js';
 import type { ApiKeyRecord } from '../storage/storage.js';
-import { expectPositionals, parseCommandArgs, requireFlag } from './command-args.js';
+import { expectPositionals, parseCommandArgs, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
 
 /** CONTRACT.md section 3: rotation is "create the new key, then revoke the old". */
@@ -21,21 +20,13 @@ const USAGE = {
 
 const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
-export function requireUserId(value: string | boolean | undefined, usage: string): string {
-  const userId = requireFlag(value, 'user', usage);
-  if (!isValidUserId(userId)) throw new CliError('--user must be 1 to 200 printable characters', { usage: true });
-  return userId;
-}
-
 /** `keys create|list|revoke`. */
 export async function runKeys(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'create') return createKey(rest);
   if (sub === 'list') return listKeys(rest);
   if (sub === 'revoke') return revokeKey(rest);
-  throw new CliError(`keys: expected create, list or revoke\nusage: ${Object.values(USAGE).join('\n       ')}`, {
-    usage: true,
-  });
+  throw new CliError('keys: expected create, list or revoke (meal-export keys <subcommand> --help)', { usage: true });
 }
 
 async function createKey(argv: string[]): Promise<void> {

@@ -31,23 +31,29 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     const command = COMMANDS[name];
-    if (command === undefined) throw new CliError(`unknown command ${JSON.stringify(name)}\n${USAGE}`, { usage: true });
+    if (command === undefined)
+      throw new CliError(`unknown command ${JSON.stringify(name)} (meal-export --help lists them)`, { usage: true });
     await command(rest);
   } catch (error) {
     process.exitCode = reportFailure(error);
   }
 }
 
+/** The contract wants exactly one line on stderr for a failure. */
+function printFailure(message: string): void {
+  process.stderr.write(`meal-export: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+}
+
 function reportFailure(error: unknown): number {
   if (error instanceof CliError) {
-    process.stderr.write(`meal-export: ${error.message}\n`);
+    printFailure(error.message);
     return error.exitCode;
   }
   if (error instanceof AppError) {
-    process.stderr.write(`meal-export: ${error.message}\n`);
+    printFailure(error.message);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`meal-export: unexpected failure: ${message}\n`);
+  printFailure(`unexpected failure: ${message}`);
   return 1;
 }

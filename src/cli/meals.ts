@@ -8,7 +8,7 @@ import { describeFaults, parseMealFile } from '../meals-io/meal-file.js';
 import { readInputText } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { withStorage } from '../storage/open-storage.js';
-import { expectPositionals, parseCommandArgs, requireFlag } from './command-args.js';
+import { expectPositionals, parseCommandArgs, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
 
 const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|csv] [--db PATH] [--json]';
@@ -24,7 +24,9 @@ const FORMAT = { format: { type: 'string' } } as const;
 function formatFlag(value: string | boolean | undefined, usage: string): MealFileFormat | undefined {
   if (value === undefined) return undefined;
   if (!isMealFileFormat(value)) {
-    throw new CliError(`--format must be jsonl or csv, got ${JSON.stringify(value)}\nusage: ${usage}`, { usage: true });
+    throw new CliError(`--format must be jsonl or csv, got ${JSON.stringify(value)} (usage: ${usage})`, {
+      usage: true,
+    });
   }
   return value;
 }
@@ -32,12 +34,12 @@ function formatFlag(value: string | boolean | undefined, usage: string): MealFil
 /** CONTRACT.md section 7: records are checked in full first; then one all-or-nothing write. */
 async function runImport(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { ...USER, ...FORMAT }, IMPORT_USAGE);
-  const userId = requireFlag(values.user, 'user', IMPORT_USAGE);
+  const userId = requireUserId(values.user, IMPORT_USAGE);
   const [input = '-'] = expectPositionals(positionals, 1, IMPORT_USAGE);
   const format = formatFlag(values.format, IMPORT_USAGE) ?? (input === '-' ? undefined : formatFromExtension(input));
   if (format === undefined) {
     const why = input === '-' ? 'stdin has no file name' : `cannot tell the format of ${input} from its extension`;
-    throw new CliError(`${why}: pass --format jsonl or --format csv\nusage: ${IMPORT_USAGE}`, { usage: true });
+    throw new CliError(`${why}: pass --format jsonl or --format csv (usage: ${IMPORT_USAGE})`, { usage: true });
   }
   const parsed = parseMealFile(await readInputText(input), format);
   if (!parsed.ok) throw new CliError(describeFaults(parsed.errors));
@@ -64,7 +66,7 @@ async function runImport(argv: string[]): Promise<void> {
 /** Deleting twice is not an error: the meal is gone either way (CONTRACT.md section 7). */
 async function runDelete(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USER, DELETE_USAGE);
-  const userId = requireFlag(values.user, 'user', DELETE_USAGE);
+  const userId = requireUserId(values.user, DELETE_USAGE);
   const [mealId = ''] = expectPositionals(positionals, 1, DELETE_USAGE);
   const outcome = await withStorage(resolveDatabase(values.db), (storage) =>
     storage.deleteMeal(userId, mealId, Date.now()),
@@ -83,7 +85,7 @@ async function runDelete(argv: string[]): Promise<void> {
 async function runExport(argv: string[]): Promise<void> {
   const options = { ...USER, ...FORMAT, since: { type: 'string' }, out: { type: 'string' } } as const;
   const { values, positionals } = parseCommandArgs(argv, options, EXPORT_USAGE);
-  const userId = requireFlag(values.user, 'user', EXPORT_USAGE);
+  const userId = requireUserId(values.user, EXPORT_USAGE);
   expectPositionals(positionals, 0, EXPORT_USAGE);
   // No --since: every live meal. modifiedAt is a write time, never before 1970.
   const since = values.since === undefined ? 0 : parseInstant(values.since);
@@ -94,7 +96,7 @@ async function runExport(argv: string[]): Promise<void> {
     });
   }
   const out = values.out;
-  if (out === '') throw new CliError(`--out needs a file name\nusage: ${EXPORT_USAGE}`, { usage: true });
+  if (out === '') throw new CliError(`--out needs a file name (usage: ${EXPORT_USAGE})`, { usage: true });
   const format =
     formatFlag(values.format, EXPORT_USAGE) ?? (out === undefined ? undefined : formatFromExtension(out)) ?? 'csv';
 
@@ -132,7 +134,7 @@ export async function runMeals(argv: string[]): Promise<void> {
   const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
   if (subcommand === undefined) {
     const what = name === undefined ? 'missing meals subcommand' : `unknown meals subcommand ${JSON.stringify(name)}`;
-    throw new CliError(`${what}\n${USAGE}`, { usage: true });
+    throw new CliError(`${what} (meal-export meals <subcommand> --help)`, { usage: true });
   }
   await subcommand(rest);
 }

@@ -29,7 +29,7 @@ export async function runServe(argv: string[]): Promise<void> {
     USAGE,
   );
   if (positionals.length > 0)
-    throw new CliError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`, { usage: true });
+    throw new CliError(`unexpected argument ${positionals[0]} (usage: ${USAGE})`, { usage: true });
   if (values['admin-port'] !== undefined) {
     throw new CliError('--admin-port (the /metrics listener) is not available in this build yet', { usage: true });
   }

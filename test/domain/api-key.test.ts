@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { crc32 } from 'node:zlib';
+import {
+  digestApiKey,
+  displayPrefix,
+  generateApiKey,
+  isWellFormedApiKey,
+  redactApiKeys,
+} from '../../src/domain/api-key.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** The checksum as CONTRACT.md section 3 defines it, computed independently of src/. */
+function contractChecksum(body: string): string {
+  let value = crc32(body);
+  let out = '';
+  while (value > 0) {
+    out = BASE62[value % 62] + out;
+    value = Math.floor(value / 62);
+  }
+  return out.padStart(6, '0');
+}
+
+describe('API keys (CONTRACT.md section 3)', () => {
+  test('a generated key is mxk_ and 49 base62 characters', () => {
+    for (let i = 0; i < 200; i += 1) assert.match(generateApiKey(), /^mxk_[0-9A-Za-z]{49}$/);
+  });
+
+  test("a generated key's last 6 characters are the base62 CRC32 of the 43 before them, left-padded with 0", () => {
+    for (let i = 0; i < 200; i += 1) {
+      const key = generateApiKey();
+      const body = key.slice(4, 47);
+      assert.equal(key.slice(47), contractChecksum(body), key);
+    }
+  });
+
+  test('a key built by a secret scanner from the published rule is well formed', () => {
+    const body = 'A'.repeat(43);
+    assert.equal(isWellFormedApiKey(`mxk_${body}${contractChecksum(body)}`), true);
+    const zeros = '0'.repeat(43);
+    assert.equal(isWellFormedApiKey(`mxk_${zeros}${contractChecksum(zeros)}`), true);
+  });
+
+  test('changing any single character of a key makes it fail the check', () => {
+    const key = generateApiKey();
+    assert.equal(isWellFormedApiKey(key), true);
+    for (let i = 0; i < key.length; i += 1) {
+      for (const c of `${BASE62}_-`) {
+        if (c === key[i]) continue;
+        const altered = key.slice(0, i) + c + key.slice(i + 1);
+        assert.equal(isWellFormedApiKey(altered), false, `position ${i} changed to ${c}`);
+      }
+    }
+  });
+
+  test('a truncated, extended, padded or differently prefixed key fails the check', () => {
+    const key = generateApiKey();
+    for (const bad of [
+      key.slice(0, -1),
+      `${key}0`,
+      ` ${key}`,
+      `${key} `,
+      `${key}\n`,
+      key.replace('mxk_', 'MXK_'),
+      key.replace('mxk_', 'mxk-'),
+      key.slice(4),
+      '',
+      'mxk_',
+    ]) {
+      assert.equal(isWellFormedApiKey(bad), false, JSON.stringify(bad));
+    }
+  });
+
+  test('the stored digest is the SHA-256 of the key text', () => {
+    const key = generateApiKey();
+    const digest = digestApiKey(key);
+    assert.equal(digest.length, 32);
+    assert.deepEqual(digest, createHash('sha256').update(key, 'utf8').digest());
+    assert.notDeepEqual(digestApiKey(generateApiKey()), digest);
+  });
+
+  test('the displayed prefix is mxk_ and 8 more characters, never the whole secret', () => {
+    const key = generateApiKey();
+    assert.equal(displayPrefix(key), key.slice(0, 12));
+  });
+
+  test('redaction removes every key from a text and keeps the rest', () => {
+    const a = generateApiKey();
+    const b = generateApiKey();
+    const text = `Authorization: Bearer ${a}\nurl=/v1/meals?api_key=${b}&limit=5 "${a}"`;
+    const redacted = redactApiKeys(text);
+    for (const key of [a, b]) {
+      assert.equal(redacted.includes(key), false);
+      assert.equal(redacted.includes(key.slice(4, 20)), false);
+    }
+    assert.ok(redacted.startsWith('Authorization: Bearer '));
+    assert.ok(redacted.includes('&limit=5'));
+    assert.equal(redactApiKeys('no secrets here'), 'no secrets here');
+  });
+
+  test('10000 generated keys are all distinct', () => {
+    const keys = new Set<string>();
+    for (let i = 0; i < 10_000; i += 1) keys.add(generateApiKey());
+    assert.equal(keys.size, 10_000);
+  });
+
+  test('generated keys use the whole alphabet, leading characters included', () => {
+    const firsts = new Set<string>();
+    const all = new Set<string>();
+    for (let i = 0; i < 2000; i += 1) {
+      const key = generateApiKey();
+      firsts.add(key.slice(4, 5));
+      for (const c of key.slice(5, 47)) all.add(c);
+    }
+    assert.equal(all.size, 62);
+    // 62^43 is just above 2^256, so the first body character ranges over 0-9, A-Z, a-w at most.
+    assert.ok(firsts.size > 40, `first characters seen: ${[...firsts].sort().join('')}`);
+  });
+});

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Meal } from '../../src/domain/meal.js';
+import { encodeMeal, encodeTombstone } from '../../src/domain/meal-json.js';
+import { renderMealPage } from '../../src/domain/meal-page.js';
+
+const MEAL: Meal = {
+  id: 'm_1',
+  description: 'rice, "beans" and é',
+  title: '',
+  type: 'lunch',
+  date: Date.UTC(2025, 2, 1, 12, 30),
+  caloriesTotal: 512.5,
+  proteins_g: null,
+  fats_g: 10,
+  carbs_g: 0,
+  fibers_g: null,
+  sodium_mg: 300.5,
+  iron_mg: null,
+  calcium_mg: 120,
+  modifiedAt: Date.UTC(2025, 2, 2, 8, 0, 0, 7),
+};
+
+describe('the 200 body of GET /v1/meals', () => {
+  test('has exactly the seven fields in contract order, the meals as given', () => {
+    const items = [encodeMeal(MEAL), encodeTombstone('m_2', MEAL.modifiedAt + 1)];
+    const text = renderMealPage('u_42', Date.UTC(2025, 0, 1), items, true, 'abc_-');
+    const body = JSON.parse(text) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body), [
+      'ok',
+      'userId',
+      'lastModifiedSince',
+      'count',
+      'meals',
+      'hasMore',
+      'nextCursor',
+    ]);
+    assert.deepEqual(body, {
+      ok: true,
+      userId: 'u_42',
+      lastModifiedSince: '2025-01-01T00:00:00.000Z',
+      count: 2,
+      meals: items.map((item) => JSON.parse(item)),
+      hasMore: true,
+      nextCursor: 'abc_-',
+    });
+  });
+
+  test('an empty page has count 0, no meals, hasMore false and nextCursor null', () => {
+    const body = JSON.parse(renderMealPage('u_1', 0, [], false, null)) as Record<string, unknown>;
+    assert.deepEqual(body, {
+      ok: true,
+      userId: 'u_1',
+      lastModifiedSince: '1970-01-01T00:00:00.000Z',
+      count: 0,
+      meals: [],
+      hasMore: false,
+      nextCursor: null,
+    });
+  });
+
+  test('a user id with quotes and unicode stays valid JSON', () => {
+    const body = JSON.parse(renderMealPage('u "x" \\ 🍝', 0, [], false, null)) as { userId: string };
+    assert.equal(body.userId, 'u "x" \\ 🍝');
+  });
+});
