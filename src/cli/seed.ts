@@ -1,16 +1,19 @@
 import { resolveDatabase } from '../config.js';
 import type { MealContent } from '../domain/meal.js';
 import { CliError } from '../errors.js';
-import { seedUserId, syntheticMeals } from '../meals-io/synthetic-meals.js';
+import { heavySeedUserId, heavySyntheticMeals, seedUserId, syntheticMeals } from '../meals-io/synthetic-meals.js';
 import { withStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { expectPositionals, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
 import { printResult } from './output.js';
 
-const USAGE = 'meal-export seed --users N --meals-per-user M [--seed S] [--db PATH] [--json]';
+const USAGE =
+  'meal-export seed --users N --meals-per-user M [--heavy-users K --heavy-meals H] [--seed S] [--db PATH] [--json]';
 const OPTIONS = {
   users: { type: 'string' },
   'meals-per-user': { type: 'string' },
+  'heavy-users': { type: 'string' },
+  'heavy-meals': { type: 'string' },
   seed: { type: 'string' },
 } as const;
 const DEFAULT_SEED = '1';
@@ -20,6 +23,12 @@ const DEFAULT_SEED = '1';
  */
 const BATCH_SIZE = 10_000;
 const PROGRESS_EVERY_MS = 500;
+
+/** One user to seed: their id and their meals, made as they are needed. */
+interface SeedUser {
+  readonly userId: string;
+  meals(): Iterable<MealContent>;
+}
 
 /** A line of progress on stderr, only for a person watching a terminal, never in a log or pipe. */
 function progressReporter(total: number) {
@@ -39,14 +48,8 @@ function progressReporter(total: number) {
 }
 
 /** Writes one user's meals in batches; the generator makes them as they are needed. */
-async function seedUser(
-  storage: Storage,
-  seed: string,
-  user: number,
-  mealsPerUser: number,
-  written: (count: number) => void,
-) {
-  const userId = seedUserId(user);
+async function seedUser(storage: Storage, user: SeedUser, written: (count: number) => void) {
+  const { userId } = user;
   let batch: MealContent[] = [];
   const flush = async () => {
     const result = await storage.upsertMeals(userId, batch, Date.now());
@@ -57,7 +60,7 @@ async function seedUser(
     written(batch.length);
     batch = [];
   };
-  for (const meal of syntheticMeals(seed, user, mealsPerUser)) {
+  for (const meal of user.meals()) {
     batch.push(meal);
     if (batch.length === BATCH_SIZE) await flush();
   }
@@ -65,8 +68,35 @@ async function seedUser(
 }
 
 /**
+ * The users in the byte order of their ids, which is the order of the meals table's key
+ * (user_id, modified_at, id): each user's rows then go at the right edge of the B-tree, an
+ * append, rather than into the middle of pages that must split (seed_10 sorts before seed_2).
+ * Heavy users' ids (`seed_heavy_…`) sort after every regular one.
+ */
+function usersInKeyOrder(seed: string, users: number, mealsPerUser: number, heavyUsers: number, heavyMeals: number) {
+  const regular = Array.from({ length: users }, (_, i) => i + 1).sort((a, b) => {
+    const x = seedUserId(a);
+    const y = seedUserId(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const heavy = Array.from({ length: heavyUsers }, (_, i) => i + 1).sort((a, b) => {
+    const x = heavySeedUserId(a);
+    const y = heavySeedUserId(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return [
+    ...regular.map((n): SeedUser => ({ userId: seedUserId(n), meals: () => syntheticMeals(seed, n, mealsPerUser) })),
+    ...heavy.map(
+      (n): SeedUser => ({ userId: heavySeedUserId(n), meals: () => heavySyntheticMeals(seed, n, heavyMeals) }),
+    ),
+  ];
+}
+
+/**
  * `meal-export seed` (CONTRACT.md section 7): deterministic synthetic meals for users seed_1 to
- * seed_N. Meal ids are fixed (seed_<user>_<n>), so running it again updates the same meals.
+ * seed_N, and, for benchmarks, heavy users seed_heavy_1 to seed_heavy_K with long feeds. Meal
+ * ids are fixed (seed_<user>_<n>, seed_heavy_<user>_<n>), so running it again updates the
+ * same meals.
  */
 export async function runSeed(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS, USAGE);
@@ -78,15 +108,21 @@ export async function runSeed(argv: string[]): Promise<void> {
     0,
     1,
   );
+  const heavyUsers = parseIntegerFlag(values['heavy-users'], 'heavy-users', 0, 0);
+  if (heavyUsers > 0) requireFlag(values['heavy-meals'], 'heavy-meals', USAGE);
+  else if (values['heavy-meals'] !== undefined) {
+    throw new CliError(`--heavy-meals needs --heavy-users (usage: ${USAGE})`, { usage: true });
+  }
+  const heavyMeals = parseIntegerFlag(values['heavy-meals'], 'heavy-meals', 0, 1);
   const seed = values.seed ?? DEFAULT_SEED;
-  const total = users * mealsPerUser;
+  const total = users * mealsPerUser + heavyUsers * heavyMeals;
   const started = performance.now();
   const progress = progressReporter(total);
   let done = 0;
 
   await withStorage(resolveDatabase(values.db), async (storage) => {
-    for (let user = 1; user <= users; user += 1) {
-      await seedUser(storage, seed, user, mealsPerUser, (count) => {
+    for (const user of usersInKeyOrder(seed, users, mealsPerUser, heavyUsers, heavyMeals)) {
+      await seedUser(storage, user, (count) => {
         done += count;
         progress.update(done);
       });
@@ -94,9 +130,10 @@ export async function runSeed(argv: string[]): Promise<void> {
   });
   progress.finish();
   const seconds = Math.round(performance.now() - started) / 1000;
+  const heavyText = heavyUsers === 0 ? '' : ` and ${heavyUsers} heavy user${heavyUsers === 1 ? '' : 's'}`;
   printResult(
     values.json,
-    { users, meals: total, seconds },
-    `seeded ${total} meals for ${users} user${users === 1 ? '' : 's'} in ${seconds} s`,
+    { users, heavyUsers, meals: total, seconds },
+    `seeded ${total} meals for ${users} user${users === 1 ? '' : 's'}${heavyText} in ${seconds} s`,
   );
 }

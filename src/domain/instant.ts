@@ -3,9 +3,10 @@
  * ISO 8601 extended date-times, written as `YYYY-MM-DDTHH:mm:ss.sssZ`.
  */
 
-// date, then optionally: T, time with 0-9 fraction digits, then optionally Z or ±hh:mm.
+// date, then optionally: T, time with an optional fraction of 1-9 digits (RFC 3339 time-secfrac),
+// then optionally Z or ±hh:mm.
 const DATE_TIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{0,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?)?$/;
 
 const MS_PER_MINUTE = 60_000;
 

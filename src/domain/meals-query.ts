@@ -20,25 +20,31 @@ const LIMIT_RE = /^[0-9]+$/;
 
 const invalid = (param: string, message: string) => new AppError('invalid_parameter', message, { param });
 
+/** A parameter's value; undefined when its percent-encoding is malformed. */
+type RawValue = string | undefined;
+
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Splits a raw query string into name -> values. Names and values are percent-decoded as
  * RFC 3986 says (a `+` stays a plus sign, so an offset such as +01:00 may be sent as it is).
+ * A value that cannot be decoded is kept as undefined, a fault of its parameter found in the
+ * contract's order; a name that cannot be decoded is kept raw, an unknown parameter.
  */
-function splitQuery(rawQuery: string): Map<string, string[]> {
-  const params = new Map<string, string[]>();
+function splitQuery(rawQuery: string): Map<string, RawValue[]> {
+  const params = new Map<string, RawValue[]>();
   for (const part of rawQuery.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
     const rawName = eq < 0 ? part : part.slice(0, eq);
-    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
-    let name: string;
-    let value: string;
-    try {
-      name = decodeURIComponent(rawName);
-      value = decodeURIComponent(rawValue);
-    } catch {
-      throw invalid(rawName, `The query parameter ${rawName} is not valid percent-encoding.`);
-    }
+    const name = decode(rawName) ?? rawName;
+    const value = decode(eq < 0 ? '' : part.slice(eq + 1));
     const values = params.get(name);
     if (values === undefined) params.set(name, [value]);
     else values.push(value);
@@ -58,8 +64,11 @@ export function parseMealsQuery(
   const params = splitQuery(rawQuery);
   const single = (name: MealsQueryParameter): string | undefined => {
     const values = params.get(name);
-    if (values !== undefined && values.length > 1) throw invalid(name, `${name} is given more than once.`);
-    return values?.[0];
+    if (values === undefined) return undefined;
+    if (values.length > 1) throw invalid(name, `${name} is given more than once.`);
+    const value = values[0];
+    if (value === undefined) throw invalid(name, `${name} is not valid percent-encoding.`);
+    return value;
   };
 
   const since = single('lastModifiedSince');

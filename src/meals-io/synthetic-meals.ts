@@ -25,6 +25,19 @@ export function seedMealId(user: number, meal: number): string {
   return `seed_${user}_${meal}`;
 }
 
+/**
+ * Heavy users (`seed --heavy-users K --heavy-meals M`) have feeds thousands of meals long, for
+ * the page-of-5000 benchmark: `seed_heavy_1` ... `seed_heavy_K`, apart from the regular users.
+ */
+export function heavySeedUserId(user: number): string {
+  return `seed_heavy_${user}`;
+}
+
+/** Unique across users, and never one of a regular user's: `seed_heavy_<user>_<n>`. */
+export function heavySeedMealId(user: number, meal: number): string {
+  return `seed_heavy_${user}_${meal}`;
+}
+
 interface MealShape {
   readonly titles: readonly string[];
   readonly firstHour: number;
@@ -89,7 +102,7 @@ function description(random: SeededRandom): string {
   return note && extra ? `${note}; ${extra}` : note || extra;
 }
 
-function syntheticMeal(random: SeededRandom, user: number, index: number): MealContent {
+function syntheticMeal(random: SeededRandom, id: string): MealContent {
   const type = random.pick(MEAL_TYPES);
   const shape = SHAPES[type];
   const day = SYNTHETIC_DATES_END - (random.int(DAYS) + 1) * MS_PER_DAY;
@@ -99,7 +112,7 @@ function syntheticMeal(random: SeededRandom, user: number, index: number): MealC
   const proteinShare = 0.15 + random.next() * 0.15;
   const fatShare = 0.25 + random.next() * 0.15;
   return {
-    id: seedMealId(user, index),
+    id,
     description: description(random),
     title: random.pick(shape.titles),
     type,
@@ -118,5 +131,11 @@ function syntheticMeal(random: SeededRandom, user: number, index: number): MealC
 /** User `user`'s meals 1..count with the given seed, generated one at a time. */
 export function* syntheticMeals(seed: string, user: number, count: number): Generator<MealContent> {
   const random = createSeededRandom(hashSeed(`${seed}:${user}`));
-  for (let index = 1; index <= count; index += 1) yield syntheticMeal(random, user, index);
+  for (let index = 1; index <= count; index += 1) yield syntheticMeal(random, seedMealId(user, index));
+}
+
+/** Heavy user `user`'s meals 1..count: their own generator, so regular users' meals do not change. */
+export function* heavySyntheticMeals(seed: string, user: number, count: number): Generator<MealContent> {
+  const random = createSeededRandom(hashSeed(`${seed}:heavy_${user}`));
+  for (let index = 1; index <= count; index += 1) yield syntheticMeal(random, heavySeedMealId(user, index));
 }

@@ -1,10 +1,10 @@
-import { AUTH_FAILURE_POLICY, type AuthFailureLimiter } from './rate-limiter.js';
+import { AUTH_FAILURE_POLICY, type AuthFailureLimiter, type AuthFailurePolicy } from './rate-limiter.js';
 
 /**
  * The in-process brute-force guard: per client address, the times of its recent failed
  * authentications (at most `maxFailures` kept).
  */
-export function createMemoryAuthFailureLimiter(policy = AUTH_FAILURE_POLICY): AuthFailureLimiter {
+export function createMemoryAuthFailureLimiter(policy: AuthFailurePolicy = AUTH_FAILURE_POLICY): AuthFailureLimiter {
   const failures = new Map<string, number[]>();
   let nextSweepAt = 0;
 

@@ -55,7 +55,9 @@ function decide(
   }
   const remaining = policy.dailyLimit - state.usedToday;
   const intervalWaitMs = state.lastAcceptedAt + policy.minIntervalMs - now;
-  if (remaining <= 0) return { allowed: false, remaining: 0, resetAt, retryAfterMs: resetAt - now };
+  // The next accepted request must wait for both the daily reset and the interval.
+  if (remaining <= 0)
+    return { allowed: false, remaining: 0, resetAt, retryAfterMs: Math.max(resetAt - now, intervalWaitMs) };
   if (intervalWaitMs > 0) return { allowed: false, remaining, resetAt, retryAfterMs: intervalWaitMs };
   state.lastAcceptedAt = now;
   state.usedToday += 1;

@@ -39,4 +39,9 @@ export interface AuthFailureLimiter {
   close(): Promise<void>;
 }
 
-export const AUTH_FAILURE_POLICY = { maxFailures: 20, windowMs: 60_000 } as const;
+export interface AuthFailurePolicy {
+  readonly maxFailures: number;
+  readonly windowMs: number;
+}
+
+export const AUTH_FAILURE_POLICY: AuthFailurePolicy = { maxFailures: 20, windowMs: 60_000 };

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { digestApiKey, displayPrefix, generateApiKey } from '../../src/domain/api-key.js';
+import { createKeyAuthenticator } from '../../src/domain/key-authenticator.js';
+import { randomId } from '../../src/domain/random-id.js';
+import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
+import type { ApiKeyRecord, Storage } from '../../src/storage/storage.js';
+import { makeTempDir } from '../support/project.js';
+
+const T0 = Date.UTC(2025, 5, 10, 12);
+
+/** A real SQLite store whose digest lookups are counted (a spy on the real thing, not a mock). */
+interface CountingStore {
+  readonly storage: Storage;
+  lookups: number;
+}
+
+function countLookups(storage: Storage): CountingStore {
+  const counted: CountingStore = {
+    lookups: 0,
+    storage: {
+      ...storage,
+      findApiKeyByDigest(digest) {
+        counted.lookups += 1;
+        return storage.findApiKeyByDigest(digest);
+      },
+    },
+  };
+  return counted;
+}
+
+describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)', () => {
+  const temp = makeTempDir('key-auth');
+  let storage: Storage;
+
+  before(async () => {
+    storage = await openSqliteStorage(path.join(temp.dir, 'store.db'));
+  });
+
+  after(async () => {
+    await storage.close();
+    temp.remove();
+  });
+
+  async function createKey(
+    userId: string,
+    expiresAt: number | null = null,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    const key = generateApiKey();
+    const result = await storage.createApiKey(
+      {
+        id: randomId('key_'),
+        userId,
+        name: 'test',
+        prefix: displayPrefix(key),
+        digest: digestApiKey(key),
+        createdAt: T0,
+        expiresAt,
+      },
+      10,
+      T0,
+    );
+    if (!result.ok) return assert.fail(`could not create a key: ${result.reason}`);
+    return { key, record: result.key };
+  }
+
+  test("a valid key authenticates as its user's key", async () => {
+    const { key, record } = await createKey('u_valid');
+    const found = await createKeyAuthenticator(storage).authenticate(key, T0);
+    assert.deepEqual(found, record);
+    assert.equal(found?.userId, 'u_valid');
+  });
+
+  test('an unknown but well-formed key is refused after one lookup', async () => {
+    const spy = countLookups(storage);
+    assert.equal(await createKeyAuthenticator(spy.storage).authenticate(generateApiKey(), T0), undefined);
+    assert.equal(spy.lookups, 1);
+  });
+
+  test('a malformed token or one whose checksum fails is refused without a store lookup', async () => {
+    const { key } = await createKey('u_checksum');
+    const spy = countLookups(storage);
+    const auth = createKeyAuthenticator(spy.storage);
+    const lastChar = key.at(-1) === 'A' ? 'B' : 'A';
+    for (const token of [
+      `${key.slice(0, -1)}${lastChar}`,
+      `${key.slice(0, 10)}${key[10] === 'x' ? 'y' : 'x'}${key.slice(11)}`,
+      key.slice(0, -1),
+      `${key}A`,
+      key.toUpperCase(),
+      '',
+      'mxk_',
+      'not-a-key',
+      ` ${key}`,
+    ]) {
+      assert.equal(await auth.authenticate(token, T0), undefined, JSON.stringify(token));
+    }
+    assert.equal(spy.lookups, 0);
+  });
+
+  test('repeated and simultaneous uses of a key within the cache TTL cost one lookup', async () => {
+    const { key } = await createKey('u_cache');
+    const spy = countLookups(storage);
+    const auth = createKeyAuthenticator(spy.storage, { cacheTtlMs: 500 });
+    const found = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(key, T0)));
+    for (const record of found) assert.equal(record?.userId, 'u_cache');
+    assert.equal((await auth.authenticate(key, T0 + 499))?.userId, 'u_cache');
+    assert.equal(spy.lookups, 1);
+    await auth.authenticate(key, T0 + 500);
+    assert.equal(spy.lookups, 2);
+  });
+
+  test('a revoked key stops authenticating once the cache TTL has passed, within 1 s', async () => {
+    const { key, record } = await createKey('u_revoke');
+    const auth = createKeyAuthenticator(storage);
+    assert.equal((await auth.authenticate(key, T0))?.id, record.id);
+    const revoked = await storage.revokeApiKey(record.id, T0 + 10);
+    assert.equal(revoked?.revokedAt, T0 + 10);
+    assert.equal(await auth.authenticate(key, T0 + 500), undefined, 'refused once the default 500 ms TTL is over');
+    assert.equal(await auth.authenticate(key, T0 + 10 + 1000), undefined);
+  });
+
+  test('with cacheTtlMs 100, a revocation shows after 100 ms', async () => {
+    const { key, record } = await createKey('u_revoke_fast');
+    const auth = createKeyAuthenticator(storage, { cacheTtlMs: 100 });
+    assert.ok(await auth.authenticate(key, T0));
+    await storage.revokeApiKey(record.id, T0 + 1);
+    assert.equal(await auth.authenticate(key, T0 + 100), undefined);
+  });
+
+  test('a key revoked before its first use never authenticates', async () => {
+    const { key, record } = await createKey('u_revoked_early');
+    await storage.revokeApiKey(record.id, T0);
+    assert.equal(await createKeyAuthenticator(storage).authenticate(key, T0 + 1), undefined);
+  });
+
+  test('an expired key is refused from its expiry on, even while it is cached', async () => {
+    const { key } = await createKey('u_expiry', T0 + 90_000);
+    const auth = createKeyAuthenticator(storage, { cacheTtlMs: 10 * 60_000 });
+    assert.equal((await auth.authenticate(key, T0 + 89_999))?.userId, 'u_expiry');
+    assert.equal(await auth.authenticate(key, T0 + 90_000), undefined);
+    assert.equal(await createKeyAuthenticator(storage).authenticate(key, T0 + 100_000), undefined);
+  });
+
+  test('noted uses become lastUsedAt in keys list once flushed, keeping the latest', async () => {
+    const { key, record } = await createKey('u_used');
+    const auth = createKeyAuthenticator(storage);
+    assert.ok(await auth.authenticate(key, T0 + 5000));
+    auth.noteUse(record.id, T0 + 5000);
+    auth.noteUse(record.id, T0 + 7000);
+    assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, null);
+    await auth.flushUses();
+    assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000);
+    auth.noteUse(record.id, T0 + 6000);
+    await auth.flushUses();
+    assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000, 'an older use never moves it back');
+    await auth.flushUses();
+  });
+
+  test('a cache bounded to 2 entries still authenticates every key', async () => {
+    const keys = await Promise.all(['u_b1', 'u_b2', 'u_b3'].map((user) => createKey(user)));
+    const auth = createKeyAuthenticator(storage, { maxCacheEntries: 2 });
+    for (let round = 0; round < 3; round += 1) {
+      for (const { key, record } of keys) assert.equal((await auth.authenticate(key, T0 + round))?.id, record.id);
+    }
+  });
+});
