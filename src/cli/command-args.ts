@@ -15,7 +15,16 @@ export const COMMON_OPTIONS = {
  * Parses one command's arguments strictly (unknown flags and missing values are usage errors,
  * exit 2) with node:util parseArgs.
  */
-export function parseCommandArgs<O extends Options>(argv: readonly string[], options: O, usage: string) {
+/** What parseArgs returns for one command's options (named, so declarations can be emitted). */
+type ParsedCommandArgs<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & O; allowPositionals: true; strict: true }>
+>;
+
+export function parseCommandArgs<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  usage: string,
+): ParsedCommandArgs<O> {
   try {
     const parsed = parseArgs({
       args: [...argv],
