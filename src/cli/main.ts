@@ -1,6 +1,7 @@
 import { AppError, CliError } from '../errors.js';
 import { runKeys } from './keys.js';
 import { runMeals } from './meals.js';
+import { runPull } from './pull.js';
 import { runSeed } from './seed.js';
 import { runServe } from './serve.js';
 
@@ -11,6 +12,7 @@ commands:
   keys create|list|revoke       manage API keys
   meals import|delete|export    record, delete and export meals
   seed                          write deterministic synthetic meals
+  pull                          keep a CSV or JSONL copy of your meals in sync with the API
 
 every command takes --db PATH|postgres://... and --json; "meal-export <command> --help" for more`;
 
@@ -19,6 +21,7 @@ const COMMANDS: Readonly<Record<string, (argv: string[]) => Promise<void>>> = {
   keys: runKeys,
   meals: runMeals,
   seed: runSeed,
+  pull: runPull,
 };
 
 /** Runs the command line; a failure is one line on stderr and a non-zero exit, never a stack. */

@@ -40,7 +40,27 @@ export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
-/** Any key-shaped text inside `text` replaced, for logs: a key must never reach them. */
+const KEY_LIKE_RE = /mxk_[0-9A-Za-z]{4,}/g;
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Text safe for logs: a key must never reach them, not even one sent in a URL by mistake,
+ * percent-encoded (`mxk%5F…`) or encoded twice. The text is decoded until it stops changing
+ * (a few rounds at most) and every key-shaped run in it is replaced.
+ */
 export function redactApiKeys(text: string): string {
-  return text.replace(/mxk_[0-9A-Za-z]{4,}/g, 'mxk_[redacted]');
+  let decoded = text;
+  for (let round = 0; round < 3; round += 1) {
+    const next = percentDecoded(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded.replace(KEY_LIKE_RE, 'mxk_[redacted]');
 }

@@ -15,6 +15,20 @@ interface ParserError extends Error {
 }
 
 /**
+ * Whether the parser overflowed inside the request line. `rawPacket` is only the chunk being
+ * parsed: when it holds no line end, or its first line is the end of a request line
+ * (`… HTTP/1.1`) that began in an earlier chunk or is itself past 8 KiB, the URL is too long.
+ */
+function isRequestLineTooLong(packet: Buffer | undefined): boolean {
+  const lineEnd = packet?.indexOf('\r\n') ?? -1;
+  if (packet === undefined || lineEnd < 0) return true;
+  const firstLine = packet.subarray(0, lineEnd).toString('latin1');
+  if (!/ HTTP\/\d\.\d$/.test(firstLine)) return false;
+  const startsTheRequest = /^[A-Z]+ /.test(firstLine);
+  return !startsTheRequest || lineEnd > MAX_REQUEST_LINE_BYTES;
+}
+
+/**
  * Answers what Node's HTTP parser refuses before any route sees it (CONTRACT.md section 5):
  * headers past the parser's limit are 431 (414 when the request line alone is past 8 KiB),
  * anything else malformed is 400 bad_request, as JSON with the usual headers. Timeouts and
@@ -38,8 +52,7 @@ export function createClientErrorHandler(tls: boolean) {
     let code: ErrorCode = 'bad_request';
     let message = 'The request is malformed.';
     if (error.code === 'HPE_HEADER_OVERFLOW') {
-      const lineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
-      const urlTooLong = lineEnd < 0 || lineEnd > MAX_REQUEST_LINE_BYTES;
+      const urlTooLong = isRequestLineTooLong(error.rawPacket);
       status = urlTooLong ? 414 : 431;
       code = 'request_too_large';
       message = urlTooLong ? 'The URL is longer than 8 KiB.' : 'The request headers are larger than 16 KiB.';

@@ -6,7 +6,7 @@ import {
   mealSchema,
   tombstoneSchema,
 } from '../../src/http/schemas.js';
-import type { TestResponse } from '../support/server.js';
+import { request, type TestResponse } from '../support/server.js';
 import { schemaProblems } from './json-schema-check.js';
 
 /**
@@ -147,3 +147,18 @@ export function nextUtcMidnightSeconds(now = Date.now()): number {
 
 /** `new Date(now - ms).toISOString()`. */
 export const isoAgo = (ms: number): string => new Date(Date.now() - ms).toISOString();
+
+/**
+ * GET /v1/meals with every name and value percent-encoded by encodeURIComponent, so that a
+ * space is sent as %20 and a plus sign as %2B (URLSearchParams would send a space as "+").
+ */
+export function getMealsExact(
+  server: { host: string; port: number },
+  key: string | undefined,
+  params: Readonly<Record<string, string>>,
+): Promise<TestResponse> {
+  const query = Object.entries(params)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join('&');
+  return request(server, { path: `/v1/meals?${query}`, ...(key === undefined ? {} : { key }) });
+}

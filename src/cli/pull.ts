@@ -1,0 +1,279 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createMealExportClient } from '../client/client.js';
+import {
+  MealExportAuthError,
+  MealExportBadRequestError,
+  MealExportError,
+  MealExportHttpError,
+  MealExportNetworkError,
+  MealExportRateLimitError,
+} from '../client/errors.js';
+import { MealMirror } from '../client/pull/meal-mirror.js';
+import { MirrorFileError, readMirrorFile, writeMirrorFile } from '../client/pull/mirror-file.js';
+import { createPullProgress, type PullProgress } from '../client/pull/pull-progress.js';
+import {
+  positionOf,
+  readSyncState,
+  type SyncState,
+  SyncStateError,
+  writeSyncState,
+} from '../client/pull/sync-state-file.js';
+import type { SyncPosition } from '../client/types.js';
+import { resolveSetting } from '../config.js';
+import { CliError } from '../errors.js';
+import { formatFromExtension, type MealFileFormat } from '../meals-io/file-format.js';
+import { expectPositionals, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
+import { printResult } from './output.js';
+
+const USAGE =
+  'meal-export pull --url BASE_URL --state FILE --out FILE.csv|FILE.jsonl [--ca FILE] [--follow SECONDS] [--key-file FILE] [--limit N] [--json]';
+
+const OPTIONS = {
+  url: { type: 'string' },
+  state: { type: 'string' },
+  out: { type: 'string' },
+  ca: { type: 'string' },
+  follow: { type: 'string' },
+  'key-file': { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+interface PullSettings {
+  readonly url: string;
+  readonly statePath: string;
+  readonly outPath: string;
+  readonly format: MealFileFormat;
+  readonly followMs: number | undefined;
+  readonly limit: number;
+}
+
+interface Totals {
+  pages: number;
+  upserted: number;
+  deleted: number;
+}
+
+/** CONTRACT.md section 7: the key comes from the environment or a file, never from argv. */
+function refuseKeyInArgv(argv: readonly string[]): void {
+  if (argv.some((arg) => /^--(key|api-key|apikey)(=|$)/.test(arg))) {
+    throw new CliError(
+      '--key is refused: a key on the command line shows in ps and in shell history; set MEAL_EXPORT_API_KEY or pass --key-file FILE',
+      { usage: true },
+    );
+  }
+}
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+async function resolveApiKey(keyFile: string | undefined): Promise<string> {
+  const fromFile = keyFile === undefined ? undefined : (await readText(keyFile, '--key-file')).trim();
+  const key = resolveSetting(fromFile === '' ? undefined : fromFile, 'apiKey');
+  if (key === undefined) {
+    throw new CliError(`no API key: set MEAL_EXPORT_API_KEY or pass --key-file FILE (usage: ${USAGE})`, {
+      usage: true,
+    });
+  }
+  return key;
+}
+
+function parseSettings(
+  argv: string[],
+): PullSettings & { json: boolean; ca: string | undefined; keyFile: string | undefined } {
+  refuseKeyInArgv(argv);
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, USAGE);
+  expectPositionals(positionals, 0, USAGE);
+  const url = requireFlag(values.url, 'url', USAGE);
+  if (!URL.canParse(url) || !['https:', 'http:'].includes(new URL(url).protocol)) {
+    throw new CliError(`--url must be the service's https:// address, got ${JSON.stringify(url)}`, { usage: true });
+  }
+  const outPath = requireFlag(values.out, 'out', USAGE);
+  const format = formatFromExtension(outPath);
+  if (format === undefined) throw new CliError(`--out must end in .csv or .jsonl, got ${outPath}`, { usage: true });
+  return {
+    url,
+    statePath: requireFlag(values.state, 'state', USAGE),
+    outPath,
+    format,
+    followMs: values.follow === undefined ? undefined : parseIntegerFlag(values.follow, 'follow', 0, 1, 86_400) * 1000,
+    limit: parseIntegerFlag(values.limit, 'limit', 5000, 1, 5000),
+    json: values.json,
+    ca: values.ca,
+    keyFile: values['key-file'],
+  };
+}
+
+/** The SDK's failures as one line a person can act on. */
+function explain(error: unknown, settings: PullSettings): unknown {
+  if (!(error instanceof MealExportError)) return error;
+  if (error instanceof MealExportAuthError) {
+    return new CliError(`the server refused the API key (${error.code}): create a new key`, { cause: error });
+  }
+  if (error instanceof MealExportBadRequestError && error.param === 'cursor') {
+    return new CliError(
+      `the server refused the position saved in ${settings.statePath} (${error.code}): it is another server's or another user's; delete it and ${settings.outPath} to pull everything again`,
+      { cause: error },
+    );
+  }
+  if (error instanceof MealExportRateLimitError) {
+    const minutes = Math.ceil(error.retryAfterMs / 60_000);
+    return new CliError(`the key's daily quota is used up (rate_limited): try again in ${minutes} min`, {
+      cause: error,
+    });
+  }
+  const detail = error instanceof MealExportHttpError && error.serverMessage ? ` (${error.serverMessage})` : '';
+  return new CliError(`${error.message}${detail}`, { cause: error });
+}
+
+/** Worth another poll with --follow: the server or the network may be back by then. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof MealExportRateLimitError) return true;
+  if (error instanceof MealExportHttpError) return error.status >= 500;
+  return (
+    error instanceof MealExportNetworkError &&
+    error.errorCode !== undefined &&
+    !/CERT|SELF_SIGNED/.test(error.errorCode)
+  );
+}
+
+async function loadStart(settings: PullSettings, progress: PullProgress) {
+  const state = await readSyncState(settings.statePath).catch((error: unknown) => {
+    if (error instanceof SyncStateError) {
+      throw new CliError(
+        `${settings.statePath} is not a pull state (${error.message}): delete it to pull everything again`,
+      );
+    }
+    throw error;
+  });
+  if (state === undefined) return { state: undefined, mirror: new MealMirror() };
+  const meals = await readMirrorFile(settings.outPath, settings.format).catch((error: unknown) => {
+    if (error instanceof MirrorFileError) {
+      throw new CliError(
+        `cannot resume from ${settings.outPath}: ${error.message}; delete ${settings.statePath} to pull everything again`,
+      );
+    }
+    throw error;
+  });
+  if (meals === undefined) {
+    progress.notice(`${settings.outPath} is missing: pulling everything again`);
+    return { state: undefined, mirror: new MealMirror() };
+  }
+  return { state, mirror: new MealMirror(meals) };
+}
+
+const samePosition = (a: SyncPosition | undefined, b: SyncPosition) =>
+  a !== undefined &&
+  a.lastModifiedSince === b.lastModifiedSince &&
+  a.cursor === b.cursor &&
+  a.followSince === b.followSince;
+
+/**
+ * `meal-export pull`: pages to the end with includeDeleted=true and applies each page to
+ * --out, then saves the position in --state, in that order, both atomically: a crash between
+ * the two re-applies one page, which changes nothing (CONTRACT.md section 7).
+ */
+export async function runPull(argv: string[]): Promise<void> {
+  const settings = parseSettings(argv);
+  const apiKey = await resolveApiKey(settings.keyFile);
+  const ca = settings.ca === undefined ? undefined : await readText(settings.ca, '--ca');
+  const progress = createPullProgress(process.stderr);
+  const { state, mirror } = await loadStart(settings, progress);
+  const client = createMealExportClient({
+    baseUrl: settings.url,
+    apiKey,
+    ...(ca === undefined ? {} : { ca }),
+    onWait: (event) => progress.waiting(event.reason, event.ms),
+  });
+
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const totals: Totals = { pages: 0, upserted: 0, deleted: 0 };
+  let position = state === undefined ? undefined : positionOf(state);
+  let userId = state?.userId;
+  let outWritten = state !== undefined;
+
+  const saveStep = async (step: {
+    position: SyncPosition;
+    resynced: boolean;
+    page: { userId: string; count: number };
+  }) => {
+    if (userId !== undefined && step.page.userId !== userId) {
+      throw new CliError(
+        `${settings.outPath} holds user ${userId}'s meals but this key is user ${step.page.userId}'s: use another --state and --out`,
+      );
+    }
+    userId = step.page.userId;
+    if (!outWritten || step.resynced || step.page.count > 0) {
+      await writeMirrorFile(settings.outPath, settings.format, mirror.values()).catch(fileFailure(settings.outPath));
+      outWritten = true;
+    }
+    if (samePosition(position, step.position)) return;
+    const saved: SyncState = {
+      version: 1,
+      url: settings.url,
+      userId,
+      ...step.position,
+      savedAt: new Date().toISOString(),
+    };
+    await writeSyncState(settings.statePath, saved).catch(fileFailure(settings.statePath));
+    position = step.position;
+  };
+
+  try {
+    for (;;) {
+      try {
+        const steps = client.sync({
+          ...(position === undefined ? {} : { from: position }),
+          limit: settings.limit,
+          signal: stop.signal,
+          onResync: () =>
+            progress.notice(`the server asked for a full resync (410 resync_required): rebuilding ${settings.outPath}`),
+        });
+        for await (const step of steps) {
+          if (step.resynced) mirror.clear();
+          const applied = mirror.apply(step.page.meals);
+          await saveStep(step);
+          totals.pages += 1;
+          totals.upserted += applied.upserted;
+          totals.deleted += applied.deleted;
+          progress.page(totals.pages, mirror.size);
+        }
+      } catch (error) {
+        if (stop.signal.aborted && (error as Error | undefined)?.name === 'AbortError') break;
+        if (settings.followMs === undefined || !isTransient(error)) throw explain(error, settings);
+        progress.notice(`${(explain(error, settings) as Error).message}; trying again at the next poll`);
+      }
+      if (settings.followMs === undefined || stop.signal.aborted) break;
+      progress.waiting('follow', settings.followMs);
+      const slept = await delay(settings.followMs, true, { signal: stop.signal }).catch(() => false);
+      if (!slept) break;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    client.close();
+    progress.done();
+  }
+
+  const summary = { pages: totals.pages, upserted: totals.upserted, deleted: totals.deleted, total: mirror.size };
+  const text = `pulled ${summary.pages} page${summary.pages === 1 ? '' : 's'}: ${summary.upserted} upserted, ${summary.deleted} deleted; ${settings.outPath} holds ${summary.total} meal${summary.total === 1 ? '' : 's'}`;
+  printResult(settings.json, summary, text);
+  // Interrupted before the end of the feed: the state is saved, the next run resumes.
+  if (stop.signal.aborted && settings.followMs === undefined) process.exitCode = 130;
+}
+
+function fileFailure(file: string) {
+  return (error: unknown): never => {
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (syscall === undefined) throw error;
+    throw new CliError(`cannot write ${file}: ${code ?? syscall}`, { cause: error });
+  };
+}

@@ -1,0 +1,86 @@
+import { createHttpsTransport } from './https-transport.js';
+import { createPacer, createWaiter } from './pacer.js';
+import { fetchPage, mealsUrl } from './page-request.js';
+import type { RequestPolicy } from './send-request.js';
+import { syncPages } from './sync.js';
+import { createFetchTransport, type FetchFunction, type HttpTransport } from './transport.js';
+import type { ListMealsOptions, MealPage, SyncOptions, SyncStep, WaitEvent } from './types.js';
+import type { BackoffOptions } from './wait-times.js';
+
+export interface MealExportClientOptions {
+  /** The service's base URL, such as `https://127.0.0.1:8443`. */
+  readonly baseUrl: string | URL;
+  /** `mxk_...`: sent as `Authorization: Bearer`, never in the URL. */
+  readonly apiKey: string;
+  /** PEM certificate(s) to trust, such as the server's self-signed `<data-dir>/tls/cert.pem`. */
+  readonly ca?: string | Buffer;
+  /**
+   * The wait between requests. Absent: 3000 ms (the contract's) until the server announces
+   * its own in `RateLimit-Policy`, then that. Given: exactly this, whatever the server says.
+   */
+  readonly minIntervalMs?: number;
+  /** 5xx answers or network errors in a row retried before the error is thrown (default 6). */
+  readonly maxRetries?: number;
+  /** Backoff of those retries: full jitter under a cap that doubles from 1 s up to 30 s. */
+  readonly backoff?: BackoffOptions;
+  /** A 429 asking for a longer wait (the daily quota) is thrown instead (default 1 hour). */
+  readonly maxRetryAfterMs?: number;
+  /** Send through this fetch instead of node:https (with your own dispatcher, say). Not with `ca`. */
+  readonly fetch?: FetchFunction;
+  /** Send through this transport instead (tests, other runtimes). Not with `ca` or `fetch`. */
+  readonly transport?: HttpTransport;
+  /** Told before every wait: the interval, a 429's Retry-After, a retry's backoff. */
+  readonly onWait?: (event: WaitEvent) => void;
+}
+
+export interface MealExportClient {
+  /** One page of GET /v1/meals, as the server sent it. */
+  listMeals(options: ListMealsOptions): Promise<MealPage>;
+  /** Every page to the end of the feed, each with the position to save after applying it. */
+  sync(options?: SyncOptions): AsyncGenerator<SyncStep, void, undefined>;
+  /** Closes kept-alive connections (they never keep the process alive anyway). */
+  close(): void;
+}
+
+function chooseTransport(options: MealExportClientOptions): HttpTransport {
+  const given = [options.ca, options.fetch, options.transport].filter((x) => x !== undefined).length;
+  if (given > 1) throw new TypeError('pass at most one of ca, fetch and transport');
+  if (options.transport !== undefined) return options.transport;
+  if (options.fetch !== undefined) return createFetchTransport(options.fetch);
+  return createHttpsTransport(options.ca === undefined ? {} : { ca: options.ca });
+}
+
+/**
+ * A client for one key. One client keeps one pace: share it between calls, so that the
+ * interval is kept across them (CONTRACT.md section 4).
+ */
+export function createMealExportClient(options: MealExportClientOptions): MealExportClient {
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
+  const endpoint = mealsUrl(options.baseUrl);
+  const transport = chooseTransport(options);
+  const wait = createWaiter(options.onWait);
+  const policy: RequestPolicy = {
+    transport,
+    apiKey: options.apiKey,
+    wait,
+    pacer: createPacer({
+      wait,
+      ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+    }),
+    maxRetries: options.maxRetries ?? 6,
+    backoff: { initialMs: 1000, maxMs: 30_000, ...options.backoff },
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 3_600_000,
+  };
+  const fetchOne = (query: ListMealsOptions) => fetchPage(policy, endpoint, query);
+  return {
+    async listMeals(query) {
+      return (await fetchOne(query)).page;
+    },
+    sync(syncOptions = {}) {
+      return syncPages(fetchOne, syncOptions);
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * `meal-export/client`: a typed SDK for GET /v1/meals that pages, waits and retries by itself.
+ *
+ *   const client = createMealExportClient({ baseUrl, apiKey, ca });
+ *   for await (const { page, position, resynced } of client.sync({ from: saved })) { ... }
+ */
+export { createMealExportClient, type MealExportClient, type MealExportClientOptions } from './client.js';
+export {
+  MealExportAuthError,
+  MealExportBadRequestError,
+  MealExportError,
+  type MealExportErrorCode,
+  MealExportHttpError,
+  MealExportNetworkError,
+  MealExportRateLimitError,
+  MealExportResponseError,
+  MealExportResyncRequiredError,
+  type RequestInfo,
+  type ResponseInfo,
+} from './errors.js';
+export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
+export { EPOCH, FOLLOW_MARGIN_MS } from './sync.js';
+export { createFetchTransport, type FetchFunction, type HttpTransport } from './transport.js';
+export {
+  isTombstone,
+  type ListMealsOptions,
+  type Meal,
+  type MealFeedItem,
+  type MealPage,
+  type MealType,
+  type SyncOptions,
+  type SyncPosition,
+  type SyncStep,
+  type Tombstone,
+  type WaitEvent,
+} from './types.js';
+export type { BackoffOptions } from './wait-times.js';

@@ -1,0 +1,80 @@
+import type { WaitEvent } from '../types.js';
+
+/** Where progress goes: stderr, or a stand-in in tests. */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  write(text: string): boolean;
+}
+
+export interface PullProgress {
+  /** After each page is applied. */
+  page(pages: number, meals: number): void;
+  /** Before a wait: the limiter, a Retry-After, a retry, the next --follow poll. */
+  waiting(reason: WaitEvent['reason'] | 'follow', ms: number): void;
+  /** A line that stays (a resync, a failed poll that will be tried again): printed even off a terminal. */
+  notice(text: string): void;
+  /** Clears the progress line. */
+  done(): void;
+}
+
+const WHY: Readonly<Record<WaitEvent['reason'] | 'follow', string>> = {
+  interval: 'for the rate limit',
+  rate_limited: 'as the server asked (429)',
+  retry: 'before trying again',
+  follow: 'until the next poll',
+};
+
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * One self-rewriting line on a terminal (pages, meals so far, and a countdown during waits);
+ * nothing at all when the stream is not a terminal, except notices.
+ */
+export function createPullProgress(stream: ProgressStream): PullProgress {
+  const tty = stream.isTTY === true;
+  let status = 'connecting';
+  let timer: NodeJS.Timeout | undefined;
+  let shown = false;
+
+  const render = (text: string) => {
+    stream.write(`\r\x1b[2K${text}`);
+    shown = true;
+  };
+  const stopCountdown = () => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  };
+
+  return {
+    page(pages, meals) {
+      if (!tty) return;
+      stopCountdown();
+      status = `${plural(pages, 'page')}, ${plural(meals, 'meal')}`;
+      render(status);
+    },
+    waiting(reason, ms) {
+      if (!tty || ms < 1000) return;
+      stopCountdown();
+      const until = Date.now() + ms;
+      const tick = () => {
+        const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+        render(`${status} · waiting ${seconds} s ${WHY[reason]}`);
+        if (seconds === 0) stopCountdown();
+      };
+      tick();
+      timer = setInterval(tick, 1000);
+      timer.unref();
+    },
+    notice(text) {
+      stopCountdown();
+      if (shown) stream.write('\r\x1b[2K');
+      stream.write(`meal-export: ${text}\n`);
+      if (shown) render(status);
+    },
+    done() {
+      stopCountdown();
+      if (shown) stream.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import {
+  httpErrorFor,
+  MealExportNetworkError,
+  MealExportRateLimitError,
+  type RequestInfo,
+  type ResponseInfo,
+} from './errors.js';
+import type { Pacer, Waiter } from './pacer.js';
+import type { HttpTransport } from './transport.js';
+import { type BackoffOptions, backoffDelay, parseRetryAfter } from './wait-times.js';
+
+export interface RequestPolicy {
+  readonly transport: HttpTransport;
+  readonly apiKey: string;
+  readonly pacer: Pacer;
+  readonly wait: Waiter;
+  /** Retries of a 5xx or a network error in a row before giving up. */
+  readonly maxRetries: number;
+  readonly backoff: BackoffOptions;
+  /** A 429 asking to wait longer than this is thrown (MealExportRateLimitError), not waited out. */
+  readonly maxRetryAfterMs: number;
+}
+
+export interface JsonResponse {
+  readonly response: ResponseInfo;
+  /** The parsed body; undefined when it was not JSON. */
+  readonly body: unknown;
+}
+
+// A certificate the client does not trust will not become trusted by asking again.
+const TLS_TRUST_RE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
+function parseBody(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function networkFailure(info: RequestInfo, error: unknown): { error: MealExportNetworkError; retryable: boolean } {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && TLS_TRUST_RE.test(code)) {
+    const hint = ": the server's certificate is not trusted; pass its cert.pem as ca (--ca)";
+    return { error: new MealExportNetworkError(info, error, hint), retryable: false };
+  }
+  return { error: new MealExportNetworkError(info, error), retryable: true };
+}
+
+/**
+ * One GET with the whole policy: the interval before it, Retry-After on 429, capped
+ * exponential backoff with full jitter on 5xx and network errors, typed errors for the rest.
+ */
+export async function sendRequest(
+  policy: RequestPolicy,
+  url: URL,
+  signal: AbortSignal | undefined,
+): Promise<JsonResponse> {
+  const info: RequestInfo = { method: 'GET', url: url.href };
+  const headers = { authorization: `Bearer ${policy.apiKey}`, accept: 'application/json' };
+  let failures = 0;
+  for (;;) {
+    await policy.pacer.ready(signal);
+    let response: ResponseInfo;
+    try {
+      response = await policy.transport.get(url, headers, signal);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const failure = networkFailure(info, error);
+      failures += 1;
+      if (!failure.retryable || failures > policy.maxRetries) throw failure.error;
+      const ms = backoffDelay(failures, policy.backoff);
+      await policy.wait({ reason: 'retry', ms, attempt: failures, error: failure.error }, signal);
+      continue;
+    }
+    const body = parseBody(response.text);
+    const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+    if (response.status === 429) {
+      // Not counted by the server (CONTRACT.md section 4): the interval clock is not reset.
+      const ms = retryAfterMs ?? 1000;
+      if (ms > policy.maxRetryAfterMs) throw new MealExportRateLimitError(info, response, body, ms);
+      await policy.wait({ reason: 'rate_limited', ms }, signal);
+      continue;
+    }
+    policy.pacer.noteAccepted(response.headers);
+    if (response.status >= 200 && response.status < 300) return { response, body };
+    const error = httpErrorFor(info, response, body);
+    if (response.status < 500) throw error;
+    failures += 1;
+    if (failures > policy.maxRetries) throw error;
+    const ms = Math.min(retryAfterMs ?? backoffDelay(failures, policy.backoff), policy.maxRetryAfterMs);
+    await policy.wait({ reason: 'retry', ms, attempt: failures, error }, signal);
+  }
+}

@@ -1,0 +1,86 @@
+import { MealExportResyncRequiredError } from './errors.js';
+import type { FetchedPage } from './page-request.js';
+import type { ListMealsOptions, SyncOptions, SyncPosition, SyncStep } from './types.js';
+
+export const EPOCH = '1970-01-01T00:00:00.000Z';
+export const DEFAULT_SYNC_LIMIT = 5000;
+
+/**
+ * After a full pass, changes are followed from a little before the pass began: a deletion
+ * committed while the pass ran, or written on an instance whose clock is a little behind, is
+ * then still seen. What comes twice is the same upsert or deletion again, which a copy keyed
+ * by id absorbs.
+ */
+export const FOLLOW_MARGIN_MS = 5 * 60_000;
+
+type FetchPage = (options: ListMealsOptions) => Promise<FetchedPage>;
+
+/** A full pass under way: `followSince` is set from the server's clock at its first answer. */
+interface Pass {
+  followSince: string | undefined;
+}
+
+function startingPoint(options: SyncOptions, includeDeleted: boolean): { position: SyncPosition; pass: Pass | null } {
+  if (options.from !== undefined) {
+    const { from } = options;
+    return { position: from, pass: from.followSince === null ? null : { followSince: from.followSince } };
+  }
+  const since = options.since instanceof Date ? options.since.toISOString() : options.since;
+  const cursor = options.cursor ?? null;
+  // A fresh start with tombstones would be answered 410 (tombstones are not kept since 1970):
+  // do what the contract says to do then, a full pass without them first (CONTRACT.md section 2).
+  const fresh = since === undefined && cursor === null && includeDeleted;
+  const position = { lastModifiedSince: since ?? EPOCH, cursor, followSince: null };
+  return { position, pass: fresh ? { followSince: undefined } : null };
+}
+
+/**
+ * Every page from a position to the end of the feed (hasMore false), each with the position
+ * to save once it is applied. On `410 resync_required` it starts again from the beginning
+ * without tombstones, flags the first page `resynced`, then follows the changes.
+ */
+export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}): AsyncGenerator<SyncStep> {
+  const includeDeleted = options.includeDeleted ?? true;
+  const limit = options.limit ?? DEFAULT_SYNC_LIMIT;
+  let { position, pass } = startingPoint(options, includeDeleted);
+  let resynced = false;
+  let passJustEnded = false;
+  for (;;) {
+    let fetched: FetchedPage;
+    try {
+      fetched = await fetchPage({
+        lastModifiedSince: position.lastModifiedSince,
+        cursor: position.cursor,
+        includeDeleted: includeDeleted && pass === null,
+        limit,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (error) {
+      // Right after a full pass the starting point is minutes old: a 410 then would loop forever.
+      if (!(error instanceof MealExportResyncRequiredError) || passJustEnded) throw error;
+      options.onResync?.(error);
+      position = { lastModifiedSince: EPOCH, cursor: null, followSince: null };
+      pass = { followSince: undefined };
+      resynced = true;
+      continue;
+    }
+    passJustEnded = false;
+    const { page, answeredAt } = fetched;
+    const cursor = page.nextCursor ?? position.cursor;
+    if (pass !== null) {
+      pass.followSince ??= new Date(answeredAt - FOLLOW_MARGIN_MS).toISOString();
+      position = page.hasMore
+        ? { lastModifiedSince: position.lastModifiedSince, cursor, followSince: pass.followSince }
+        : { lastModifiedSince: pass.followSince, cursor: null, followSince: null };
+    } else {
+      position = { lastModifiedSince: page.lastModifiedSince, cursor, followSince: null };
+    }
+    yield { page, position, resynced };
+    resynced = false;
+    if (page.hasMore) continue;
+    if (pass === null) return;
+    // The pass is over: now the changes since it began, tombstones included.
+    pass = null;
+    passJustEnded = true;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The wire types of GET /v1/meals (CONTRACT.md section 2), as a consumer receives them:
+ * instants are `YYYY-MM-DDTHH:mm:ss.sssZ` strings.
+ */
+export type MealType = 'breakfast' | 'lunch' | 'dinner' | 'snack';
+
+/** A live meal: every field always present, in this order. */
+export interface Meal {
+  readonly id: string;
+  readonly description: string;
+  readonly title: string;
+  readonly type: MealType;
+  /** When the meal was eaten. */
+  readonly date: string;
+  readonly caloriesTotal: number | null;
+  readonly proteins_g: number | null;
+  readonly fats_g: number | null;
+  readonly carbs_g: number | null;
+  readonly fibers_g: number | null;
+  readonly sodium_mg: number | null;
+  readonly iron_mg: number | null;
+  readonly calcium_mg: number | null;
+  /** When the meal last changed: the feed's sort key, with `id`. */
+  readonly modifiedAt: string;
+  /** `false` with includeDeleted=true, absent otherwise. */
+  readonly deleted?: false;
+}
+
+/** A deleted meal, only with includeDeleted=true: exactly these three fields. */
+export interface Tombstone {
+  readonly id: string;
+  readonly modifiedAt: string;
+  readonly deleted: true;
+}
+
+export type MealFeedItem = Meal | Tombstone;
+
+/** The 200 body: exactly these seven fields. */
+export interface MealPage {
+  readonly ok: true;
+  readonly userId: string;
+  /** The request's instant, normalised. */
+  readonly lastModifiedSince: string;
+  readonly count: number;
+  readonly meals: readonly MealFeedItem[];
+  /** True when more items follow: ask again with the same lastModifiedSince and `cursor: nextCursor`. */
+  readonly hasMore: boolean;
+  /** The position after the last item; null when the page is empty (keep the cursor you sent). */
+  readonly nextCursor: string | null;
+}
+
+export function isTombstone(item: MealFeedItem): item is Tombstone {
+  return item.deleted === true;
+}
+
+export interface ListMealsOptions {
+  /** Inclusive lower bound on modifiedAt: an ISO 8601 date-time or a Date. */
+  readonly lastModifiedSince: string | Date;
+  /** 1 to 5000; the server's default is 1000. */
+  readonly limit?: number;
+  readonly cursor?: string | null;
+  readonly includeDeleted?: boolean;
+  /** Aborts the waits and the request. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Where a sync stands: save it after applying a page, pass it back as `sync({ from })`.
+ * Plain JSON, so it can be written to a file as it is.
+ */
+export interface SyncPosition {
+  readonly lastModifiedSince: string;
+  readonly cursor: string | null;
+  /**
+   * Set while a full pass without tombstones is under way (the first sync, or a resync after
+   * `410 resync_required`): once the pass ends, changes are followed from this instant with
+   * includeDeleted=true. Null when following changes.
+   */
+  readonly followSince: string | null;
+}
+
+export interface SyncStep {
+  readonly page: MealPage;
+  /** Where to resume once this page is applied. */
+  readonly position: SyncPosition;
+  /**
+   * True on the first page after the server answered `410 resync_required`: the sync started
+   * again from the beginning, so drop your copy and rebuild it from this page on.
+   */
+  readonly resynced: boolean;
+}
+
+export interface SyncOptions {
+  /** A position saved from an earlier step; wins over `since` and `cursor`. */
+  readonly from?: SyncPosition;
+  /** Where to start when there is no saved position; absent: the beginning (a full pass first). */
+  readonly since?: string | Date;
+  readonly cursor?: string | null;
+  /** Ask for tombstones (default true): what a copy needs to apply deletions. */
+  readonly includeDeleted?: boolean;
+  /** Page size, 1 to 5000 (default 5000: the fewest pages under the 3 s interval). */
+  readonly limit?: number;
+  /** Told when a `410 resync_required` makes the sync start again from the beginning. */
+  readonly onResync?: (reason: Error) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** Why the client is about to wait, and for how long. */
+export interface WaitEvent {
+  readonly reason: 'interval' | 'rate_limited' | 'retry';
+  readonly ms: number;
+  /** For `retry`: the attempt about to be made (1 for the first retry) and what failed. */
+  readonly attempt?: number;
+  readonly error?: Error;
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { request, startTestServer, type TestServer } from '../support/server.js';
+import { assertCommonHeaders, assertError, ENVELOPE_FIELDS, MEAL_FIELDS } from './http-expect.js';
+
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+
+after(async () => {
+  await server.stop();
+});
+
+interface OpenApiParameter {
+  readonly name: string;
+  readonly in: string;
+  readonly required?: boolean;
+  readonly schema: Record<string, unknown>;
+}
+
+interface OpenApiDocument {
+  readonly openapi: string;
+  readonly info: { readonly title: string; readonly version: string };
+  readonly paths: Record<
+    string,
+    Record<string, { parameters?: OpenApiParameter[]; responses: Record<string, unknown> }>
+  >;
+  readonly components: {
+    readonly schemas: Record<string, { properties: Record<string, unknown>; required: string[] }>;
+  };
+}
+
+async function openApi(): Promise<OpenApiDocument> {
+  const res = await request(server, { path: '/v1/openapi.json' });
+  assert.equal(res.status, 200);
+  assertCommonHeaders(res, 'openapi');
+  return res.json as OpenApiDocument;
+}
+
+/** Every `$ref` string anywhere in a JSON value. */
+function refsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [v] : refsIn(v)));
+}
+
+test('GET /healthz is exactly {"ok":true}, with no key, and HEAD /healthz has no body', async () => {
+  const res = await request(server, { path: '/healthz' });
+  assert.equal(res.status, 200);
+  assert.equal(res.text, '{"ok":true}');
+  assertCommonHeaders(res, 'healthz');
+  const withJunkKey = await request(server, { path: '/healthz', headers: { authorization: 'Bearer nonsense' } });
+  assert.equal(withJunkKey.text, '{"ok":true}', 'no key is needed, and none is checked');
+  const head = await request(server, { method: 'HEAD', path: '/healthz' });
+  assert.equal(head.status, 200);
+  assert.equal(head.raw.length, 0);
+});
+
+test('GET /readyz is 200 JSON while storage and limiter answer', async () => {
+  const res = await request(server, { path: '/readyz' });
+  assert.equal(res.status, 200);
+  assertCommonHeaders(res, 'readyz');
+  assert.notEqual(res.json, undefined);
+});
+
+test('/metrics is not served on the public port', async () => {
+  assertError(await request(server, { path: '/metrics' }), 404, 'not_found', { param: null });
+});
+
+test('/v1/openapi.json is an OpenAPI 3.1 document with GET /v1/meals and its parameters in contract order', async () => {
+  const doc = await openApi();
+  assert.match(doc.openapi, /^3\.1\.\d+$/);
+  assert.equal(typeof doc.info.title, 'string');
+  const get = doc.paths['/v1/meals']?.get;
+  assert.ok(get, 'paths./v1/meals.get');
+  const parameters = get.parameters ?? [];
+  assert.deepEqual(
+    parameters.map((p) => [p.name, p.in, p.required === true]),
+    [
+      ['lastModifiedSince', 'query', true],
+      ['limit', 'query', false],
+      ['cursor', 'query', false],
+      ['includeDeleted', 'query', false],
+    ],
+  );
+  const limit = parameters.find((p) => p.name === 'limit')!.schema;
+  assert.deepEqual([limit.minimum, limit.maximum, limit.default], [1, 5000, 1000]);
+  for (const status of ['200', '400', '401', '403', '410', '429']) {
+    assert.ok(status in get.responses, `a ${status} response is described`);
+  }
+  const methods = Object.keys(doc.paths['/v1/meals'] ?? {}).filter((m) => m !== 'parameters');
+  assert.deepEqual(methods, ['get'], 'the API is read-only: GET alone is documented');
+});
+
+test('the OpenAPI Meal schema lists the fourteen fields in contract order, all required, and the page its seven', async () => {
+  const doc = await openApi();
+  const { Meal, MealPage, Tombstone } = doc.components.schemas;
+  assert.ok(Meal && MealPage && Tombstone);
+  assert.deepEqual(Object.keys(Meal.properties), MEAL_FIELDS);
+  assert.deepEqual([...Meal.required].sort(), [...MEAL_FIELDS].sort());
+  assert.deepEqual(Object.keys(MealPage.properties), ENVELOPE_FIELDS);
+  assert.deepEqual(Object.keys(Tombstone.properties), ['id', 'modifiedAt', 'deleted']);
+  for (const ref of refsIn(doc)) {
+    const name = /^#\/components\/schemas\/(.+)$/.exec(ref)?.[1];
+    assert.ok(name !== undefined && name in doc.components.schemas, `$ref ${ref} resolves`);
+  }
+});
+
+test('the OpenAPI document is compressed when the client asks (it is over 1 KiB)', async () => {
+  const plain = await request(server, { path: '/v1/openapi.json' });
+  const gzip = await request(server, { path: '/v1/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+  assert.ok(plain.raw.length > 1024);
+  assert.equal(gzip.headers['content-encoding'], 'gzip');
+  assert.equal(gzip.text, plain.text);
+});
