@@ -1,45 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MEAL_FIELDS, type Meal } from '../../src/domain/meal.js';
+import { MEAL_FIELDS } from '../../src/domain/meal.js';
 import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../src/domain/meal-json.js';
+import { CONTRACT_MEAL_FIELDS, SAMPLE_MEAL } from '../support/contract.js';
 
-const MEAL: Meal = {
-  id: 'm_1',
-  description: 'rice, "beans" and é',
-  title: '',
-  type: 'lunch',
-  date: Date.UTC(2025, 2, 1, 12, 30),
-  caloriesTotal: 512.5,
-  proteins_g: null,
-  fats_g: 10,
-  carbs_g: 0,
-  fibers_g: null,
-  sodium_mg: 300.5,
-  iron_mg: null,
-  calcium_mg: 120,
-  modifiedAt: Date.UTC(2025, 2, 2, 8, 0, 0, 7),
-};
+const MEAL = SAMPLE_MEAL;
 
 describe('the JSON of a meal', () => {
   test('has the 14 contract fields in MEAL_FIELDS order, dates as YYYY-MM-DDTHH:mm:ss.sssZ', () => {
     const json = JSON.parse(encodeMeal(MEAL)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(json), [...MEAL_FIELDS]);
-    assert.deepEqual(MEAL_FIELDS, [
-      'id',
-      'description',
-      'title',
-      'type',
-      'date',
-      'caloriesTotal',
-      'proteins_g',
-      'fats_g',
-      'carbs_g',
-      'fibers_g',
-      'sodium_mg',
-      'iron_mg',
-      'calcium_mg',
-      'modifiedAt',
-    ]);
+    assert.deepEqual(MEAL_FIELDS, CONTRACT_MEAL_FIELDS);
     assert.equal(json.date, '2025-03-01T12:30:00.000Z');
     assert.equal(json.modifiedAt, '2025-03-02T08:00:00.007Z');
     assert.equal(json.title, '');

@@ -1,25 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Meal } from '../../src/domain/meal.js';
 import { encodeMeal, encodeTombstone } from '../../src/domain/meal-json.js';
 import { renderMealPage } from '../../src/domain/meal-page.js';
+import { SAMPLE_MEAL } from '../support/contract.js';
 
-const MEAL: Meal = {
-  id: 'm_1',
-  description: 'rice, "beans" and é',
-  title: '',
-  type: 'lunch',
-  date: Date.UTC(2025, 2, 1, 12, 30),
-  caloriesTotal: 512.5,
-  proteins_g: null,
-  fats_g: 10,
-  carbs_g: 0,
-  fibers_g: null,
-  sodium_mg: 300.5,
-  iron_mg: null,
-  calcium_mg: 120,
-  modifiedAt: Date.UTC(2025, 2, 2, 8, 0, 0, 7),
-};
+const MEAL = SAMPLE_MEAL;
 
 describe('the 200 body of GET /v1/meals', () => {
   test('has exactly the seven fields in contract order, the meals as given', () => {

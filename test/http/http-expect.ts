@@ -14,24 +14,10 @@ import { schemaProblems } from './json-schema-check.js';
  * from src: the field orders and header values are spelled out here on purpose.
  */
 export const OLD = '2025-01-01T00:00:00Z';
-export const ENVELOPE_FIELDS = ['ok', 'userId', 'lastModifiedSince', 'count', 'meals', 'hasMore', 'nextCursor'];
-export const MEAL_FIELDS = [
-  'id',
-  'description',
-  'title',
-  'type',
-  'date',
-  'caloriesTotal',
-  'proteins_g',
-  'fats_g',
-  'carbs_g',
-  'fibers_g',
-  'sodium_mg',
-  'iron_mg',
-  'calcium_mg',
-  'modifiedAt',
-];
-export const ISO_MS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+import { ENVELOPE_FIELDS, ISO_MS_RE, CONTRACT_MEAL_FIELDS as MEAL_FIELDS } from '../support/contract.js';
+
+export { ENVELOPE_FIELDS, ISO_MS_RE, MEAL_FIELDS };
 export const WWW_AUTHENTICATE = 'Bearer realm="meal-export"';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 

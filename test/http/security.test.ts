@@ -14,7 +14,6 @@ import {
   type TestServer,
 } from '../support/server.js';
 import { assertCommonHeaders, assertError, assertPage, OLD, sleep, WWW_AUTHENTICATE } from './http-expect.js';
-import { startServeIn } from './serve-process.js';
 import { parseRawResponse, requestFrom, tlsHandshake } from './tls-client.js';
 
 // `server` answers most cases; failed authentications on it stay under the brute-force
@@ -284,10 +283,10 @@ test('TLS 1.2 and 1.3 are accepted and TLS 1.1 is refused', async () => {
 test('the self-signed certificate names localhost, 127.0.0.1 and ::1, is logged by its fingerprint, and is reused after a restart; SIGTERM exits 0', async () => {
   const { dir, remove } = makeTempDir('cert-reuse');
   try {
-    const first = await startServeIn(dir);
+    const first = await startTestServer({ dataDir: dir });
     const before = await tlsHandshake(first, 'TLSv1.3');
     assert.equal(await first.stop(), 0, 'SIGTERM: exit code 0');
-    const second = await startServeIn(dir);
+    const second = await startTestServer({ dataDir: dir });
     const after = await tlsHandshake(second, 'TLSv1.3');
     assert.equal(await second.stop(), 0, 'SIGTERM: exit code 0');
     assert.ok(before.ok && after.ok);

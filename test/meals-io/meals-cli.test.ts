@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ensureBuilt, makeTempDir, runCli } from './cli-harness.js';
+import { after, describe, test } from 'node:test';
+import { CONTRACT_MEAL_FIELDS } from '../support/contract.js';
+import { makeTempDir, runCli } from './cli-harness.js';
 
 const temp = makeTempDir();
 const db = path.join(temp.dir, 'meal-export.db');
 let userCount = 0;
 
-before(() => ensureBuilt());
 after(() => temp.remove());
 
 function newUser(): string {
@@ -223,22 +223,7 @@ describe('meals export', () => {
       all.map((m) => m.id),
       ['s2', 's3', 's1'],
     );
-    assert.deepEqual(Object.keys(all[0] ?? {}), [
-      'id',
-      'description',
-      'title',
-      'type',
-      'date',
-      'caloriesTotal',
-      'proteins_g',
-      'fats_g',
-      'carbs_g',
-      'fibers_g',
-      'sodium_mg',
-      'iron_mg',
-      'calcium_mg',
-      'modifiedAt',
-    ]);
+    assert.deepEqual(Object.keys(all[0] ?? {}), CONTRACT_MEAL_FIELDS);
     const pivot = String(all[1]?.modifiedAt);
     assert.deepEqual(
       (await exported(user, '--since', pivot)).map((m) => m.id),

@@ -27,6 +27,8 @@ export interface TestServer {
 }
 
 export interface StartOptions {
+  /** A data folder the caller owns (kept on stop), e.g. to restart on the same certificate. */
+  readonly dataDir?: string;
   readonly minIntervalMs?: number;
   readonly dailyLimit?: number;
   readonly extraArgs?: readonly string[];
@@ -37,7 +39,8 @@ export interface StartOptions {
  * folder, and waits for its `listening on` line.
  */
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
-  const { dir, remove } = makeTempDir('server');
+  const temp = options.dataDir === undefined ? makeTempDir('server') : undefined;
+  const dir = options.dataDir ?? temp?.dir ?? '';
   const db = path.join(dir, 'meal-export.db');
   const args = [BIN, 'serve', '--port', '0', '--db', db, '--data-dir', dir, '--host', '127.0.0.1'];
   args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
@@ -85,7 +88,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       });
       child.kill('SIGTERM');
       const code = await exited;
-      remove();
+      temp?.remove();
       return code;
     },
     createKey: (userId, extra = []) => cliJson(['keys', 'create', '--user', userId, '--db', db, ...extra]),
