@@ -1,9 +1,4 @@
 import { AppError, CliError } from '../errors.js';
-import { runKeys } from './keys.js';
-import { runMeals } from './meals.js';
-import { runPull } from './pull.js';
-import { runSeed } from './seed.js';
-import { runServe } from './serve.js';
 
 const USAGE = `usage: meal-export <command> [options]
 
@@ -16,12 +11,15 @@ commands:
 
 every command takes --db PATH|postgres://... and --json; "meal-export <command> --help" for more`;
 
-const COMMANDS: Readonly<Record<string, (argv: string[]) => Promise<void>>> = {
-  serve: runServe,
-  keys: runKeys,
-  meals: runMeals,
-  seed: runSeed,
-  pull: runPull,
+type Command = (argv: string[]) => Promise<void>;
+
+// Each command is loaded only when called: `keys list` need not load Fastify and TLS.
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  serve: async () => (await import('./serve.js')).runServe,
+  keys: async () => (await import('./keys.js')).runKeys,
+  meals: async () => (await import('./meals.js')).runMeals,
+  seed: async () => (await import('./seed.js')).runSeed,
+  pull: async () => (await import('./pull.js')).runPull,
 };
 
 /** Runs the command line; a failure is one line on stderr and a non-zero exit, never a stack. */
@@ -33,10 +31,11 @@ export async function main(argv: string[]): Promise<void> {
       if (name === undefined) process.exitCode = 2;
       return;
     }
-    const command = COMMANDS[name];
-    if (command === undefined)
+    const load = COMMANDS[name];
+    if (load === undefined) {
       throw new CliError(`unknown command ${JSON.stringify(name)} (meal-export --help lists them)`, { usage: true });
-    await command(rest);
+    }
+    await (await load())(rest);
   } catch (error) {
     process.exitCode = reportFailure(error);
   }

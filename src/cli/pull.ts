@@ -9,17 +9,8 @@ import {
   MealExportNetworkError,
   MealExportRateLimitError,
 } from '../client/errors.js';
-import { MealMirror } from '../client/pull/meal-mirror.js';
-import { MirrorFileError, readMirrorFile, writeMirrorFile } from '../client/pull/mirror-file.js';
-import { createPullProgress, type PullProgress } from '../client/pull/pull-progress.js';
-import {
-  positionOf,
-  readSyncState,
-  type SyncState,
-  SyncStateError,
-  writeSyncState,
-} from '../client/pull/sync-state-file.js';
-import type { SyncPosition } from '../client/types.js';
+import { LocalCopyError, openLocalCopy } from '../client/pull/local-copy.js';
+import { createPullProgress } from '../client/pull/pull-progress.js';
 import { resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { formatFromExtension, type MealFileFormat } from '../meals-io/file-format.js';
@@ -109,8 +100,14 @@ function parseSettings(
   };
 }
 
-/** The SDK's failures as one line a person can act on. */
+/** A failure as one line a person can act on (main.ts prints CliError messages as they are). */
 function explain(error: unknown, settings: PullSettings): unknown {
+  if (error instanceof LocalCopyError) return new CliError(error.message, { cause: error });
+  const { syscall, path, code } = error as NodeJS.ErrnoException;
+  // File-system failures (a missing folder, no permission, a full disk) are the user's to fix.
+  if (syscall !== undefined && path !== undefined) {
+    return new CliError(`cannot ${syscall} ${path}: ${code ?? 'failed'}`, { cause: error });
+  }
   if (!(error instanceof MealExportError)) return error;
   if (error instanceof MealExportAuthError) {
     return new CliError(`the server refused the API key (${error.code}): create a new key`, { cause: error });
@@ -135,43 +132,9 @@ function explain(error: unknown, settings: PullSettings): unknown {
 function isTransient(error: unknown): boolean {
   if (error instanceof MealExportRateLimitError) return true;
   if (error instanceof MealExportHttpError) return error.status >= 500;
-  return (
-    error instanceof MealExportNetworkError &&
-    error.errorCode !== undefined &&
-    !/CERT|SELF_SIGNED/.test(error.errorCode)
-  );
+  // A certificate that is not trusted will not be trusted at the next poll either.
+  return error instanceof MealExportNetworkError && !/CERT|SELF_SIGNED/.test(error.errorCode ?? '');
 }
-
-async function loadStart(settings: PullSettings, progress: PullProgress) {
-  const state = await readSyncState(settings.statePath).catch((error: unknown) => {
-    if (error instanceof SyncStateError) {
-      throw new CliError(
-        `${settings.statePath} is not a pull state (${error.message}): delete it to pull everything again`,
-      );
-    }
-    throw error;
-  });
-  if (state === undefined) return { state: undefined, mirror: new MealMirror() };
-  const meals = await readMirrorFile(settings.outPath, settings.format).catch((error: unknown) => {
-    if (error instanceof MirrorFileError) {
-      throw new CliError(
-        `cannot resume from ${settings.outPath}: ${error.message}; delete ${settings.statePath} to pull everything again`,
-      );
-    }
-    throw error;
-  });
-  if (meals === undefined) {
-    progress.notice(`${settings.outPath} is missing: pulling everything again`);
-    return { state: undefined, mirror: new MealMirror() };
-  }
-  return { state, mirror: new MealMirror(meals) };
-}
-
-const samePosition = (a: SyncPosition | undefined, b: SyncPosition) =>
-  a !== undefined &&
-  a.lastModifiedSince === b.lastModifiedSince &&
-  a.cursor === b.cursor &&
-  a.followSince === b.followSince;
 
 /**
  * `meal-export pull`: pages to the end with includeDeleted=true and applies each page to
@@ -183,7 +146,15 @@ export async function runPull(argv: string[]): Promise<void> {
   const apiKey = await resolveApiKey(settings.keyFile);
   const ca = settings.ca === undefined ? undefined : await readText(settings.ca, '--ca');
   const progress = createPullProgress(process.stderr);
-  const { state, mirror } = await loadStart(settings, progress);
+  const files = {
+    url: settings.url,
+    statePath: settings.statePath,
+    outPath: settings.outPath,
+    format: settings.format,
+  };
+  const copy = await openLocalCopy(files, (text) => progress.notice(text)).catch((error: unknown) => {
+    throw explain(error, settings);
+  });
   const client = createMealExportClient({
     baseUrl: settings.url,
     apiKey,
@@ -196,55 +167,22 @@ export async function runPull(argv: string[]): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const totals: Totals = { pages: 0, upserted: 0, deleted: 0 };
-  let position = state === undefined ? undefined : positionOf(state);
-  let userId = state?.userId;
-  let outWritten = state !== undefined;
-
-  const saveStep = async (step: {
-    position: SyncPosition;
-    resynced: boolean;
-    page: { userId: string; count: number };
-  }) => {
-    if (userId !== undefined && step.page.userId !== userId) {
-      throw new CliError(
-        `${settings.outPath} holds user ${userId}'s meals but this key is user ${step.page.userId}'s: use another --state and --out`,
-      );
-    }
-    userId = step.page.userId;
-    if (!outWritten || step.resynced || step.page.count > 0) {
-      await writeMirrorFile(settings.outPath, settings.format, mirror.values()).catch(fileFailure(settings.outPath));
-      outWritten = true;
-    }
-    if (samePosition(position, step.position)) return;
-    const saved: SyncState = {
-      version: 1,
-      url: settings.url,
-      userId,
-      ...step.position,
-      savedAt: new Date().toISOString(),
-    };
-    await writeSyncState(settings.statePath, saved).catch(fileFailure(settings.statePath));
-    position = step.position;
-  };
-
   try {
     for (;;) {
       try {
         const steps = client.sync({
-          ...(position === undefined ? {} : { from: position }),
+          ...(copy.position === undefined ? {} : { from: copy.position }),
           limit: settings.limit,
           signal: stop.signal,
           onResync: () =>
             progress.notice(`the server asked for a full resync (410 resync_required): rebuilding ${settings.outPath}`),
         });
         for await (const step of steps) {
-          if (step.resynced) mirror.clear();
-          const applied = mirror.apply(step.page.meals);
-          await saveStep(step);
+          const applied = await copy.applyStep(step);
           totals.pages += 1;
           totals.upserted += applied.upserted;
           totals.deleted += applied.deleted;
-          progress.page(totals.pages, mirror.size);
+          progress.page(totals.pages, copy.size);
         }
       } catch (error) {
         if (stop.signal.aborted && (error as Error | undefined)?.name === 'AbortError') break;
@@ -263,17 +201,9 @@ export async function runPull(argv: string[]): Promise<void> {
     progress.done();
   }
 
-  const summary = { pages: totals.pages, upserted: totals.upserted, deleted: totals.deleted, total: mirror.size };
+  const summary = { pages: totals.pages, upserted: totals.upserted, deleted: totals.deleted, total: copy.size };
   const text = `pulled ${summary.pages} page${summary.pages === 1 ? '' : 's'}: ${summary.upserted} upserted, ${summary.deleted} deleted; ${settings.outPath} holds ${summary.total} meal${summary.total === 1 ? '' : 's'}`;
   printResult(settings.json, summary, text);
   // Interrupted before the end of the feed: the state is saved, the next run resumes.
   if (stop.signal.aborted && settings.followMs === undefined) process.exitCode = 130;
-}
-
-function fileFailure(file: string) {
-  return (error: unknown): never => {
-    const { code, syscall } = error as NodeJS.ErrnoException;
-    if (syscall === undefined) throw error;
-    throw new CliError(`cannot write ${file}: ${code ?? syscall}`, { cause: error });
-  };
 }

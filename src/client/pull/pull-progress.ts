@@ -53,13 +53,13 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
       render(status);
     },
     waiting(reason, ms) {
-      if (!tty || ms < 1000) return;
+      if (!tty || ms < 250) return;
       stopCountdown();
       const until = Date.now() + ms;
       const tick = () => {
-        const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-        render(`${status} · waiting ${seconds} s ${WHY[reason]}`);
-        if (seconds === 0) stopCountdown();
+        const seconds = Math.ceil((until - Date.now()) / 1000);
+        if (seconds > 0) render(`${status} · waiting ${seconds} s ${WHY[reason]}`);
+        else stopCountdown();
       };
       tick();
       timer = setInterval(tick, 1000);

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  createMealExportClient,
+  type HttpTransport,
+  MealExportAuthError,
+  MealExportBadRequestError,
+  MealExportError,
+  MealExportHttpError,
+  MealExportNetworkError,
+  MealExportRateLimitError,
+  MealExportResponseError,
+  MealExportResyncRequiredError,
+  type ResponseInfo,
+  type WaitEvent,
+} from '../../src/client/index.js';
+import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let ca: string;
+
+before(async () => {
+  server = await startTestServer();
+  ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
+});
+
+after(async () => {
+  await server.stop();
+});
+
+describe('errors from the real server', { concurrency: true }, () => {
+  test('a 401 is a MealExportAuthError with the contract code, the body and a self-describing message', async () => {
+    const client = createMealExportClient({ baseUrl: server.url, apiKey: `mxk_${'0'.repeat(49)}`, ca });
+    const error = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    client.close();
+    assert.ok(error instanceof MealExportAuthError);
+    assert.ok(error instanceof MealExportHttpError && error instanceof MealExportError);
+    assert.equal(error.status, 401);
+    assert.equal(error.code, 'invalid_api_key');
+    assert.equal(error.message, 'Request failed with 401 invalid_api_key: GET /v1/meals');
+    assert.equal(error.serverMessage, 'Invalid API key.');
+    assert.deepEqual(error.body, { error: { message: 'Invalid API key.', code: 'invalid_api_key' } });
+    assert.equal(error.response.headers['www-authenticate'], 'Bearer realm="meal-export"');
+  });
+
+  test('a 400 is a MealExportBadRequestError naming the parameter at fault', async () => {
+    const { key } = await server.createKey(newUserId('sdk-err'));
+    const client = createMealExportClient({ baseUrl: server.url, apiKey: key, ca, minIntervalMs: 0 });
+    const error = await client.listMeals({ lastModifiedSince: '2025-01-01', limit: 0 }).catch((e: unknown) => e);
+    const cursor = await client
+      .listMeals({ lastModifiedSince: '2025-01-01', cursor: 'not-a-cursor' })
+      .catch((e: unknown) => e);
+    const resync = await client
+      .listMeals({ lastModifiedSince: '2020-01-01', includeDeleted: true })
+      .catch((e: unknown) => e);
+    client.close();
+    assert.ok(error instanceof MealExportBadRequestError);
+    assert.equal(error.code, 'invalid_parameter');
+    assert.equal(error.param, 'limit');
+    assert.equal(error.message, 'Request failed with 400 invalid_parameter (limit): GET /v1/meals');
+    assert.ok(cursor instanceof MealExportBadRequestError);
+    assert.equal(cursor.param, 'cursor');
+    assert.ok(resync instanceof MealExportResyncRequiredError);
+    assert.equal(resync.code, 'resync_required');
+  });
+
+  test('a certificate it does not trust fails at once, without retries, and says to pass ca', async () => {
+    const waits: WaitEvent[] = [];
+    const client = createMealExportClient({ baseUrl: server.url, apiKey: 'mxk_x', onWait: (e) => waits.push(e) });
+    const error = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    client.close();
+    assert.ok(error instanceof MealExportNetworkError);
+    assert.equal(error.errorCode, 'DEPTH_ZERO_SELF_SIGNED_CERT');
+    assert.match(error.message, /pass its cert\.pem as ca/);
+    assert.deepEqual(waits, []);
+  });
+});
+
+/** A transport answering from a script, recording what was asked. */
+function scripted(answers: readonly (Partial<ResponseInfo> | Error)[]) {
+  const asked: string[] = [];
+  let next = 0;
+  const transport: HttpTransport = {
+    async get(url, headers) {
+      asked.push(`${url.pathname}${url.search} ${headers.authorization}`);
+      const answer = answers[Math.min(next, answers.length - 1)];
+      next += 1;
+      if (answer instanceof Error) throw answer;
+      return { status: 200, headers: {}, text: '', ...answer };
+    },
+    close() {},
+  };
+  return { transport, asked };
+}
+
+const PAGE = JSON.stringify({
+  ok: true,
+  userId: 'u',
+  lastModifiedSince: '2025-01-01T00:00:00.000Z',
+  count: 0,
+  meals: [],
+  hasMore: false,
+  nextCursor: null,
+});
+const UNAVAILABLE = {
+  status: 503,
+  text: JSON.stringify({ error: { message: 'Storage unavailable.', code: 'unavailable' } }),
+};
+const reset = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+
+describe('waits and retries', { concurrency: true }, () => {
+  const base = { baseUrl: 'https://meals.example/api', apiKey: 'mxk_k', minIntervalMs: 0 };
+
+  test('retries 5xx and network errors with capped, jittered backoff, then answers', async () => {
+    const { transport, asked } = scripted([UNAVAILABLE, reset(), { text: PAGE }]);
+    const waits: WaitEvent[] = [];
+    const client = createMealExportClient({
+      ...base,
+      transport,
+      backoff: { initialMs: 40, maxMs: 60 },
+      onWait: (e) => waits.push(e),
+    });
+    const page = await client.listMeals({ lastModifiedSince: '2025-01-01', limit: 10 });
+    assert.equal(page.count, 0);
+    assert.equal(asked.length, 3);
+    assert.equal(asked[0], '/api/v1/meals?lastModifiedSince=2025-01-01&limit=10 Bearer mxk_k');
+    for (const wait of waits) {
+      assert.equal(wait.reason, 'retry');
+      assert.ok(wait.ms >= 0 && wait.ms <= 60, `${wait.ms} ms is within the cap`);
+    }
+  });
+
+  test('gives up after maxRetries with the last error', async () => {
+    const { transport, asked } = scripted([UNAVAILABLE]);
+    const client = createMealExportClient({ ...base, transport, maxRetries: 2, backoff: { initialMs: 5 } });
+    const error = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    assert.ok(error instanceof MealExportHttpError);
+    assert.equal(error.code, 'unavailable');
+    assert.equal(error.message, 'Request failed with 503 unavailable: GET /api/v1/meals');
+    assert.equal(asked.length, 3);
+
+    const network = scripted([reset()]);
+    const offline = createMealExportClient({
+      ...base,
+      transport: network.transport,
+      maxRetries: 1,
+      backoff: { initialMs: 5 },
+    });
+    const failure = await offline.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    assert.ok(failure instanceof MealExportNetworkError);
+    assert.equal(failure.message, 'Request failed (ECONNRESET): GET /api/v1/meals');
+    assert.equal(network.asked.length, 2);
+  });
+
+  test("waits a 429's Retry-After, and throws MealExportRateLimitError when it is longer than allowed", async () => {
+    const limited = {
+      status: 429,
+      headers: { 'retry-after': '1' },
+      text: '{"error":{"message":"x","code":"rate_limited"}}',
+    };
+    const waits: WaitEvent[] = [];
+    const ok = scripted([limited, { text: PAGE }]);
+    const client = createMealExportClient({ ...base, transport: ok.transport, onWait: (e) => waits.push(e) });
+    const started = Date.now();
+    await client.listMeals({ lastModifiedSince: '2025-01-01' });
+    assert.ok(Date.now() - started >= 1000);
+    assert.deepEqual(waits, [{ reason: 'rate_limited', ms: 1000 }]);
+
+    const daily = scripted([{ ...limited, headers: { 'retry-after': '7200' } }]);
+    const patient = createMealExportClient({ ...base, transport: daily.transport });
+    const error = await patient.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    assert.ok(error instanceof MealExportRateLimitError);
+    assert.equal(error.retryAfterMs, 7_200_000);
+  });
+
+  test('a 2xx that is not a meal page is a MealExportResponseError, not retried', async () => {
+    const { transport, asked } = scripted([{ text: '<html>proxy</html>' }]);
+    const client = createMealExportClient({ ...base, transport });
+    const error = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    assert.ok(error instanceof MealExportResponseError);
+    assert.equal(asked.length, 1);
+  });
+
+  test('refuses ambiguous transports and a missing key up front', () => {
+    assert.throws(() => createMealExportClient({ ...base, ca: 'x', fetch: globalThis.fetch }), /at most one of/);
+    assert.throws(() => createMealExportClient({ ...base, apiKey: '' }), /apiKey is required/);
+  });
+});
