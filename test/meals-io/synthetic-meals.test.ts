@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MEAL_TYPES } from '../../src/domain/meal.js';
-import { SYNTHETIC_DATES_END, seedMealId, syntheticMeals } from '../../src/meals-io/synthetic-meals.js';
+import {
+  heavySeedMealId,
+  heavySeedUserId,
+  heavySyntheticMeals,
+  SYNTHETIC_DATES_END,
+  seedMealId,
+  syntheticMeals,
+} from '../../src/meals-io/synthetic-meals.js';
 
 test('the same seed gives the same meals, and another seed other meals', () => {
   const a = [...syntheticMeals('1', 3, 50)];
@@ -24,6 +31,22 @@ test('ids are seed_<user>_<n>, so they never collide across users', () => {
     ['seed_12_1', 'seed_12_2', 'seed_12_3'],
   );
   assert.notEqual(seedMealId(1, 12), seedMealId(11, 2));
+});
+
+test("heavy users' meals are seed_heavy_<user>_<n>, deterministic, and not a regular user's", () => {
+  const heavy = [...heavySyntheticMeals('1', 2, 30)];
+  assert.deepEqual([...heavySyntheticMeals('1', 2, 30)], heavy);
+  assert.deepEqual(
+    heavy.slice(0, 3).map((m) => m.id),
+    ['seed_heavy_2_1', 'seed_heavy_2_2', 'seed_heavy_2_3'],
+  );
+  assert.equal(heavySeedUserId(2), 'seed_heavy_2');
+  assert.equal(heavySeedMealId(2, 7), 'seed_heavy_2_7');
+  const regular = [...syntheticMeals('1', 2, 30)];
+  assert.notDeepEqual(
+    heavy.map(({ id: _, ...content }) => content),
+    regular.map(({ id: _, ...content }) => content),
+  );
 });
 
 test('meals look real: every type, dates over the two years before the fixed end, valid plausible numbers, some nulls', () => {

@@ -1,0 +1,126 @@
+import autocannon from 'autocannon';
+import { loadAverage, processCpuMicros, sampleMemory } from './proc-stats.js';
+
+/** One load of a server: autocannon on loopback, bounded in time, pipelining 1. */
+export interface LoadSpec {
+  /** The full URL, path and query included. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly connections: number;
+  readonly warmupSeconds: number;
+  readonly seconds: number;
+  /** Requests per second over all connections; unset: as fast as the server answers. */
+  readonly overallRate?: number | undefined;
+}
+
+export interface LoadResult {
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly meanMs: number;
+  readonly requests: number;
+  /** Server CPU (user + system) per request over the measured window, in microseconds. */
+  readonly cpuUsPerReq: number;
+  /** Server CPU over the window, in % of one core. */
+  readonly serverCpuPct: number;
+  /** This process's CPU (the load generator) over the window, in % of one core. */
+  readonly clientCpuPct: number;
+  /** Peaks of the server's resident memory during the window, sampled every 100 ms. */
+  readonly rssMb: number;
+  readonly rssAnonMb: number;
+  readonly rssFileMb: number;
+  readonly bytesPerResponse: number;
+  /** The machine's 1-minute load average when the window began: above ~2, others share the cores. */
+  readonly loadAverage: number;
+}
+
+const MB = 1024;
+
+/** The value at quantile q (nearest rank) of sorted values. */
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) => void) {
+  const options: autocannon.Options = {
+    url: spec.url,
+    headers: { ...spec.headers },
+    connections: spec.connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 30,
+  };
+  if (spec.overallRate !== undefined) options.overallRate = spec.overallRate;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (error: unknown, done: autocannon.Result) =>
+      error === null || error === undefined ? resolve(done) : reject(error),
+    );
+    if (onLatency === undefined) return;
+    // autocannon's own histogram keeps whole milliseconds; sub-millisecond latencies need these.
+    // It emits (client, statusCode, bytes, responseTime in ms), one argument more than its types say.
+    (instance as NodeJS.EventEmitter).on(
+      'response',
+      (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+        if (statusCode === 200) onLatency(responseTime);
+      },
+    );
+  });
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0) {
+    throw new Error(
+      `load on ${spec.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)})`,
+    );
+  }
+  return result;
+}
+
+/** Warms the server up, then measures it: throughput, latency, server CPU and memory. */
+export async function measureLoad(spec: LoadSpec, serverPid: number): Promise<LoadResult> {
+  if (spec.warmupSeconds > 0) await fire(spec, spec.warmupSeconds);
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const record = (ms: number) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count] = ms;
+    count += 1;
+  };
+  const load = loadAverage();
+  const memory = sampleMemory(serverPid);
+  const cpuBefore = processCpuMicros(serverPid);
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  const result = await fire(spec, spec.seconds, record);
+  const wallMs = performance.now() - started;
+  const client = process.cpuUsage(clientBefore);
+  const serverCpu = processCpuMicros(serverPid) - cpuBefore;
+  const peaks = memory.stop();
+  const sorted = latencies.slice(0, count).sort();
+  const requests = result['2xx'];
+  const meanMs = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, count);
+  return {
+    rps: round((requests * 1000) / wallMs, 1),
+    p50Ms: round(quantile(sorted, 0.5), 3),
+    p99Ms: round(quantile(sorted, 0.99), 3),
+    meanMs: round(meanMs, 3),
+    requests,
+    cpuUsPerReq: round(serverCpu / Math.max(1, requests), 1),
+    serverCpuPct: round((serverCpu / 1000 / wallMs) * 100, 1),
+    clientCpuPct: round(((client.user + client.system) / 1000 / wallMs) * 100, 1),
+    rssMb: round(peaks.rssKb / MB, 1),
+    rssAnonMb: round(peaks.rssAnonKb / MB, 1),
+    rssFileMb: round(peaks.rssFileKb / MB, 1),
+    bytesPerResponse: Math.round(result.throughput.total / Math.max(1, requests)),
+    loadAverage: load,
+  };
+}

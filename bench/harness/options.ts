@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+
+/** The shape of a seeded database: N regular users of M meals, K heavy users of H meals. */
+export interface DatasetShape {
+  readonly users: number;
+  readonly mealsPerUser: number;
+  readonly heavyUsers: number;
+  readonly heavyMeals: number;
+  readonly seed: string;
+}
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  /** Scenario names to run (all when empty). */
+  readonly only: readonly string[];
+  /** Starts the real server under `node --cpu-prof` into this folder when set. */
+  readonly profileDir: string | undefined;
+  /** The big database (10 M meals, 1 M with --quick) and the 10 k-meal one for growth. */
+  readonly big: DatasetShape;
+  readonly small: DatasetShape;
+  /** A fresh seed into a throw-away database, so every run measures `seed` throughput. */
+  readonly seedProbe: DatasetShape;
+  readonly connections: number;
+  readonly warmupSeconds: number;
+  readonly measureSeconds: number;
+  /** The fixed-rate scenario runs at this share of page-of-100's measured maximum. */
+  readonly fixedRateShare: number;
+  /** The memory scenario: concurrent 5000-meal requests. */
+  readonly memoryConnections: number;
+}
+
+const HEAVY = { heavyUsers: 5, heavyMeals: 20_000, seed: '1' } as const;
+
+/** `--quick` (≤ 3 minutes on 2 cores, seeding included), `--only a,b`, `--profile DIR`. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', default: '' },
+      profile: { type: 'string' },
+    },
+    strict: true,
+  });
+  const quick = values.quick;
+  return {
+    quick,
+    only: values.only.split(',').filter((name) => name !== ''),
+    profileDir: values.profile,
+    big: quick ? { users: 10_000, mealsPerUser: 100, ...HEAVY } : { users: 100_000, mealsPerUser: 100, ...HEAVY },
+    // 10 k meals: 90 users of 100 and one heavy user of 1000, whose first page growth reads.
+    small: { users: 90, mealsPerUser: 100, heavyUsers: 1, heavyMeals: 1000, seed: '1' },
+    seedProbe: quick
+      ? { users: 1000, mealsPerUser: 100, heavyUsers: 5, heavyMeals: 20_000, seed: '1' }
+      : { users: 5000, mealsPerUser: 100, heavyUsers: 5, heavyMeals: 20_000, seed: '1' },
+    connections: 10,
+    warmupSeconds: quick ? 1 : 3,
+    measureSeconds: quick ? 3 : 10,
+    fixedRateShare: 0.5,
+    memoryConnections: 50,
+  };
+}
+
+export function datasetMeals(shape: DatasetShape): number {
+  return shape.users * shape.mealsPerUser + shape.heavyUsers * shape.heavyMeals;
+}

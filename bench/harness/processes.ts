@@ -1,0 +1,83 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const BIN = path.join(ROOT, 'dist', 'bin.js');
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 35_000;
+const STDERR_KEPT = 8_000;
+
+/** A server process of the benchmark: the real one, the ceiling or the naive one. */
+export interface ServerProcess {
+  readonly name: string;
+  /** `https://127.0.0.1:PORT`, read from its `listening on` line. */
+  readonly url: string;
+  readonly pid: number;
+  /** SIGTERM, then waits for the exit (SIGKILL after 35 s). */
+  stop(): Promise<void>;
+}
+
+/** Runs a command to its end; rejects with its stderr when it fails. */
+export async function runCommand(command: string, args: readonly string[]): Promise<string> {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) {
+    throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString()}`);
+  }
+  return Buffer.concat(out).toString('utf8');
+}
+
+/** Runs `meal-export …args` from dist/ and returns its stdout. */
+export function runMealExport(args: readonly string[]): Promise<string> {
+  return runCommand(process.execPath, [BIN, ...args]);
+}
+
+async function waitForExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await once(child, 'exit');
+  clearTimeout(killer);
+}
+
+/** Starts `node …args` and resolves once it prints `listening on URL` on stdout. */
+export async function startServerProcess(name: string, nodeArgs: readonly string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start: ${why}\n${stderr}`));
+    };
+    const timer = setTimeout(() => fail(`no "listening on" line within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    child.once('exit', (code, signal) => fail(`exited (${code ?? signal})`));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /^listening on (\S+)$/m.exec(stdout);
+      if (match?.[1] === undefined) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve(match[1]);
+    });
+  });
+  if (child.pid === undefined) throw new Error(`${name} has no pid`);
+  const { pid } = child;
+  return {
+    name,
+    url,
+    pid,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await waitForExit(child);
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BenchOptions } from './options.js';
+import { ROOT } from './processes.js';
+import type { ScenarioRow } from './results.js';
+
+export const RESULTS_JSON = path.join(ROOT, 'bench', 'results.json');
+export const RESULTS_MD = path.join(ROOT, 'bench', 'RESULTS.md');
+// Every run rewrites what lies between these markers; notes written around them stay.
+const BEGIN = '<!-- results:begin (written by npm run bench) -->';
+const END = '<!-- results:end -->';
+
+export interface Machine {
+  readonly cores: number;
+  readonly cpu: string;
+  readonly node: string;
+  readonly memoryGb: number;
+  readonly date: string;
+}
+
+export function describeMachine(): Machine {
+  const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
+  return {
+    cores: os.availableParallelism(),
+    cpu: model.trim(),
+    node: process.version,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    date: new Date().toISOString(),
+  };
+}
+
+interface Target {
+  readonly what: string;
+  readonly measured: string;
+  readonly met: boolean | undefined;
+}
+
+const find = (rows: readonly ScenarioRow[], name: string) => rows.find((row) => row.name === name);
+const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+
+/**
+ * A ratio target is met when both the rps ratio and the CPU ratio reach it: the rps ratio
+ * alone flatters the server when the load generator, sharing the machine, caps the ceiling.
+ */
+function ratioTarget(rows: readonly ScenarioRow[], name: string, what: string, goal: number): Target {
+  const row = find(rows, name);
+  const rps = num(row?.ratio);
+  const cpu = num(row?.cpu_ratio);
+  if (rps === undefined || cpu === undefined) return { what, measured: 'not measured', met: undefined };
+  return { what, measured: `${rps} (rps), ${cpu} (CPU per request)`, met: rps >= goal && cpu >= goal };
+}
+
+function targets(rows: readonly ScenarioRow[]): Target[] {
+  const list = [
+    ratioTarget(rows, 'page-100', 'page of 100 ≥ 0.30 × the HTTPS ceiling', 0.3),
+    ratioTarget(rows, 'page-5000', 'page of 5000 ≥ 0.20 × the HTTPS ceiling', 0.2),
+    ratioTarget(rows, 'delta-poll', 'delta poll ≥ 0.5 × the HTTPS ceiling', 0.5),
+  ];
+  const growthRows = rows.filter((row) => row.name.startsWith('growth-'));
+  const growth = num(growthRows[1]?.p50_vs_10k);
+  list.push({
+    what: 'growth: big-database p50 ≤ 1.2 × the 10 k-meal p50 (page of 100, fixed rate)',
+    measured:
+      growth === undefined
+        ? 'not measured'
+        : `${growth} (${growthRows[1]?.p50_ms} ms on ${growthRows[1]?.name}, ${growthRows[0]?.p50_ms} ms on ${growthRows[0]?.name})`,
+    met: growth === undefined ? undefined : growth <= 1.2,
+  });
+  const naive = find(rows, 'naive-page-5000');
+  const naiveRps = num(naive?.real_vs_naive);
+  const naiveCpu = num(naive?.real_vs_naive_cpu);
+  list.push({
+    what: '≥ 5 × the naive design on 5000-meal pages',
+    measured: naiveRps === undefined ? 'not measured' : `${naiveRps} × (rps), ${naiveCpu} × (CPU per request)`,
+    met: naiveRps === undefined || naiveCpu === undefined ? undefined : naiveRps >= 5 && naiveCpu >= 5,
+  });
+  const seed = find(rows, 'seed');
+  const seedRate = num(seed?.meals_per_s);
+  list.push({
+    what: '`seed` ≥ 100 k meals/s',
+    measured:
+      seedRate === undefined
+        ? 'not measured'
+        : `${seedRate} meals/s (${seed?.meals} meals, fresh database); big database: ${seed?.big_meals_per_s} meals/s${seed?.big_seeded_this_run === true ? '' : ' (seeded by an earlier run)'}`,
+    met: seedRate === undefined ? undefined : seedRate >= 100_000,
+  });
+  const memory = rows.find((row) => row.name.startsWith('memory-'));
+  const rss = num(memory?.rss_mb);
+  list.push({
+    what: 'peak RSS ≤ 250 MB under 50 concurrent 5000-meal requests',
+    measured:
+      rss === undefined
+        ? 'not measured'
+        : `${rss} MB peak RSS (VmHWM); sampled peaks: ${memory?.rss_anon_mb} MB anonymous (heap, buffers), ${memory?.rss_file_mb} MB file-backed (mapped database, code)`,
+    met: rss === undefined ? undefined : rss <= 250,
+  });
+  return list;
+}
+
+const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
+
+/** The HTTP scenarios' table (the seed row has no requests: it is in the targets). */
+function table(allRows: readonly ScenarioRow[]): string {
+  const rows = allRows.filter((row) => row.rps !== null);
+  const head =
+    '| scenario | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB | ceiling req/s | ratio | CPU ratio | ceiling CPU µs/req | client CPU % (real / ceiling) |';
+  const lines = rows.map((row) =>
+    [
+      row.name,
+      cell(row.rps),
+      cell(row.p50_ms),
+      cell(row.p99_ms),
+      cell(row.cpu_us_per_req),
+      cell(row.rss_mb),
+      cell(row.ceiling_rps),
+      cell(row.ratio),
+      cell(row.cpu_ratio),
+      cell(row.ceiling_cpu_us_per_req),
+      row.client_cpu_pct === undefined ? '' : `${cell(row.client_cpu_pct)} / ${cell(row.ceiling_client_cpu_pct)}`,
+    ].join(' | '),
+  );
+  return [head, `|${'---|'.repeat(11)}`, ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
+function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine: Machine, loads: readonly number[]) {
+  const mark = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? '**met**' : '**not met**');
+  const targetLines = targets(rows).map((t) => `| ${t.what} | ${t.measured} | ${mark(t.met)} |`);
+  return [
+    BEGIN,
+    `## Run of ${machine.date} (\`npm run bench${options.quick ? ' -- --quick' : ''}\`)`,
+    '',
+    `Machine: ${machine.cores} cores (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GiB; Node ${machine.node}.`,
+    `Big database: ${options.big.users} users × ${options.big.mealsPerUser} meals + ${options.big.heavyUsers} heavy users × ${options.big.heavyMeals}; ` +
+      `${options.connections} connections, pipelining 1, ${options.warmupSeconds} s warm-up, ${options.measureSeconds} s measured per load. ` +
+      `Load average (1 min) at start / end: ${loads.join(' / ')}.`,
+    '',
+    table(rows),
+    '',
+    '### Targets (issue 4, item 2)',
+    '',
+    '| target | measured | |',
+    '|---|---|---|',
+    ...targetLines,
+    '',
+    'Not run: **workers** (`serve --workers 2`): the scale-out issue has not landed, `serve` has no `--workers` flag yet.',
+    '',
+    'How to read it: each load is autocannon in the benchmark process on loopback against one server process; ' +
+      '`ratio` is req/s over the ceiling’s req/s for the same bytes in the same run, `CPU ratio` the ceiling’s server CPU per ' +
+      'request over this one’s (the fairer figure when the load generator, on the other core, caps the ceiling: see the client CPU column). ' +
+      'Growth rows: req/s and CPU at saturation, p50/p99 at one fixed rate below it. Fixed-rate rows: p50/p99 at that rate. ' +
+      'RSS: the peak of VmRSS sampled every 100 ms during the load (memory row: VmHWM of a fresh server).',
+    END,
+  ].join('\n');
+}
+
+export function writeReports(
+  rows: readonly ScenarioRow[],
+  options: BenchOptions,
+  machine: Machine,
+  loads: readonly number[],
+) {
+  writeFileSync(RESULTS_JSON, `${JSON.stringify(rows, null, 2)}\n`);
+  const block = generated(rows, options, machine, loads);
+  let previous = '';
+  try {
+    previous = readFileSync(RESULTS_MD, 'utf8');
+  } catch {
+    previous = '';
+  }
+  const begin = previous.indexOf(BEGIN);
+  const end = previous.indexOf(END);
+  const text =
+    begin >= 0 && end > begin
+      ? `${previous.slice(0, begin)}${block}${previous.slice(end + END.length)}`
+      : `# Benchmark results (issue 4)\n\n${block}\n`;
+  writeFileSync(RESULTS_MD, text);
+  // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
+  const biome = path.join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
+  execFileSync(process.execPath, [biome, 'format', '--write', RESULTS_MD], { cwd: ROOT, stdio: 'ignore' });
+}

@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { createContext } from './harness/context.js';
+import { ensureDataset } from './harness/datasets.js';
+import { parseBenchOptions } from './harness/options.js';
+import { loadAverage } from './harness/proc-stats.js';
+import { runMealExport } from './harness/processes.js';
+import { describeMachine, RESULTS_JSON, RESULTS_MD, writeReports } from './harness/report.js';
+import { formatRow, type ScenarioRow } from './harness/results.js';
+import type { Scenario } from './harness/scenario.js';
+import { serverCertificate, startRealServer } from './harness/servers.js';
+import { deltaPoll } from './scenarios/delta-poll.js';
+import { fixedRate } from './scenarios/fixed-rate.js';
+import { growth } from './scenarios/growth.js';
+import { memory } from './scenarios/memory.js';
+import { naive } from './scenarios/naive.js';
+import { page100 } from './scenarios/page-100.js';
+import { page5000 } from './scenarios/page-5000.js';
+import { seedThroughput } from './scenarios/seed-throughput.js';
+
+/**
+ * `npm run bench` (full) and `npm run bench -- --quick`: seeds (or reuses) the databases,
+ * starts the real server, runs each scenario against its same-run ceiling, and writes
+ * bench/results.json and bench/RESULTS.md. `--only a,b` runs some scenarios; `--profile DIR`
+ * starts the real server under `node --cpu-prof` (summarise with bench/profile-summary.ts).
+ */
+
+// In this order: fixed-rate reads page-100's maximum, naive and growth reuse earlier figures.
+const SCENARIOS: readonly Scenario[] = [seedThroughput, deltaPoll, page100, page5000, growth, naive, fixedRate, memory];
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const options = parseBenchOptions(process.argv.slice(2));
+  const unknown = options.only.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario ${unknown.join(', ')}: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const selected = SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name));
+  const started = performance.now();
+  const machine = describeMachine();
+  const loads = [loadAverage()];
+  log(
+    `meal-export bench (${options.quick ? 'quick' : 'full'}): ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}`,
+  );
+
+  const big = await ensureDataset(options.big, log);
+  const small = await ensureDataset(options.small, log);
+  if (options.profileDir !== undefined) mkdirSync(options.profileDir, { recursive: true });
+  const real = await startRealServer(big.db, options.profileDir);
+  const createdKeys: Array<{ db: string; id: string }> = [];
+  const context = createContext({ options, big, small, real, certificate: serverCertificate(), log, createdKeys });
+  const failures: string[] = [];
+  try {
+    for (const scenario of selected) {
+      log(`\n${scenario.name}: ${scenario.question}`);
+      try {
+        const rows: ScenarioRow[] = await scenario.run(context);
+        for (const row of rows) {
+          context.rows.push(row);
+          log(`  ${formatRow(row)}`);
+        }
+      } catch (error) {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        failures.push(`${scenario.name}: ${message}`);
+        log(`  FAILED: ${message}`);
+      }
+    }
+  } finally {
+    await real.stop();
+    for (const { db, id } of createdKeys) await runMealExport(['keys', 'revoke', id, '--db', db, '--json']);
+  }
+  loads.push(loadAverage());
+  writeReports(context.rows, options, machine, loads);
+  log(`\nwrote ${RESULTS_JSON} and ${RESULTS_MD} in ${Math.round((performance.now() - started) / 1000)} s`);
+  if (failures.length > 0) {
+    process.exitCode = 1;
+    log(`${failures.length} scenario(s) failed`);
+  }
+}
+
+await main();
