@@ -64,6 +64,6 @@ export function registerMealsRoute(app: FastifyInstance, deps: MealsRouteDeps): 
     const nextCursor = page.last === undefined ? null : deps.cursors.encode(key.userId, page.last);
     return reply
       .type(JSON_CONTENT_TYPE)
-      .send(renderMealPage(key.userId, query.lastModifiedSince, page.items, page.hasMore, nextCursor));
+      .send(renderMealPage(key.userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor));
   });
 }

@@ -52,10 +52,11 @@ export interface FeedQuery {
 
 export interface FeedPage {
   /**
-   * Each item's JSON text, ready to send: a Meal; with includeDeleted a Meal followed by
-   * `"deleted": false`, or a tombstone.
+   * The items' JSON texts joined by commas, as UTF-8 bytes ready to send between `[` and `]`:
+   * Meals; with includeDeleted, Meals followed by `"deleted": false` and tombstones.
    */
-  readonly items: readonly string[];
+  readonly items: Buffer;
+  readonly count: number;
   /** The position of the last item; undefined when the page is empty. */
   readonly last: FeedPosition | undefined;
   /** True when more items match after this page. */

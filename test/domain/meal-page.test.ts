@@ -9,8 +9,8 @@ const MEAL = SAMPLE_MEAL;
 describe('the 200 body of GET /v1/meals', () => {
   test('has exactly the seven fields in contract order, the meals as given', () => {
     const items = [encodeMeal(MEAL), encodeTombstone('m_2', MEAL.modifiedAt + 1)];
-    const text = renderMealPage('u_42', Date.UTC(2025, 0, 1), items, true, 'abc_-');
-    const body = JSON.parse(text) as Record<string, unknown>;
+    const bytes = renderMealPage('u_42', Date.UTC(2025, 0, 1), Buffer.from(items.join(',')), 2, true, 'abc_-');
+    const body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(body), [
       'ok',
       'userId',
@@ -32,7 +32,10 @@ describe('the 200 body of GET /v1/meals', () => {
   });
 
   test('an empty page has count 0, no meals, hasMore false and nextCursor null', () => {
-    const body = JSON.parse(renderMealPage('u_1', 0, [], false, null)) as Record<string, unknown>;
+    const body = JSON.parse(renderMealPage('u_1', 0, Buffer.alloc(0), 0, false, null).toString('utf8')) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(body, {
       ok: true,
       userId: 'u_1',
@@ -45,7 +48,9 @@ describe('the 200 body of GET /v1/meals', () => {
   });
 
   test('a user id with quotes and unicode stays valid JSON', () => {
-    const body = JSON.parse(renderMealPage('u "x" \\ 🍝', 0, [], false, null)) as { userId: string };
+    const body = JSON.parse(renderMealPage('u "x" \\ 🍝', 0, Buffer.alloc(0), 0, false, null).toString('utf8')) as {
+      userId: string;
+    };
     assert.equal(body.userId, 'u "x" \\ 🍝');
   });
 });

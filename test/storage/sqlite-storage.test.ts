@@ -60,8 +60,15 @@ async function feed(storage: Storage, query: Partial<FeedQuery> & { userId: stri
   return storage.listFeed({ from: 0, after: undefined, includeDeleted: false, limit: 5000, ...query });
 }
 
+/** Each item's JSON text: the page's bytes are the items joined by commas. */
+function itemTexts(page: FeedPage): string[] {
+  const items = JSON.parse(`[${page.items.toString('utf8')}]`) as FeedItem[];
+  assert.equal(items.length, page.count, 'count equals the number of items');
+  return items.map((item) => JSON.stringify(item));
+}
+
 async function feedItems(storage: Storage, query: Partial<FeedQuery> & { userId: string }): Promise<FeedItem[]> {
-  return (await feed(storage, query)).items.map((text) => JSON.parse(text) as FeedItem);
+  return itemTexts(await feed(storage, query)).map((text) => JSON.parse(text) as FeedItem);
 }
 
 const at = (epochMs: number) => new Date(epochMs).toISOString();
@@ -157,7 +164,7 @@ describe('SQLite storage: meals', () => {
         reason: 'foreign_id',
         index: 2,
       });
-      assert.deepEqual((await feed(storage, { userId: 'u2', includeDeleted: true })).items, []);
+      assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
       assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
       // Nothing of the refused batch stayed: its ids are free, and u2's clock did not move.
       await storage.upsertMeals('u2', [meal('new1')], T0);
@@ -210,7 +217,7 @@ describe('SQLite storage: meals', () => {
       assert.equal(await storage.deleteMeal('u1', 'nope', T0), 'not_found');
       assert.equal(await storage.deleteMeal('u2', 'a', T0), 'not_found');
       assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
-      assert.deepEqual((await feed(storage, { userId: 'u2', includeDeleted: true })).items, []);
+      assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
     });
   });
 
@@ -322,16 +329,34 @@ describe('SQLite storage: the feed', () => {
     await withStore(async (storage) => {
       await seed(storage);
       const plain = await feed(storage, { userId: 'u1' });
-      for (const text of plain.items) assert.equal(text.includes('"deleted"'), false, text);
+      for (const text of itemTexts(plain)) assert.equal(text.includes('"deleted"'), false, text);
       const all = await feed(storage, { userId: 'u1', includeDeleted: true });
-      assert.equal(all.items.length, 5);
-      for (const text of all.items) {
+      assert.equal(all.count, 5);
+      for (const text of itemTexts(all)) {
         const item = JSON.parse(text) as FeedItem;
         if (item.deleted === true) continue;
         assert.ok(text.endsWith(',"deleted":false}'), text);
         assert.deepEqual(Object.keys(item), [...MEAL_FIELDS, 'deleted']);
       }
-      assert.equal(all.items[4], `{"id":"m2","modifiedAt":"${at(T0 + 5)}","deleted":true}`);
+      assert.equal(itemTexts(all)[4], `{"id":"m2","modifiedAt":"${at(T0 + 5)}","deleted":true}`);
+    });
+  });
+
+  test('a page of thousands of meals comes back in feed order, byte for byte the stored JSON joined by commas', async () => {
+    await withStore(async (storage) => {
+      // Ids out of byte order, so that only (modifiedAt, id) order can give the expected list.
+      const meals = Array.from({ length: 3000 }, (_, i) => meal(`id-${(i * 7919) % 3000}`));
+      assert.equal((await storage.upsertMeals('big', meals, T0)).ok, true);
+      const page = await feed(storage, { userId: 'big', limit: 5000 });
+      const items = itemTexts(page).map((text) => JSON.parse(text) as FeedItem);
+      assert.deepEqual(
+        items.map((item) => item.id),
+        meals.map((meal) => meal.id),
+      );
+      for (let i = 1; i < items.length; i += 1) {
+        assert.ok(String(items[i - 1]?.modifiedAt) < String(items[i]?.modifiedAt), `order broken at ${i}`);
+      }
+      assert.equal(page.items.toString('utf8'), itemTexts(page).join(','));
     });
   });
 
@@ -343,10 +368,11 @@ describe('SQLite storage: the feed', () => {
       let after: FeedQuery['after'];
       for (;;) {
         const page = await feed(storage, { userId: 'u1', includeDeleted: true, limit: 2, after });
-        pages.push([page.items.length, page.hasMore]);
-        for (const text of page.items) seen.push((JSON.parse(text) as FeedItem).id);
+        const texts = itemTexts(page);
+        pages.push([page.count, page.hasMore]);
+        for (const text of texts) seen.push((JSON.parse(text) as FeedItem).id);
         if (page.last !== undefined) {
-          const lastItem = JSON.parse(page.items.at(-1) ?? '{}') as FeedItem;
+          const lastItem = JSON.parse(texts.at(-1) ?? '{}') as FeedItem;
           assert.deepEqual(page.last, { modifiedAt: Date.parse(lastItem.modifiedAt), id: lastItem.id });
           after = page.last;
         }
@@ -365,11 +391,16 @@ describe('SQLite storage: the feed', () => {
     await withStore(async (storage) => {
       await seed(storage);
       const full = await feed(storage, { userId: 'u1', limit: 4 });
-      assert.equal(full.items.length, 4);
+      assert.equal(full.count, 4);
       assert.equal(full.hasMore, false);
       const empty = await feed(storage, { userId: 'u1', after: full.last });
-      assert.deepEqual(empty, { items: [], last: undefined, hasMore: false });
-      assert.deepEqual(await feed(storage, { userId: 'nobody' }), { items: [], last: undefined, hasMore: false });
+      assert.deepEqual(empty, { items: Buffer.alloc(0), count: 0, last: undefined, hasMore: false });
+      assert.deepEqual(await feed(storage, { userId: 'nobody' }), {
+        items: Buffer.alloc(0),
+        count: 0,
+        last: undefined,
+        hasMore: false,
+      });
     });
   });
 
@@ -425,7 +456,7 @@ describe('SQLite storage: the feed', () => {
   test('another user never sees these meals', async () => {
     await withStore(async (storage) => {
       await seed(storage);
-      assert.deepEqual((await feed(storage, { userId: 'u2', includeDeleted: true })).items, []);
+      assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
     });
   });
 
@@ -457,7 +488,7 @@ describe('SQLite storage: tombstone pruning', () => {
           ['new-dead', true],
         ],
       );
-      assert.deepEqual((await feed(storage, { userId: 'u2', includeDeleted: true })).items, []);
+      assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
       assert.equal(await storage.pruneTombstones(T0 - 30 * DAY), 0);
 
       await storage.upsertMeals('u2', [meal('u2-next')], T0 - 50 * DAY);

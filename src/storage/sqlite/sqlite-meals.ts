@@ -1,16 +1,18 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { Meal, MealContent } from '../../domain/meal.js';
 import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 
-type FeedRow = [body: string, modifiedAt: number, id: string];
+type PageRow = [count: number, items: Buffer | null, lastModifiedAt: number | null, lastId: string | null];
 
 interface ExistingMeal {
   readonly user_id: string;
   readonly modified_at: number;
   readonly deleted: number;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Thrown inside a write transaction to roll it back; never leaves this module. */
 class ForeignMeal extends Error {
@@ -23,16 +25,49 @@ class ForeignMeal extends Error {
 const WITH_DELETED_ITEM = `CASE deleted WHEN 0 THEN substr(body, 1, length(body) - 1) || '${LIVE_MEAL_DELETED_SUFFIX}' ELSE body END`;
 const FROM = 'user_id = ? AND modified_at >= ?';
 const AFTER = 'user_id = ? AND (modified_at, id) > (?, ?)';
-const ORDER = 'ORDER BY modified_at, id LIMIT ?';
+const LIVE = 'AND deleted = 0';
+/** Enough prepared page statements for every limit clients really use; the oldest goes first. */
+const MAX_PAGE_STATEMENTS = 64;
+
+/**
+ * One page as one row: the items joined by commas as a single UTF-8 blob (no per-row values
+ * cross into JavaScript), their count, and the last one's position (max(modified_at) makes
+ * SQLite take `id` from that same row). The page is the ordered, limited subquery, which
+ * SQLite aggregates in its order: test/storage pins that, since an ORDER BY inside
+ * group_concat would sort again and cost more than the rest of the query.
+ * LIMIT is written into the SQL rather than bound: a bound LIMIT made SQLite re-plan the
+ * statement on every call (measured: 14 -> 7 us for a small page).
+ */
+function pageSql(includeDeleted: boolean, afterCursor: boolean, limit: number): string {
+  const item = includeDeleted ? WITH_DELETED_ITEM : 'body';
+  const where = `${afterCursor ? AFTER : FROM} ${includeDeleted ? '' : LIVE}`;
+  return `SELECT count(*), CAST(group_concat(item, ',') AS BLOB), max(modified_at), id FROM (
+    SELECT ${item} AS item, modified_at, id FROM meals WHERE ${where} ORDER BY modified_at, id LIMIT ${limit})`;
+}
 
 /** The meals half of the SQLite adapter: every statement prepared once. */
 export function createSqliteMeals(db: Database) {
-  const feed = {
-    liveFrom: db.prepare(`SELECT body, modified_at, id FROM meals WHERE ${FROM} AND deleted = 0 ${ORDER}`).raw(),
-    liveAfter: db.prepare(`SELECT body, modified_at, id FROM meals WHERE ${AFTER} AND deleted = 0 ${ORDER}`).raw(),
-    allFrom: db.prepare(`SELECT ${WITH_DELETED_ITEM}, modified_at, id FROM meals WHERE ${FROM} ${ORDER}`).raw(),
-    allAfter: db.prepare(`SELECT ${WITH_DELETED_ITEM}, modified_at, id FROM meals WHERE ${AFTER} ${ORDER}`).raw(),
-  };
+  const pageStatements = new Map<string, Statement>();
+  function pageStatement(includeDeleted: boolean, afterCursor: boolean, limit: number): Statement {
+    const key = `${includeDeleted ? 'all' : 'live'}:${afterCursor ? 'after' : 'from'}:${limit}`;
+    let statement = pageStatements.get(key);
+    if (statement === undefined) {
+      // The limit is part of the SQL text: only a positive whole number may get there.
+      if (!Number.isSafeInteger(limit) || limit < 1)
+        throw new RangeError(`page limit must be a positive integer: ${limit}`);
+      if (pageStatements.size >= MAX_PAGE_STATEMENTS) {
+        const oldest = pageStatements.keys().next();
+        if (oldest.done !== true) pageStatements.delete(oldest.value);
+      }
+      statement = db.prepare(pageSql(includeDeleted, afterCursor, limit)).raw();
+      pageStatements.set(key, statement);
+    }
+    return statement;
+  }
+  // Whether anything matches after a position: one index seek.
+  const moreLive = db.prepare(`SELECT 1 FROM meals WHERE ${AFTER} ${LIVE} LIMIT 1`).pluck();
+  const moreAll = db.prepare(`SELECT 1 FROM meals WHERE ${AFTER} LIMIT 1`).pluck();
+
   const exportLive = db.prepare(
     'SELECT body FROM meals WHERE user_id = ? AND modified_at >= ? AND deleted = 0 ORDER BY modified_at, id',
   );
@@ -79,20 +114,21 @@ export function createSqliteMeals(db: Database) {
 
   return {
     listFeed(query: FeedQuery): FeedPage {
-      const { userId, after, limit } = query;
-      // One more row than asked tells whether more match after this page.
-      const rows = (
-        after === undefined
-          ? (query.includeDeleted ? feed.allFrom : feed.liveFrom).all(userId, query.from, limit + 1)
-          : (query.includeDeleted ? feed.allAfter : feed.liveAfter).all(userId, after.modifiedAt, after.id, limit + 1)
-      ) as FeedRow[];
-      const hasMore = rows.length > limit;
-      if (hasMore) rows.length = limit;
-      const lastRow = rows[rows.length - 1];
+      const { userId, after, includeDeleted, limit } = query;
+      const statement = pageStatement(includeDeleted, after !== undefined, limit);
+      const row = (
+        after === undefined ? statement.get(userId, query.from) : statement.get(userId, after.modifiedAt, after.id)
+      ) as PageRow;
+      const [count, items, lastModifiedAt, lastId] = row;
+      if (count === 0 || items === null || lastModifiedAt === null || lastId === null) {
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false };
+      }
+      const more = includeDeleted ? moreAll : moreLive;
       return {
-        items: rows.map((row) => row[0]),
-        last: lastRow === undefined ? undefined : { modifiedAt: lastRow[1], id: lastRow[2] },
-        hasMore,
+        items,
+        count,
+        last: { modifiedAt: lastModifiedAt, id: lastId },
+        hasMore: count === limit && more.get(userId, lastModifiedAt, lastId) !== undefined,
       };
     },
 
