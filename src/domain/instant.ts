@@ -59,6 +59,25 @@ export function formatInstant(epochMs: number): string {
   return new Date(epochMs).toISOString();
 }
 
+/**
+ * A formatter like formatInstant that keeps the text of the last second it formatted, for
+ * series of nearby instants (the modifiedAt values of one write): within that second only the
+ * milliseconds are written.
+ */
+export function createInstantFormatter(): (epochMs: number) => string {
+  let cachedSecond = Number.NaN;
+  let cachedPrefix = '';
+  return (epochMs) => {
+    const second = Math.floor(epochMs / 1000);
+    if (second !== cachedSecond) {
+      cachedSecond = second;
+      cachedPrefix = new Date(second * 1000).toISOString().slice(0, -4); // "YYYY-MM-DDTHH:mm:ss."
+    }
+    const milli = epochMs - second * 1000;
+    return `${cachedPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  };
+}
+
 /** Epoch milliseconds of the next 00:00:00Z after `now`: when the daily quota resets. */
 export function nextUtcMidnight(now: number): number {
   const d = new Date(now);

@@ -23,7 +23,7 @@ export async function writeMealExport(
   let chunk = format === 'csv' ? CSV_HEADER : '';
   let count = 0;
   for await (const meal of meals) {
-    chunk += format === 'csv' ? csvRow(meal) : `${encodeMeal(meal)}\n`;
+    chunk += format === 'csv' ? csvRow(meal) : `${encodeMeal(meal, meal.modifiedAt)}\n`;
     count += 1;
     if (chunk.length >= CHUNK_CHARS) {
       // Returning ends the loop, which closes the store's iterator too.

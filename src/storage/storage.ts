@@ -40,6 +40,14 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+export interface StorageOptions {
+  /**
+   * Bulk loading (`seed`): writes are not synced to disk at commit. An OS crash may lose the
+   * last batches, never corrupt the store; only for data that can be generated again.
+   */
+  readonly bulkLoad?: boolean;
+}
+
 export interface FeedQuery {
   readonly userId: string;
   /** Inclusive lower bound on modifiedAt (lastModifiedSince); ignored when `after` is set. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatInstant, nextUtcMidnight, parseInstant } from '../../src/domain/instant.js';
+import { createInstantFormatter, formatInstant, nextUtcMidnight, parseInstant } from '../../src/domain/instant.js';
 
 /** What the service echoes as lastModifiedSince for a text, or undefined when it answers 400. */
 function echo(text: string): string | undefined {
@@ -121,6 +121,18 @@ describe('lastModifiedSince parsing (CONTRACT.md section 2)', () => {
   test('formatting writes epoch milliseconds as YYYY-MM-DDTHH:mm:ss.sssZ', () => {
     assert.equal(formatInstant(0), '1970-01-01T00:00:00.000Z');
     assert.equal(formatInstant(Date.UTC(2025, 0, 2, 3, 4, 5, 6)), '2025-01-02T03:04:05.006Z');
+  });
+
+  test('the caching formatter writes what toISOString writes, across seconds, before 1970 and at the year bounds', () => {
+    const format = createInstantFormatter();
+    const starts = [0, -1500, Date.UTC(2025, 0, 1) - 3, Date.UTC(1, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 58, 990)];
+    for (const start of starts) {
+      for (let ms = start; ms < start + 1200; ms += 7) {
+        assert.equal(format(ms), new Date(ms).toISOString(), `at ${ms}`);
+      }
+    }
+    // Jumping back and forth between seconds refreshes the cached second each time.
+    for (const ms of [5_000, 1_999, 5_001, 1_000, 999]) assert.equal(format(ms), new Date(ms).toISOString());
   });
 });
 

@@ -8,7 +8,7 @@ const MEAL = SAMPLE_MEAL;
 
 describe('the 200 body of GET /v1/meals', () => {
   test('has exactly the seven fields in contract order, the meals as given', () => {
-    const items = [encodeMeal(MEAL), encodeTombstone('m_2', MEAL.modifiedAt + 1)];
+    const items = [encodeMeal(MEAL, MEAL.modifiedAt), encodeTombstone('m_2', MEAL.modifiedAt + 1)];
     const bytes = renderMealPage('u_42', Date.UTC(2025, 0, 1), Buffer.from(items.join(',')), 2, true, 'abc_-');
     const body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(body), [

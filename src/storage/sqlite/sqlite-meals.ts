@@ -3,6 +3,7 @@ import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { Meal, MealContent } from '../../domain/meal.js';
 import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
+import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 
 type PageRow = [count: number, items: Buffer | null, lastModifiedAt: number | null, lastId: string | null];
 
@@ -13,6 +14,9 @@ interface ExistingMeal {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Thrown inside the new-user transaction when the user turns out to have written already. */
+class NotNewUser extends Error {}
 
 /** Thrown inside a write transaction to roll it back; never leaves this module. */
 class ForeignMeal extends Error {
@@ -82,6 +86,14 @@ export function createSqliteMeals(db: Database) {
   const insertRow = db.prepare('INSERT INTO meals (user_id, modified_at, id, deleted, body) VALUES (?, ?, ?, ?, ?)');
   const pruneBefore = db.prepare('DELETE FROM meals WHERE deleted = 1 AND modified_at < ?');
 
+  const appendNewMeals = createSqliteAppender(db);
+  /** A user's first write: every meal is new, so none is looked up (throws to fall back). */
+  const appendForNewUser = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
+    if (selectClock.get(userId) !== undefined) throw new NotNewUser();
+    saveClock.run(userId, appendNewMeals(userId, meals, nextModifiedAt(undefined, now)));
+    return { created: meals.length, updated: 0 };
+  });
+
   const upsert = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
     let clock = selectClock.get(userId);
     let created = 0;
@@ -95,7 +107,7 @@ export function createSqliteMeals(db: Database) {
         updated += 1;
         removeRow.run(userId, existing.modified_at, meal.id);
       }
-      insertRow.run(userId, clock, meal.id, 0, encodeMeal({ ...meal, modifiedAt: clock }));
+      insertRow.run(userId, clock, meal.id, 0, encodeMeal(meal, clock));
     });
     if (clock !== undefined) saveClock.run(userId, clock);
     return { created, updated };
@@ -137,6 +149,14 @@ export function createSqliteMeals(db: Database) {
     },
 
     upsertMeals(userId: string, meals: readonly MealContent[], now: number): UpsertResult {
+      if (meals.length > 0 && selectClock.get(userId) === undefined) {
+        try {
+          return { ok: true, ...appendForNewUser.immediate(userId, meals, now) };
+        } catch (error) {
+          // Rolled back: an id is taken or repeated, or the user wrote meanwhile. Look each up.
+          if (!(error instanceof NotNewUser) && !isConstraintFailure(error)) throw error;
+        }
+      }
       try {
         return { ok: true, ...upsert.immediate(userId, meals, now) };
       } catch (error) {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AppError } from '../../errors.js';
-import type { Storage } from '../storage.js';
+import type { Storage, StorageOptions } from '../storage.js';
 import { CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
@@ -26,24 +26,24 @@ function guard<T>(work: () => T): Promise<T> {
   }
 }
 
-function open(file: string): Database {
+function open(file: string, options: StorageOptions): Database {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new BetterSqlite3(file, { timeout: 5000 });
   // WAL: readers (the server) never block the writer (an import) nor the other way round.
   db.pragma('journal_mode = WAL');
   // NORMAL is durable against a crash of the process in WAL mode; only an OS crash can lose
   // the last commits, never corrupt the file.
-  db.pragma('synchronous = NORMAL');
+  db.pragma(options.bulkLoad === true ? 'synchronous = OFF' : 'synchronous = NORMAL');
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
   return db;
 }
 
 /** Opens (creating if needed) a SQLite store at `file` and brings its schema up to date. */
-export async function openSqliteStorage(file: string): Promise<Storage> {
+export async function openSqliteStorage(file: string, options: StorageOptions = {}): Promise<Storage> {
   let db: Database;
   try {
-    db = open(file);
+    db = open(file, options);
     migrateSqlite(db, Date.now());
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
