@@ -33,3 +33,13 @@ export async function readInputText(location: string): Promise<string> {
     throw new CliError(`${location === '-' ? 'stdin' : location} is not UTF-8 text`, { cause: error });
   }
 }
+
+/** A file's text, or undefined when there is no such file (a first run: nothing saved yet). */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { parseInstant } from '../../domain/instant.js';
 import type { Meal as StoredMeal } from '../../domain/meal.js';
 import { writeFileAtomically } from '../../meals-io/atomic-file.js';
@@ -7,6 +6,7 @@ import type { MealFileFormat } from '../../meals-io/file-format.js';
 import { readJsonl } from '../../meals-io/jsonl-reader.js';
 import { writeMealExport } from '../../meals-io/meal-export.js';
 import { parseMealRecord } from '../../meals-io/meal-record.js';
+import { readTextIfExists } from '../../meals-io/read-input.js';
 
 /** Why a copy on disk cannot be read back. */
 export class MirrorFileError extends Error {}
@@ -28,13 +28,8 @@ export async function writeMirrorFile(
 
 /** Reads back a copy written by writeMirrorFile; undefined when the file does not exist. */
 export async function readMirrorFile(file: string, format: MealFileFormat): Promise<StoredMeal[] | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return undefined;
   const { records, errors } = format === 'csv' ? readCsv(text) : readJsonl(text);
   const first = errors[0];
   if (first !== undefined) throw new MirrorFileError(`line ${first.line}: ${first.message}`);

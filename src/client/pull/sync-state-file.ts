@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { writeFileAtomically } from '../../meals-io/atomic-file.js';
+import { readTextIfExists } from '../../meals-io/read-input.js';
 import type { SyncPosition } from '../types.js';
 
 /**
@@ -28,13 +28,8 @@ const isTextOrNull = (value: unknown): value is string | null => value === null 
 
 /** The saved state; undefined when the file does not exist. */
 export async function readSyncState(file: string): Promise<SyncState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
