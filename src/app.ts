@@ -70,17 +70,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(compress, COMPRESSION);
   app.addHook('onRequest', createGatekeeper(deps.tls));
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: redactApiKeys(request.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request',
-    );
-  });
+  // One line per request at info and below; at warn and above the hook is not registered.
+  if (['info', 'debug', 'trace'].includes(deps.logLevel)) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: redactApiKeys(request.url),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+    });
+  }
   registerErrorHandling(app);
 
   const secret = await deps.storage.cursorSecret();

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../errors.js';
 import { commonHeaders } from './json-response.js';
 
@@ -22,26 +22,33 @@ function headerBytes(rawHeaders: readonly string[]): number {
  */
 export function createGatekeeper(tls: boolean) {
   const headers = commonHeaders(tls);
-  return async function gatekeeper(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // A callback hook, not an async one: it runs on every request and needs no promise.
+  return function gatekeeper(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     reply.headers(headers);
-    const url = request.raw.url ?? '/';
-    if (url.length > MAX_URL_BYTES) {
-      throw new AppError('request_too_large', 'The URL is longer than 8 KiB.', { status: 414 });
-    }
-    if (headerBytes(request.raw.rawHeaders) > MAX_HEADER_BYTES) {
-      throw new AppError('request_too_large', 'The request headers are larger than 16 KiB.', { status: 431 });
-    }
-    if (request.method === 'OPTIONS') throw browserForbidden();
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
-    if (!PUBLIC_PATHS.has(path)) throw new AppError('not_found', `No such resource: ${path.slice(0, 200)}`);
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      throw new AppError('method_not_allowed', `${request.method} is not allowed here: use GET or HEAD.`, {
-        headers: { allow: 'GET, HEAD' },
-      });
-    }
-    if (request.headers.origin !== undefined) throw browserForbidden();
+    done(refusal(request));
   };
+}
+
+/** The first pre-authentication check the request fails, in the contract's order, if any. */
+function refusal(request: FastifyRequest): AppError | undefined {
+  const url = request.raw.url ?? '/';
+  if (url.length > MAX_URL_BYTES) {
+    return new AppError('request_too_large', 'The URL is longer than 8 KiB.', { status: 414 });
+  }
+  if (headerBytes(request.raw.rawHeaders) > MAX_HEADER_BYTES) {
+    return new AppError('request_too_large', 'The request headers are larger than 16 KiB.', { status: 431 });
+  }
+  if (request.method === 'OPTIONS') return browserForbidden();
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (!PUBLIC_PATHS.has(path)) return new AppError('not_found', `No such resource: ${path.slice(0, 200)}`);
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return new AppError('method_not_allowed', `${request.method} is not allowed here: use GET or HEAD.`, {
+      headers: { allow: 'GET, HEAD' },
+    });
+  }
+  if (request.headers.origin !== undefined) return browserForbidden();
+  return undefined;
 }
 
 // Keys must never be used from a browser (spec: "never exposed on the client side").
