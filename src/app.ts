@@ -53,6 +53,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,
+    // server.ts drains connections itself (http/connection-drain.ts): Fastify's 'idle' closing
+    // would cut large answers still being sent.
+    forceCloseConnections: false,
     bodyLimit: 1024,
     ...(deps.serverFactory === undefined ? {} : { serverFactory: deps.serverFactory }),
     ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
+import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
 import { createMemoryRateLimiter } from './ratelimit/memory.js';
 import { createMemoryAuthFailureLimiter } from './ratelimit/memory-auth-failures.js';
 import { openStorage } from './storage/open-storage.js';
@@ -69,6 +70,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const authFailures = createMemoryAuthFailureLimiter();
   const authenticator = createKeyAuthenticator(storage);
 
+  let connections: ConnectionDrain | undefined;
   const serverFactory: FastifyServerFactory = (handler) => {
     const server =
       tlsMaterial === undefined
@@ -77,6 +79,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
             { ...SERVER_LIMITS, cert: tlsMaterial.cert, key: tlsMaterial.key, minVersion: 'TLSv1.2' },
             handler,
           );
+    connections = trackConnections(server, tls);
     return server;
   };
 
@@ -131,9 +134,18 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     app,
     async close() {
       for (const timer of maintenance) clearInterval(timer);
+      // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
       const drained = app.close();
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
-      await Promise.race([drained, deadline]);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'deadline'>((resolve) => {
+        timer = setTimeout(() => resolve('deadline'), DRAIN_TIMEOUT_MS);
+      });
+      if ((await Promise.race([drained, deadline])) === 'deadline') {
+        app.log.warn('responses still in flight after 30 s: closing their connections');
+        connections?.destroyAll();
+        await drained;
+      }
+      clearTimeout(timer);
       await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
       await Promise.all([limiter.close(), authFailures.close()]);
       await storage.close();

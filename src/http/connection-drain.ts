@@ -1,0 +1,48 @@
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+
+export interface ConnectionDrain {
+  /** Destroys what is left (the drain deadline has passed). */
+  destroyAll(): void;
+}
+
+/**
+ * Graceful shutdown that keeps its promise for large answers (CONTRACT.md section 7: "sends
+ * every response in flight in full"). Node's closeIdleConnections, which server.close() calls,
+ * takes a connection for idle as soon as res.end() was called, even while most of a large body
+ * still waits in the process, and destroys it. This server's closeIdleConnections is replaced:
+ * a connection is ended only once each of its responses has been handed to the operating
+ * system ('close' after 'finish').
+ */
+export function trackConnections(server: HttpServer | HttpsServer, tls: boolean): ConnectionDrain {
+  const inFlight = new Map<Socket, number>();
+  let draining = false;
+
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    if (draining) response.setHeader('connection', 'close');
+    response.once('close', () => {
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, left);
+      if (draining && left === 0) socket.end();
+    });
+  });
+
+  // Ends every connection with no response in flight now, and every other one after its last.
+  server.closeIdleConnections = () => {
+    draining = true;
+    for (const [socket, count] of inFlight) if (count === 0) socket.end();
+  };
+
+  return {
+    destroyAll() {
+      for (const socket of inFlight.keys()) socket.destroy();
+    },
+  };
+}

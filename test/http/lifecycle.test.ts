@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { connect as netConnect } from 'node:net';
+import { test } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
+import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { OLD, sleep } from './http-expect.js';
+
+/** Opens a GET and stops reading the answer as soon as its headers arrive. */
+function pausedGet(server: TestServer, key: string, path: string) {
+  return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
+    const req = https.request(
+      {
+        host: server.host,
+        port: server.port,
+        path,
+        headers: { authorization: `Bearer ${key}` },
+        rejectUnauthorized: false,
+        agent: false,
+      },
+      (res) => {
+        res.pause();
+        resolve({
+          status: res.statusCode ?? 0,
+          readAll: () =>
+            new Promise((done, fail) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (d: Buffer) => chunks.push(d));
+              res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+              res.on('error', fail);
+              res.resume();
+            }),
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Resolves true when a TCP connection to the port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
+  });
+}
+
+test('on SIGTERM the server stops accepting, sends the answer in flight in full, and exits 0', async () => {
+  const server = await startTestServer();
+  try {
+    const userId = newUserId();
+    const { key } = await server.createKey(userId);
+    // About 16 MB: far more than the kernel's socket buffers hold for a reader that has
+    // stopped, so most of the answer is still in the server process when SIGTERM arrives.
+    const description = 'a long description of the meal, '.repeat(100);
+    await server.importMeals(
+      userId,
+      Array.from({ length: 5000 }, () => makeMeal(undefined, { description })),
+    );
+    const inFlight = await pausedGet(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`);
+    assert.equal(inFlight.status, 200);
+    const exited = server.stop();
+    await sleep(500);
+    assert.equal(await refused(server.port), true, 'no new connection is accepted once SIGTERM arrived');
+    const text = await inFlight.readAll();
+    assert.ok(text.length > 15_000_000, `a large answer: ${text.length} bytes`);
+    const body = JSON.parse(text) as { count: number; meals: unknown[] };
+    assert.equal(body.count, 5000);
+    assert.equal(body.meals.length, 5000, 'the whole answer arrived');
+    assert.equal(await exited, 0, 'exit code 0');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a client that has not sent its headers within 10 s is cut off', { timeout: 30_000 }, async () => {
+  const server = await startTestServer();
+  try {
+    const started = Date.now();
+    const closedAfterMs = await new Promise<number>((resolve) => {
+      const socket = tlsConnect({ host: server.host, port: server.port, rejectUnauthorized: false }, () => {
+        // A request line and one header, then nothing: the headers never end.
+        socket.write('GET /v1/meals?lastModifiedSince=2025-01-01 HTTP/1.1\r\nHost: localhost\r\n');
+      });
+      socket.on('data', () => {});
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(Date.now() - started));
+      setTimeout(() => socket.destroy(), 25_000).unref();
+    });
+    assert.ok(closedAfterMs >= 9_500, `cut off after ${closedAfterMs} ms: not before 10 s`);
+    assert.ok(closedAfterMs <= 13_000, `cut off after ${closedAfterMs} ms: within a few seconds of 10 s`);
+  } finally {
+    await server.stop();
+  }
+});
