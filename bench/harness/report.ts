@@ -164,7 +164,7 @@ export function writeReports(
 ) {
   writeFileSync(RESULTS_JSON, `${JSON.stringify(rows, null, 2)}\n`);
   const block = generated(rows, options, machine, loads);
-  let previous = '';
+  let previous: string;
   try {
     previous = readFileSync(RESULTS_MD, 'utf8');
   } catch {
@@ -178,6 +178,6 @@ export function writeReports(
       : `# Benchmark results (issue 4)\n\n${block}\n`;
   writeFileSync(RESULTS_MD, text);
   // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
-  const biome = path.join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
-  execFileSync(process.execPath, [biome, 'format', '--write', RESULTS_MD], { cwd: ROOT, stdio: 'ignore' });
+  const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');
+  execFileSync(process.execPath, [prettier, '--write', RESULTS_MD], { cwd: ROOT, stdio: 'ignore' });
 }

@@ -35,7 +35,9 @@ export async function main(argv: string[]): Promise<void> {
     if (load === undefined) {
       throw new CliError(`unknown command ${JSON.stringify(name)} (meal-export --help lists them)`, { usage: true });
     }
-    await (await load())(rest);
+    await (
+      await load()
+    )(rest);
   } catch (error) {
     process.exitCode = reportFailure(error);
   }

@@ -86,9 +86,10 @@ function usersInKeyOrder(seed: string, users: number, mealsPerUser: number, heav
   });
   return [
     ...regular.map((n): SeedUser => ({ userId: seedUserId(n), meals: () => syntheticMeals(seed, n, mealsPerUser) })),
-    ...heavy.map(
-      (n): SeedUser => ({ userId: heavySeedUserId(n), meals: () => heavySyntheticMeals(seed, n, heavyMeals) }),
-    ),
+    ...heavy.map((n): SeedUser => ({
+      userId: heavySeedUserId(n),
+      meals: () => heavySyntheticMeals(seed, n, heavyMeals),
+    })),
   ];
 }
 

@@ -9,9 +9,7 @@ const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="meal-export"' };
 const BEARER_RE = /^bearer(?:\s+(.*))?$/i;
 
 type Credentials =
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'token'; readonly token: string }
-  | { readonly kind: 'other' };
+  { readonly kind: 'missing' } | { readonly kind: 'token'; readonly token: string } | { readonly kind: 'other' };
 
 /** Reads the key from the Authorization header only (CONTRACT.md section 3); the scheme is case-insensitive. */
 function readCredentials(header: string | undefined): Credentials {

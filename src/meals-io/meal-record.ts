@@ -10,8 +10,7 @@ import { randomId } from '../domain/random-id.js';
 export type RecordSource = 'json' | 'csv';
 
 export type MealRecordResult =
-  | { readonly ok: true; readonly meal: MealContent }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly meal: MealContent } | { readonly ok: false; readonly message: string };
 
 const MAX_ID_LENGTH = 200;
 const MAX_TEXT_LENGTH = 10_000;
