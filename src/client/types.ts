@@ -2,24 +2,18 @@
  * The wire types of GET /v1/meals (CONTRACT.md section 2), as a consumer receives them:
  * instants are `YYYY-MM-DDTHH:mm:ss.sssZ` strings.
  */
-export type MealType = 'breakfast' | 'lunch' | 'dinner' | 'snack';
+import type { MealNutrients, MealType } from '../domain/meal.js';
+
+export type { MealNutrients, MealType };
 
 /** A live meal: every field always present, in this order. */
-export interface Meal {
+export interface Meal extends MealNutrients {
   readonly id: string;
   readonly description: string;
   readonly title: string;
   readonly type: MealType;
   /** When the meal was eaten. */
   readonly date: string;
-  readonly caloriesTotal: number | null;
-  readonly proteins_g: number | null;
-  readonly fats_g: number | null;
-  readonly carbs_g: number | null;
-  readonly fibers_g: number | null;
-  readonly sodium_mg: number | null;
-  readonly iron_mg: number | null;
-  readonly calcium_mg: number | null;
   /** When the meal last changed: the feed's sort key, with `id`. */
   readonly modifiedAt: string;
   /** `false` with includeDeleted=true, absent otherwise. */

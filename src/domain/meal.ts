@@ -22,14 +22,8 @@ export type NumericField = (typeof NUMERIC_FIELDS)[number];
 export const MEAL_FIELDS = ['id', ...TEXT_FIELDS, 'type', 'date', ...NUMERIC_FIELDS, 'modifiedAt'] as const;
 export type MealField = (typeof MEAL_FIELDS)[number];
 
-/** A meal's content as recorded: everything but the change clock. */
-export interface MealContent {
-  readonly id: string;
-  readonly description: string;
-  readonly title: string;
-  readonly type: MealType;
-  /** Epoch milliseconds: when the meal was eaten. */
-  readonly date: number;
+/** The nutrient fields: kilocalories, grams and milligrams, null when unknown. */
+export interface MealNutrients {
   readonly caloriesTotal: number | null;
   readonly proteins_g: number | null;
   readonly fats_g: number | null;
@@ -38,6 +32,16 @@ export interface MealContent {
   readonly sodium_mg: number | null;
   readonly iron_mg: number | null;
   readonly calcium_mg: number | null;
+}
+
+/** A meal's content as recorded: everything but the change clock. */
+export interface MealContent extends MealNutrients {
+  readonly id: string;
+  readonly description: string;
+  readonly title: string;
+  readonly type: MealType;
+  /** Epoch milliseconds: when the meal was eaten. */
+  readonly date: number;
 }
 
 /** A live meal with its place on the user's change clock. */
