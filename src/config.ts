@@ -7,7 +7,6 @@ import path from 'node:path';
  */
 export const ENV = {
   databaseUrl: 'MEAL_EXPORT_DATABASE_URL',
-  redisUrl: 'MEAL_EXPORT_REDIS_URL',
   tlsCert: 'MEAL_EXPORT_TLS_CERT',
   tlsKey: 'MEAL_EXPORT_TLS_KEY',
   logLevel: 'MEAL_EXPORT_LOG_LEVEL',
