@@ -72,9 +72,11 @@ export function createSqliteMeals(db: Database) {
   const moreLive = db.prepare(`SELECT 1 FROM meals WHERE ${AFTER} ${LIVE} LIMIT 1`).pluck();
   const moreAll = db.prepare(`SELECT 1 FROM meals WHERE ${AFTER} LIMIT 1`).pluck();
 
-  const exportLive = db.prepare(
-    'SELECT body FROM meals WHERE user_id = ? AND modified_at >= ? AND deleted = 0 ORDER BY modified_at, id',
-  );
+  const exportLive = db
+    .prepare<[string, number], string>(
+      'SELECT body FROM meals WHERE user_id = ? AND modified_at >= ? AND deleted = 0 ORDER BY modified_at, id',
+    )
+    .pluck();
   const selectById = db.prepare<[string], ExistingMeal>('SELECT user_id, modified_at, deleted FROM meals WHERE id = ?');
   const selectClock = db
     .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
@@ -145,7 +147,7 @@ export function createSqliteMeals(db: Database) {
     },
 
     *exportMeals(userId: string, since: number): Generator<Meal> {
-      for (const row of exportLive.pluck().iterate(userId, since)) yield decodeMeal(row as string);
+      for (const body of exportLive.iterate(userId, since)) yield decodeMeal(body);
     },
 
     upsertMeals(userId: string, meals: readonly MealContent[], now: number): UpsertResult {

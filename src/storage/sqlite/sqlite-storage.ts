@@ -54,6 +54,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   }
   const meals = createSqliteMeals(db);
   const keys = createSqliteKeys(db);
+  const selectOne = db.prepare('SELECT 1');
   const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
   let secret: Buffer | undefined;
 
@@ -80,7 +81,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
         if (secret === undefined) throw new Error('the store has no cursor secret');
         return secret;
       }),
-    ping: () => guard(() => db.prepare('SELECT 1').get()).then(() => undefined),
+    ping: () => guard(() => selectOne.get()).then(() => undefined),
     close: () => guard(() => db.close()).then(() => undefined),
   };
 }
