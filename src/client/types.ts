@@ -3,20 +3,16 @@
  * instants are `YYYY-MM-DDTHH:mm:ss.sssZ` strings.
  */
 import type { MealNutrients, MealType } from '../domain/meal.js';
+import type { MealJson } from '../domain/meal-json.js';
 
 export type { MealNutrients, MealType };
 
-/** A live meal: every field always present, in this order. */
-export interface Meal extends MealNutrients {
-  readonly id: string;
-  readonly description: string;
-  readonly title: string;
-  readonly type: MealType;
-  /** When the meal was eaten. */
-  readonly date: string;
-  /** When the meal last changed: the feed's sort key, with `id`. */
-  readonly modifiedAt: string;
-  /** `false` with includeDeleted=true, absent otherwise. */
+/**
+ * A live meal: every field always present, in contract order (id, description, title, type,
+ * date, the nutrients, modifiedAt); `deleted` is `false` with includeDeleted=true, absent
+ * otherwise.
+ */
+export interface Meal extends MealJson {
   readonly deleted?: false;
 }
 

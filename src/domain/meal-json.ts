@@ -1,5 +1,5 @@
 import { createInstantFormatter, formatInstant } from './instant.js';
-import type { Meal, MealContent } from './meal.js';
+import type { Meal, MealContent, MealNutrients, MealType } from './meal.js';
 
 const quoted = JSON.stringify;
 // The modifiedAt values of one write are consecutive milliseconds: a formatter of their own
@@ -33,8 +33,39 @@ export function encodeTombstone(id: string, modifiedAt: number): string {
  */
 export const LIVE_MEAL_DELETED_SUFFIX = ',"deleted":false}';
 
+/** A live meal as its JSON text carries it (CONTRACT.md section 2): instants as strings. */
+export interface MealJson extends MealNutrients {
+  readonly id: string;
+  readonly description: string;
+  readonly title: string;
+  readonly type: MealType;
+  /** When the meal was eaten, `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+  readonly date: string;
+  /** When the meal last changed, `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+  readonly modifiedAt: string;
+}
+
+/** A meal's JSON form as the domain's Meal (exports, and the copies `pull` keeps). */
+export function mealFromJson(json: MealJson): Meal {
+  return {
+    id: json.id,
+    description: json.description,
+    title: json.title,
+    type: json.type,
+    date: Date.parse(json.date),
+    caloriesTotal: json.caloriesTotal,
+    proteins_g: json.proteins_g,
+    fats_g: json.fats_g,
+    carbs_g: json.carbs_g,
+    fibers_g: json.fibers_g,
+    sodium_mg: json.sodium_mg,
+    iron_mg: json.iron_mg,
+    calcium_mg: json.calcium_mg,
+    modifiedAt: Date.parse(json.modifiedAt),
+  };
+}
+
 /** Reads back the JSON text of a live meal (for exports, which need the fields). */
-export function decodeMeal(json: string): Meal {
-  const raw = JSON.parse(json) as Record<string, unknown> & { date: string; modifiedAt: string };
-  return { ...(raw as unknown as Meal), date: Date.parse(raw.date), modifiedAt: Date.parse(raw.modifiedAt) };
+export function decodeMeal(text: string): Meal {
+  return mealFromJson(JSON.parse(text) as MealJson);
 }

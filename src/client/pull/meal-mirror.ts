@@ -1,25 +1,6 @@
 import type { Meal as StoredMeal } from '../../domain/meal.js';
-import { isTombstone, type Meal, type MealFeedItem } from '../types.js';
-
-/** A meal as the API sends it, in the shape the CSV and JSONL writers of `meals export` take. */
-export function toStoredMeal(meal: Meal): StoredMeal {
-  return {
-    id: meal.id,
-    description: meal.description,
-    title: meal.title,
-    type: meal.type,
-    date: Date.parse(meal.date),
-    caloriesTotal: meal.caloriesTotal,
-    proteins_g: meal.proteins_g,
-    fats_g: meal.fats_g,
-    carbs_g: meal.carbs_g,
-    fibers_g: meal.fibers_g,
-    sodium_mg: meal.sodium_mg,
-    iron_mg: meal.iron_mg,
-    calcium_mg: meal.calcium_mg,
-    modifiedAt: Date.parse(meal.modifiedAt),
-  };
-}
+import { mealFromJson } from '../../domain/meal-json.js';
+import { isTombstone, type MealFeedItem } from '../types.js';
 
 export interface AppliedPage {
   /** Meals created or changed in the copy. */
@@ -62,7 +43,7 @@ export class MealMirror {
         if (known !== undefined) deleted += 1;
         continue;
       }
-      const meal = toStoredMeal(item);
+      const meal = mealFromJson(item);
       this.#meals.set(item.id, meal);
       // The same change again (a page re-applied after a crash, the overlap after a full pass) is no upsert.
       if (known?.modifiedAt !== meal.modifiedAt) upserted += 1;
