@@ -1,3 +1,4 @@
+import { NO_NUTRIENTS } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MealMirror } from '../../src/client/pull/meal-mirror.js';
@@ -11,14 +12,7 @@ function meal(id: string, modifiedAt: string, title = id): Meal {
     title,
     type: 'lunch',
     date: '2025-03-01T12:00:00.000Z',
-    caloriesTotal: null,
-    proteins_g: null,
-    fats_g: null,
-    carbs_g: null,
-    fibers_g: null,
-    sodium_mg: null,
-    iron_mg: null,
-    calcium_mg: null,
+    ...NO_NUTRIENTS,
     modifiedAt,
     deleted: false,
   };

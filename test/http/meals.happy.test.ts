@@ -1,3 +1,4 @@
+import { NO_NUTRIENTS } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { cliJson } from '../support/cli.js';
@@ -52,14 +53,7 @@ test('a page has the seven envelope fields and each meal the fourteen Meal field
     title: '',
     description: '',
     type: 'snack',
-    caloriesTotal: null,
-    proteins_g: null,
-    fats_g: null,
-    carbs_g: null,
-    fibers_g: null,
-    sodium_mg: null,
-    iron_mg: null,
-    calcium_mg: null,
+    ...NO_NUTRIENTS,
   });
   const edgeNumbers = makeMeal(undefined, {
     caloriesTotal: 0,

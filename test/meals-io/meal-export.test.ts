@@ -1,3 +1,4 @@
+import { NO_NUTRIENTS } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,14 +19,8 @@ function meal(n: number): Meal {
     title: `t${n}`,
     type: 'snack',
     date: Date.UTC(2025, 0, 1),
+    ...NO_NUTRIENTS,
     caloriesTotal: n,
-    proteins_g: null,
-    fats_g: null,
-    carbs_g: null,
-    fibers_g: null,
-    sodium_mg: null,
-    iron_mg: null,
-    calcium_mg: null,
     modifiedAt: Date.UTC(2025, 0, 2) + n,
   };
 }

@@ -48,3 +48,15 @@ export const SAMPLE_MEAL: Meal = {
   calcium_mg: 120,
   modifiedAt: Date.UTC(2025, 2, 2, 8, 0, 0, 7),
 };
+
+/** Every nutrient unknown: the eight number fields, all null. */
+export const NO_NUTRIENTS = {
+  caloriesTotal: null,
+  proteins_g: null,
+  fats_g: null,
+  carbs_g: null,
+  fibers_g: null,
+  sodium_mg: null,
+  iron_mg: null,
+  calcium_mg: null,
+} as const;
