@@ -1,17 +1,24 @@
 import type { Socket } from 'node:net';
-import { constants as zlibConstants } from 'node:zlib';
 import compress from '@fastify/compress';
-import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerFactory,
+  LogController,
+} from 'fastify';
 import { redactApiKeys } from './domain/api-key.js';
 import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './domain/key-authenticator.js';
 import { AppError } from './errors.js';
+import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { createGatekeeper } from './http/gatekeeper.js';
+import { createGatekeeper, preAuthRefusal } from './http/gatekeeper.js';
 import { registerInfoRoutes } from './http/info-routes.js';
 import { sendError } from './http/json-response.js';
-import { registerMealsRoute } from './http/meals-route.js';
+import { createLargePageGate } from './http/large-page-gate.js';
+import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
+import { createLogger } from './logger.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
 
@@ -27,29 +34,59 @@ export interface AppDeps {
   readonly logLevel: string;
   readonly version: string;
   /** Builds the listener (server.ts: HTTPS with the contract's size and time limits). */
-  readonly serverFactory?: FastifyServerFactory;
+  readonly serverFactory: FastifyServerFactory;
   /** Answers what the HTTP parser refuses (http/client-error.ts). */
   readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
 }
 
-// Bodies over 1 KiB (1025 bytes and more) are compressed when asked (CONTRACT.md section 1); brotli at quality 4
-// compresses close to gzip's best for a fraction of quality 11's CPU.
+// The same compression for the routes Fastify answers as for /v1/meals (http/compression.ts).
 const COMPRESSION = {
   global: true,
-  threshold: 1025,
-  encodings: ['br', 'gzip'] as ['br', 'gzip'],
-  brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
+  threshold: COMPRESSION_THRESHOLD,
+  encodings: ENCODINGS,
+  brotliOptions: BROTLI_OPTIONS,
 };
 
-/** The public listener's Fastify instance, routes registered explicitly; server.ts listens. */
+const MEALS_PATH = '/v1/meals';
+
+// Pages of more than 1000 meals share a budget of 40 000 (eight first-sync pages of 5000 at
+// once, ~30 MB with their ciphertext), and hold their share for 30 s at most.
+const LARGE_PAGES = { smallPageLimit: 1000, capacity: 40_000, maxHoldMs: 30_000 };
+
+/** Whether the request asks for /v1/meals, query aside. */
+function isMealsPath(url: string | undefined): boolean {
+  return (
+    url !== undefined &&
+    url.startsWith(MEALS_PATH) &&
+    (url.length === MEALS_PATH.length || url[MEALS_PATH.length] === '?')
+  );
+}
+
+/**
+ * The public listener: /v1/meals, the hot path, is answered by http/meals-endpoint.ts straight
+ * from Node's request, once the gatekeeper's checks pass; everything else (the other routes,
+ * and every refusal before authentication) by Fastify, routes registered explicitly.
+ * server.ts listens.
+ */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const log: FastifyBaseLogger = createLogger(deps.logLevel);
+  const logRequests = ['info', 'debug', 'trace'].includes(deps.logLevel);
+  const meals = createMealsEndpoint({
+    storage: deps.storage,
+    authenticator: deps.authenticator,
+    limiter: deps.limiter,
+    authFailures: deps.authFailures,
+    policy: deps.policy,
+    cursors: createCursorCodec(await deps.storage.cursorSecret()),
+    tombstoneRetentionMs: deps.tombstoneRetentionMs,
+    largePages: createLargePageGate(LARGE_PAGES),
+    tls: deps.tls,
+    log,
+    logRequests,
+  });
+
   const app = Fastify({
-    logger: {
-      level: deps.logLevel,
-      stream: process.stderr,
-      // A key must never reach the logs, not even one sent in a query string by mistake.
-      serializers: { req: (req) => ({ method: req.method, url: redactApiKeys(req.url) }) },
-    },
+    loggerInstance: log,
     // One line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,
@@ -60,7 +97,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // No route reads request.query: /v1/meals parses its raw query itself, in the contract's
     // fault order (domain/meals-query.ts). Fastify's own parse would be wasted work per request.
     routerOptions: { querystringParser: () => ({}) },
-    ...(deps.serverFactory === undefined ? {} : { serverFactory: deps.serverFactory }),
+    serverFactory: (fastifyHandler, options) =>
+      deps.serverFactory((request, response) => {
+        if (isMealsPath(request.url) && preAuthRefusal(request) === undefined) meals(request, response);
+        else fastifyHandler(request, response);
+      }, options),
     ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode ?? 400;
@@ -77,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(compress, COMPRESSION);
   app.addHook('onRequest', createGatekeeper(deps.tls));
   // One line per request at info and below; at warn and above the hook is not registered.
-  if (['info', 'debug', 'trace'].includes(deps.logLevel)) {
+  if (logRequests) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
         {
@@ -92,16 +133,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   registerErrorHandling(app);
 
-  const secret = await deps.storage.cursorSecret();
-  registerMealsRoute(app, {
-    storage: deps.storage,
-    authenticator: deps.authenticator,
-    limiter: deps.limiter,
-    authFailures: deps.authFailures,
-    policy: deps.policy,
-    cursors: createCursorCodec(secret),
-    tombstoneRetentionMs: deps.tombstoneRetentionMs,
-  });
   registerInfoRoutes(app, {
     checkReady: async () => {
       await Promise.all([deps.storage.ping(), deps.limiter.ping()]);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { toBase62 } from './random-id.js';
 
@@ -32,7 +32,7 @@ export function isWellFormedApiKey(text: string): boolean {
 
 /** The SHA-256 digest a key is stored as: the plain key is never kept. */
 export function digestApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** The part of a key safe to show again (`keys list`). */

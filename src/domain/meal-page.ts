@@ -1,9 +1,11 @@
 import { formatInstant } from './instant.js';
 
 /**
- * The 200 body of GET /v1/meals (CONTRACT.md section 2): exactly seven fields in this order.
- * `items` are the stored JSON texts already joined by commas as UTF-8 bytes: they are copied
- * into the body as they are, never parsed, re-serialised or re-encoded.
+ * The 200 body of GET /v1/meals (CONTRACT.md section 2): exactly seven fields in this order,
+ * as three parts to be sent one after the other: the head, the meals, the tail. `items` are
+ * the stored JSON texts already joined by commas as UTF-8 bytes: they are sent as they are,
+ * never parsed, re-serialised, re-encoded or even copied into one body (a first sync's page
+ * is megabytes).
  */
 export function renderMealPage(
   userId: string,
@@ -12,14 +14,8 @@ export function renderMealPage(
   count: number,
   hasMore: boolean,
   nextCursor: string | null,
-): Buffer {
+): readonly [head: Buffer, items: Buffer, tail: Buffer] {
   const head = `{"ok":true,"userId":${JSON.stringify(userId)},"lastModifiedSince":"${formatInstant(lastModifiedSince)}","count":${count},"meals":[`;
   const tail = `],"hasMore":${hasMore},"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
-  const headLength = Buffer.byteLength(head);
-  const tailLength = Buffer.byteLength(tail);
-  const body = Buffer.allocUnsafe(headLength + items.length + tailLength);
-  body.write(head, 0);
-  items.copy(body, headLength);
-  body.write(tail, headLength + items.length);
-  return body;
+  return [Buffer.from(head), items, Buffer.from(tail)];
 }

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { KeyAuthenticator } from '../domain/key-authenticator.js';
 import { AppError } from '../errors.js';
 import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
@@ -27,17 +26,19 @@ function readCredentials(header: string | undefined): Credentials {
  * failed too often.
  */
 export async function authenticateRequest(
-  request: FastifyRequest,
+  authorization: string | undefined,
+  /** Read only when the key is refused (it costs a system call). */
+  clientAddress: () => string,
   authenticator: KeyAuthenticator,
   authFailures: AuthFailureLimiter,
   now: number,
 ): Promise<ApiKeyRecord> {
-  const credentials = readCredentials(request.headers.authorization);
+  const credentials = readCredentials(authorization);
   if (credentials.kind === 'token') {
     const key = await authenticator.authenticate(credentials.token, now);
     if (key !== undefined) return key;
   }
-  const waitMs = await authFailures.registerFailure(request.ip, now);
+  const waitMs = await authFailures.registerFailure(clientAddress(), now);
   if (waitMs > 0) {
     throw new AppError('rate_limited', 'Too many failed authentications from this address: retry later.', {
       headers: { 'retry-after': retryAfterSeconds(waitMs) },

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../errors.js';
 import { commonHeaders } from './json-response.js';
@@ -25,17 +26,20 @@ export function createGatekeeper(tls: boolean) {
   // A callback hook, not an async one: it runs on every request and needs no promise.
   return function gatekeeper(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     reply.headers(headers);
-    done(refusal(request));
+    done(preAuthRefusal(request.raw));
   };
 }
 
-/** The first pre-authentication check the request fails, in the contract's order, if any. */
-function refusal(request: FastifyRequest): AppError | undefined {
-  const url = request.raw.url ?? '/';
+/**
+ * The first pre-authentication check the request fails, in the contract's order, if any.
+ * server-routing.ts asks it too, to pick who answers.
+ */
+export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
+  const url = request.url ?? '/';
   if (url.length > MAX_URL_BYTES) {
     return new AppError('request_too_large', 'The URL is longer than 8 KiB.', { status: 414 });
   }
-  if (headerBytes(request.raw.rawHeaders) > MAX_HEADER_BYTES) {
+  if (headerBytes(request.rawHeaders) > MAX_HEADER_BYTES) {
     return new AppError('request_too_large', 'The request headers are larger than 16 KiB.', { status: 431 });
   }
   if (request.method === 'OPTIONS') return browserForbidden();

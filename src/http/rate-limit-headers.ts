@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type { RateDecision, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 
 const DAY_SECONDS = 86_400;
@@ -12,22 +11,27 @@ export function rateLimitPolicyHeader(policy: RateLimitPolicy): string {
   return policy.minIntervalMs > 0 ? `${daily}, "interval";q=1;w=${Math.ceil(policy.minIntervalMs / 1000)}` : daily;
 }
 
-/** Puts the rate-limit headers of one decision on an authenticated response. */
-export function setRateLimitHeaders(
-  reply: FastifyReply,
+/** Adds the rate-limit headers of one decision to an authenticated response's headers (name, value, …). */
+export function addRateLimitHeaders(
+  headers: string[],
   policyHeader: string,
   policy: RateLimitPolicy,
   decision: RateDecision,
   now: number,
 ): void {
   const resetSeconds = Math.ceil((decision.resetAt - now) / 1000);
-  reply.headers({
-    'ratelimit-policy': policyHeader,
-    ratelimit: `"daily";r=${decision.remaining};t=${resetSeconds}`,
-    'x-ratelimit-limit': String(policy.dailyLimit),
-    'x-ratelimit-remaining': String(decision.remaining),
-    'x-ratelimit-reset': String(Math.floor(decision.resetAt / 1000)),
-  });
+  headers.push(
+    'ratelimit-policy',
+    policyHeader,
+    'ratelimit',
+    `"daily";r=${decision.remaining};t=${resetSeconds}`,
+    'x-ratelimit-limit',
+    String(policy.dailyLimit),
+    'x-ratelimit-remaining',
+    String(decision.remaining),
+    'x-ratelimit-reset',
+    String(Math.floor(decision.resetAt / 1000)),
+  );
 }
 
 /** Retry-After: whole seconds, rounded up, until a request will be accepted. */

@@ -372,3 +372,30 @@ test('small bodies are never compressed: an empty page and an error', async () =
 async function deleteMeal(userId: string, mealId: string): Promise<void> {
   await cliJson(['meals', 'delete', '--user', userId, mealId, '--db', server.db]);
 }
+
+test('twenty simultaneous first-sync pages (limit 5000) all come back whole, identical to one alone', async () => {
+  // More than the large-page budget lets through at once (http/large-page-gate.ts): the rest wait their turn.
+  const { key } = await userWithMeals(mealsOf(1500));
+  const path = `/v1/meals?lastModifiedSince=${OLD}&limit=5000`;
+  const alone = await request(server, { path, key });
+  assert.equal(assertPage(alone).count, 1500);
+  const together = await Promise.all(Array.from({ length: 20 }, () => request(server, { path, key })));
+  for (const r of together) {
+    assert.equal(r.status, 200);
+    assert.equal(r.text, alone.text);
+  }
+});
+
+test('a compressed page says Vary: Accept-Encoding, and a HEAD asking for compression gets the same headers', async () => {
+  const { key } = await userWithMeals(mealsOf(8));
+  const path = `/v1/meals?lastModifiedSince=${OLD}`;
+  const headers = { 'accept-encoding': 'gzip' };
+  const get = await request(server, { path, key, headers });
+  assert.equal(get.headers['content-encoding'], 'gzip');
+  assert.equal(get.headers.vary, 'accept-encoding');
+  const head = await request(server, { method: 'HEAD', path, key, headers });
+  assert.equal(head.status, 200);
+  assert.equal(head.raw.length, 0);
+  assert.equal(head.headers['content-encoding'], 'gzip');
+  assert.equal(head.headers.vary, 'accept-encoding');
+});

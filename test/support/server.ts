@@ -135,8 +135,15 @@ export function request(
         res.on('end', () => {
           const raw = Buffer.concat(chunks);
           const encoding = res.headers['content-encoding'];
+          // A HEAD says how the GET's body would be encoded, and has none.
           const body =
-            encoding === 'gzip' ? zlib.gunzipSync(raw) : encoding === 'br' ? zlib.brotliDecompressSync(raw) : raw;
+            raw.length === 0
+              ? raw
+              : encoding === 'gzip'
+                ? zlib.gunzipSync(raw)
+                : encoding === 'br'
+                  ? zlib.brotliDecompressSync(raw)
+                  : raw;
           const text = body.toString('utf8');
           let json: unknown;
           try {

@@ -1,0 +1,59 @@
+/**
+ * Bounds the memory that large pages hold. A first sync's page of 5000 meals is ~1.6 MB, held
+ * twice while it is sent (the plaintext, kept until the socket has taken it, and its TLS
+ * ciphertext); fifty at once would need ~160 MB on top of the process. Pages above
+ * `smallPageLimit` meals therefore share a budget of `capacity` meals (by their `limit`, known
+ * before the query): past it they wait their turn, first come first served, before their
+ * query runs. The CPU is one core either way, so waiting costs no throughput. Small pages, the
+ * common case, never wait. A page gives its share back when its response closes (sent or
+ * abandoned), or after `maxHoldMs` at the latest, so that clients that stop reading cannot
+ * keep everyone else waiting.
+ */
+export interface LargePageGate {
+  /** Resolves when a page of `limit` meals may be produced; call the release once it is sent. */
+  admit(limit: number): Promise<() => void> | undefined;
+}
+
+export interface LargePageGateOptions {
+  readonly smallPageLimit: number;
+  readonly capacity: number;
+  readonly maxHoldMs: number;
+}
+
+interface Waiter {
+  readonly weight: number;
+  readonly admitted: (release: () => void) => void;
+}
+
+export function createLargePageGate(options: LargePageGateOptions): LargePageGate {
+  let available = options.capacity;
+  const waiting: Waiter[] = [];
+
+  function grant(weight: number): () => void {
+    available -= weight;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(deadline);
+      available += weight;
+      while (waiting.length > 0 && (waiting[0]?.weight ?? Infinity) <= available) {
+        const next = waiting.shift();
+        next?.admitted(grant(next.weight));
+      }
+    };
+    const deadline = setTimeout(release, options.maxHoldMs);
+    deadline.unref();
+    return release;
+  }
+
+  return {
+    admit(limit) {
+      if (limit <= options.smallPageLimit) return undefined;
+      // One page larger than the whole budget still gets through, alone.
+      const weight = Math.min(limit, options.capacity);
+      if (waiting.length === 0 && weight <= available) return Promise.resolve(grant(weight));
+      return new Promise((admitted) => waiting.push({ weight, admitted }));
+    },
+  };
+}

@@ -1,0 +1,200 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { CursorCodec } from '../domain/cursor.js';
+import type { KeyAuthenticator } from '../domain/key-authenticator.js';
+import { renderMealPage } from '../domain/meal-page.js';
+import { parseMealsQuery } from '../domain/meals-query.js';
+import { redactApiKeys } from '../domain/api-key.js';
+import { AppError, errorBody } from '../errors.js';
+import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
+import type { Storage } from '../storage/storage.js';
+import { authenticateRequest } from './authenticate.js';
+import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
+import { commonHeaders, JSON_CONTENT_TYPE } from './json-response.js';
+import type { LargePageGate } from './large-page-gate.js';
+import { addRateLimitHeaders, rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
+
+export interface MealsEndpointDeps {
+  readonly storage: Storage;
+  readonly authenticator: KeyAuthenticator;
+  readonly limiter: RateLimiter;
+  readonly authFailures: AuthFailureLimiter;
+  readonly policy: RateLimitPolicy;
+  readonly cursors: CursorCodec;
+  /** How long tombstones are kept: older includeDeleted starting points get 410. */
+  readonly tombstoneRetentionMs: number;
+  /** Makes pages of thousands of meals take turns, to bound the memory they hold. */
+  readonly largePages: LargePageGate;
+  /** True when the listener speaks TLS (HSTS is sent then). */
+  readonly tls: boolean;
+  readonly log: FastifyBaseLogger;
+  /** One log line per request (info level and below), as Fastify's routes write it. */
+  readonly logRequests: boolean;
+}
+
+export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** Response headers as Node's writeHead takes them flat: name, value, name, value… (no object per request). */
+type Headers = string[];
+
+/**
+ * GET and HEAD /v1/meals, served straight from Node's request and response (HEAD answers and
+ * counts the same, without a body). Only requests the gatekeeper lets through come here
+ * (app.ts routes them); this does the rest in the contract's order (CONTRACT.md section 5):
+ * authentication, rate limit, parameters, then the page. It is the hot path, so it has no
+ * framework between the socket and the store: no routing, hooks or reply objects per request,
+ * and the page's meals go to the socket as SQLite returned them, never copied into one body.
+ */
+export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
+  const policyHeader = rateLimitPolicyHeader(deps.policy);
+  const fixedHeaders = Object.entries(commonHeaders(deps.tls)).flat();
+
+  async function answer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    headers: Headers,
+  ): Promise<readonly Buffer[] | undefined> {
+    const now = Date.now();
+    const key = await authenticateRequest(
+      request.headers.authorization,
+      () => request.socket.remoteAddress ?? '',
+      deps.authenticator,
+      deps.authFailures,
+      now,
+    );
+    deps.authenticator.noteUse(key.id, now);
+
+    const decision = await deps.limiter.consume(key.id, now);
+    addRateLimitHeaders(headers, policyHeader, deps.policy, decision, now);
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', 'Rate limit exceeded: wait for Retry-After seconds.', {
+        headers: { 'retry-after': retryAfterSeconds(decision.retryAfterMs) },
+      });
+    }
+
+    const url = request.url ?? '';
+    const queryStart = url.indexOf('?');
+    const query = parseMealsQuery(queryStart < 0 ? '' : url.slice(queryStart + 1), (cursor) =>
+      deps.cursors.decode(key.userId, cursor),
+    );
+    const startsAt = query.cursor?.modifiedAt ?? query.lastModifiedSince;
+    if (query.includeDeleted && startsAt < now - deps.tombstoneRetentionMs) {
+      throw new AppError(
+        'resync_required',
+        'Deleted meals older than the tombstone retention are gone: sync again from the beginning without includeDeleted, then follow the changes.',
+      );
+    }
+
+    const admission = deps.largePages.admit(query.limit);
+    if (admission !== undefined) {
+      const release = await admission;
+      // A client that left while its page waited gets no query (the store may be closing).
+      if (response.closed) {
+        release();
+        return undefined;
+      }
+      response.once('close', release);
+    }
+
+    const page = await deps.storage.listFeed({
+      userId: key.userId,
+      from: query.lastModifiedSince,
+      after: query.cursor,
+      includeDeleted: query.includeDeleted,
+      limit: query.limit,
+    });
+    const nextCursor = page.last === undefined ? null : deps.cursors.encode(key.userId, page.last);
+    return renderMealPage(key.userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
+  }
+
+  /** The contract's error for a failure: AppErrors as they are, anything else a logged 500. */
+  function failureOf(error: unknown): AppError {
+    if (error instanceof AppError) {
+      if (error.code === 'unavailable') deps.log.warn({ err: error.cause ?? error }, 'storage unavailable');
+      return error;
+    }
+    deps.log.error({ err: error }, 'request failed');
+    return new AppError('internal_error', 'Internal server error.');
+  }
+
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const headers: Headers = fixedHeaders.slice();
+    let status = 200;
+    let body: readonly Buffer[] | undefined;
+    try {
+      body = await answer(request, response, headers);
+      if (body === undefined) return;
+    } catch (error) {
+      const failure = failureOf(error);
+      status = failure.status;
+      for (const [name, value] of Object.entries(failure.headers)) headers.push(name, value);
+      body = [Buffer.from(errorBody(failure.code, failure.message, failure.param))];
+    }
+    headers.push('content-type', JSON_CONTENT_TYPE);
+    await writeBody(request, response, status, headers, body);
+  }
+
+  return function mealsEndpoint(request, response) {
+    const started = deps.logRequests ? performance.now() : 0;
+    serve(request, response).then(
+      () => {
+        if (!deps.logRequests) return;
+        deps.log.info(
+          {
+            method: request.method,
+            url: redactApiKeys(request.url ?? ''),
+            // No status when the client left before its answer was written.
+            status: response.headersSent ? response.statusCode : null,
+            ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
+      },
+      (error: unknown) => {
+        // Only writing can fail here (compression, a socket gone): nothing more can be sent.
+        deps.log.error({ err: error }, 'could not send the response');
+        response.destroy();
+      },
+    );
+  };
+}
+
+/**
+ * Sends a JSON body given as parts: compressed as one when Accept-Encoding asks and it is
+ * large enough, otherwise the parts in one corked write (one TLS write, no copy here).
+ * A HEAD gets the headers GET would get and no body.
+ */
+async function writeBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  headers: Headers,
+  parts: readonly Buffer[],
+): Promise<void> {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const encoding = length >= COMPRESSION_THRESHOLD ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
+  if (encoding === undefined) {
+    headers.push('content-length', String(length));
+    response.writeHead(status, headers);
+    if (request.method === 'HEAD') {
+      response.end();
+      return;
+    }
+    response.cork();
+    for (const part of parts) response.write(part);
+    response.end();
+    return;
+  }
+  headers.push('content-encoding', encoding, 'vary', 'accept-encoding');
+  if (request.method === 'HEAD') {
+    // The compressed length is not worked out for a HEAD: it is optional there (RFC 9110 section 8.6).
+    response.writeHead(status, headers);
+    response.end();
+    return;
+  }
+  const compressed = await compressBody(Buffer.concat(parts, length), encoding);
+  headers.push('content-length', String(compressed.length));
+  response.writeHead(status, headers);
+  response.end(compressed);
+}
