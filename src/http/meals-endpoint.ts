@@ -161,7 +161,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
 
 /**
  * Sends a JSON body given as parts: compressed as one when Accept-Encoding asks and it is
- * large enough, otherwise the parts in one corked write (one TLS write, no copy here).
+ * large enough, otherwise the parts in one corked write (one TLS write).
  * A HEAD gets the headers GET would get and no body.
  */
 async function writeBody(
