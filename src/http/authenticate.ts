@@ -27,7 +27,7 @@ function readCredentials(header: string | undefined): Credentials {
  */
 export async function authenticateRequest(
   authorization: string | undefined,
-  /** Read only when the key is refused (it costs a system call). */
+  /** Read only when the key is refused (the first read on a connection is a system call). */
   clientAddress: () => string,
   authenticator: KeyAuthenticator,
   authFailures: AuthFailureLimiter,
