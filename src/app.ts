@@ -6,7 +6,6 @@ import Fastify, {
   type FastifyServerFactory,
   LogController,
 } from 'fastify';
-import { redactApiKeys } from './domain/api-key.js';
 import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './domain/key-authenticator.js';
 import { AppError } from './errors.js';
@@ -18,7 +17,7 @@ import { sendError } from './http/json-response.js';
 import { createLargePageGate } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { createLogger } from './logger.js';
+import { createLogger, logRequest } from './logger.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
 
@@ -120,15 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // One line per request at info and below; at warn and above the hook is not registered.
   if (logRequests) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          url: redactApiKeys(request.url),
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime),
-        },
-        'request',
-      );
+      logRequest(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
     });
   }
   registerErrorHandling(app);

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { redactApiKeys } from './domain/api-key.js';
 
@@ -13,4 +14,15 @@ export function createLogger(level: string): Logger {
     },
     process.stderr,
   );
+}
+
+/** The one line logged per request at info level and below (Fastify's routes and /v1/meals alike). */
+export function logRequest(
+  log: FastifyBaseLogger,
+  method: string | undefined,
+  url: string,
+  status: number | null,
+  ms: number,
+): void {
+  log.info({ method, url: redactApiKeys(url), status, ms: Math.round(ms) }, 'request');
 }

@@ -1,6 +1,20 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { sendError } from './json-response.js';
+
+/**
+ * The contract's error for a failure of a route: AppErrors as they are (a storage outage
+ * logged), anything else logged and answered as a 500 with nothing of its internals. Fastify's
+ * error handler below and http/meals-endpoint.ts both answer through it.
+ */
+export function failureOf(error: unknown, log: FastifyBaseLogger): AppError {
+  if (error instanceof AppError) {
+    if (error.code === 'unavailable') log.warn({ err: error.cause ?? error }, 'storage unavailable');
+    return error;
+  }
+  log.error({ err: error }, 'request failed');
+  return new AppError('internal_error', 'Internal server error.');
+}
 
 /**
  * Renders every failure as the contract's JSON: AppErrors as they are, requests the framework
@@ -8,16 +22,12 @@ import { sendError } from './json-response.js';
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof AppError) {
-      if (error.code === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'storage unavailable');
-      return sendError(reply, error);
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
+    // A request Fastify itself refuses (its 4xx errors) is the client's malformed request.
+    const frameworkStatus = error instanceof AppError ? undefined : error.statusCode;
+    if (frameworkStatus !== undefined && frameworkStatus >= 400 && frameworkStatus < 500) {
       return sendError(reply, new AppError('bad_request', 'The request is malformed.'));
     }
-    request.log.error({ err: error }, 'request failed');
-    return sendError(reply, new AppError('internal_error', 'Internal server error.'));
+    return sendError(reply, failureOf(error, request.log));
   });
 
   // Reached only when the gatekeeper let a request through that no route answers.

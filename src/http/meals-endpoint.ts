@@ -4,12 +4,13 @@ import type { CursorCodec } from '../domain/cursor.js';
 import type { KeyAuthenticator } from '../domain/key-authenticator.js';
 import { renderMealPage } from '../domain/meal-page.js';
 import { parseMealsQuery } from '../domain/meals-query.js';
-import { redactApiKeys } from '../domain/api-key.js';
 import { AppError, errorBody } from '../errors.js';
+import { logRequest } from '../logger.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { Storage } from '../storage/storage.js';
 import { authenticateRequest } from './authenticate.js';
 import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
+import { failureOf } from './error-handler.js';
 import { commonHeaders, JSON_CONTENT_TYPE } from './json-response.js';
 import type { LargePageGate } from './large-page-gate.js';
 import { addRateLimitHeaders, rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
@@ -107,16 +108,6 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
     return renderMealPage(key.userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
   }
 
-  /** The contract's error for a failure: AppErrors as they are, anything else a logged 500. */
-  function failureOf(error: unknown): AppError {
-    if (error instanceof AppError) {
-      if (error.code === 'unavailable') deps.log.warn({ err: error.cause ?? error }, 'storage unavailable');
-      return error;
-    }
-    deps.log.error({ err: error }, 'request failed');
-    return new AppError('internal_error', 'Internal server error.');
-  }
-
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const headers: Headers = fixedHeaders.slice();
     let status = 200;
@@ -125,7 +116,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
       body = await answer(request, response, headers);
       if (body === undefined) return;
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = failureOf(error, deps.log);
       status = failure.status;
       for (const [name, value] of Object.entries(failure.headers)) headers.push(name, value);
       body = [Buffer.from(errorBody(failure.code, failure.message, failure.param))];
@@ -139,16 +130,9 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
     serve(request, response).then(
       () => {
         if (!deps.logRequests) return;
-        deps.log.info(
-          {
-            method: request.method,
-            url: redactApiKeys(request.url ?? ''),
-            // No status when the client left before its answer was written.
-            status: response.headersSent ? response.statusCode : null,
-            ms: Math.round(performance.now() - started),
-          },
-          'request',
-        );
+        // No status when the client left before its answer was written.
+        const status = response.headersSent ? response.statusCode : null;
+        logRequest(deps.log, request.method, request.url ?? '', status, performance.now() - started);
       },
       (error: unknown) => {
         // Only writing can fail here (compression, a socket gone): nothing more can be sent.
