@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { encodeMeal, encodeTombstone } from '../../src/domain/meal-json.js';
 import { renderMealPage } from '../../src/domain/meal-page.js';
-import { SAMPLE_MEAL } from '../support/contract.js';
+import { ENVELOPE_FIELDS, SAMPLE_MEAL } from '../support/contract.js';
 
 const bodyOf = (parts: readonly Buffer[]): Record<string, unknown> =>
   JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
@@ -16,15 +16,7 @@ describe('the 200 body of GET /v1/meals', () => {
     const parts = renderMealPage('u_42', Date.UTC(2025, 0, 1), meals, 2, true, 'abc_-');
     assert.equal(parts[1], meals, 'the meals are sent as given, not copied');
     const body = bodyOf(parts);
-    assert.deepEqual(Object.keys(body), [
-      'ok',
-      'userId',
-      'lastModifiedSince',
-      'count',
-      'meals',
-      'hasMore',
-      'nextCursor',
-    ]);
+    assert.deepEqual(Object.keys(body), ENVELOPE_FIELDS);
     assert.deepEqual(body, {
       ok: true,
       userId: 'u_42',
