@@ -27,7 +27,6 @@ export interface AppDeps {
   readonly authFailures: AuthFailureLimiter;
   readonly authenticator: KeyAuthenticator;
   readonly policy: RateLimitPolicy;
-  readonly tombstoneRetentionMs: number;
   /** True when the listener speaks TLS (HSTS is sent then). */
   readonly tls: boolean;
   readonly logLevel: string;
@@ -77,7 +76,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authFailures: deps.authFailures,
     policy: deps.policy,
     cursors: createCursorCodec(await deps.storage.cursorSecret()),
-    tombstoneRetentionMs: deps.tombstoneRetentionMs,
     largePages: createLargePageGate(LARGE_PAGES),
     tls: deps.tls,
     log,

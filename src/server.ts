@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
+import { tombstonePruneCutoff } from './domain/tombstone-retention.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
 import { createMemoryRateLimiter } from './ratelimit/memory.js';
@@ -34,7 +35,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const DAY_MS = 86_400_000;
 const KEY_USE_FLUSH_MS = 5_000;
 const PRUNE_EVERY_MS = 3_600_000;
 const DRAIN_TIMEOUT_MS = 30_000;
@@ -89,7 +89,6 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     authFailures,
     authenticator,
     policy,
-    tombstoneRetentionMs: config.tombstoneDays * DAY_MS,
     tls,
     logLevel: config.logLevel,
     version,
@@ -114,7 +113,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   for (const timer of maintenance) timer.unref();
   async function prune(): Promise<void> {
     try {
-      const removed = await storage.pruneTombstones(Date.now() - config.tombstoneDays * DAY_MS);
+      const removed = await storage.pruneTombstones(tombstonePruneCutoff(Date.now(), config.tombstoneDays));
       if (removed > 0) app.log.info({ removed }, 'pruned tombstones');
     } catch (err) {
       app.log.warn({ err }, 'could not prune tombstones');

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 import { isValidUserId } from '../domain/user-id.js';
 import { CliError } from '../errors.js';
 
@@ -67,6 +68,11 @@ export function parseIntegerFlag(
     });
   }
   return Number(value);
+}
+
+/** `--tombstone-days` of `serve` and `meals prune`: 0 to 3650, default 30 (CONTRACT.md section 2). */
+export function parseTombstoneDaysFlag(value: string | boolean | undefined): number {
+  return parseIntegerFlag(value, 'tombstone-days', DEFAULT_TOMBSTONE_DAYS, 0, MAX_TOMBSTONE_DAYS);
 }
 
 /** Exactly `count` positional arguments, or a usage error. */

@@ -8,14 +8,16 @@ import { describeFaults, parseMealFile } from '../meals-io/meal-file.js';
 import { readInputText } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { withStorage } from '../storage/open-storage.js';
-import { expectPositionals, parseCommandArgs, requireUserId } from './command-args.js';
+import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
+import { expectPositionals, parseCommandArgs, parseTombstoneDaysFlag, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
 
 const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|csv] [--db PATH] [--json]';
 const DELETE_USAGE = 'meal-export meals delete --user ID MEAL_ID [--db PATH] [--json]';
+const PRUNE_USAGE = 'meal-export meals prune [--tombstone-days 30] [--db PATH] [--json]';
 const EXPORT_USAGE =
   'meal-export meals export --user ID [--since ISO] [--format csv|jsonl] [--out FILE] [--db PATH] [--json]';
-const USAGE = `usage:\n  ${IMPORT_USAGE}\n  ${DELETE_USAGE}\n  ${EXPORT_USAGE}`;
+const USAGE = `usage:\n  ${IMPORT_USAGE}\n  ${DELETE_USAGE}\n  ${PRUNE_USAGE}\n  ${EXPORT_USAGE}`;
 
 const USER = { user: { type: 'string' } } as const;
 const FORMAT = { format: { type: 'string' } } as const;
@@ -79,6 +81,20 @@ async function runDelete(argv: string[]): Promise<void> {
 }
 
 /**
+ * Prunes tombstones past the retention now, by the rule `serve` runs at start and hourly; the
+ * store remembers each user's newest pruned position (CONTRACT.md sections 2 and 7).
+ */
+async function runPrune(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { 'tombstone-days': { type: 'string' } }, PRUNE_USAGE);
+  expectPositionals(positionals, 0, PRUNE_USAGE);
+  const tombstoneDays = parseTombstoneDaysFlag(values['tombstone-days']);
+  const pruned = await withStorage(resolveDatabase(values.db), (storage) =>
+    storage.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays)),
+  );
+  printResult(values.json, { pruned }, `pruned ${pruned} tombstone${pruned === 1 ? '' : 's'}`);
+}
+
+/**
  * The app's "Export (API, CSV)": live meals in feed order, streamed. With --out the file is
  * replaced atomically; without it the data is the whole of stdout, so nothing else is printed.
  */
@@ -121,10 +137,11 @@ async function runExport(argv: string[]): Promise<void> {
 const SUBCOMMANDS: ReadonlyMap<string, (argv: string[]) => Promise<void>> = new Map([
   ['import', runImport],
   ['delete', runDelete],
+  ['prune', runPrune],
   ['export', runExport],
 ]);
 
-/** `meal-export meals import|delete|export ...` (CONTRACT.md section 7). */
+/** `meal-export meals import|delete|prune|export ...` (CONTRACT.md section 7). */
 export async function runMeals(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h') {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { DEFAULT_DATA_DIR, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { startServer } from '../server.js';
-import { parseCommandArgs, parseIntegerFlag } from './command-args.js';
+import { parseCommandArgs, parseIntegerFlag, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
   'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info]';
@@ -54,7 +54,7 @@ export async function runServe(argv: string[]): Promise<void> {
     insecureHttp: values['insecure-http'],
     minIntervalMs: parseIntegerFlag(values['min-interval-ms'], 'min-interval-ms', 3000, 0),
     dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', 1000, 1),
-    tombstoneDays: parseIntegerFlag(values['tombstone-days'], 'tombstone-days', 30, 1, 36500),
+    tombstoneDays: parseTombstoneDaysFlag(values['tombstone-days']),
     logLevel,
   });
   process.stdout.write(`listening on ${server.url}\n`);

@@ -100,6 +100,23 @@ export class MealExportResyncRequiredError extends MealExportHttpError {
   override name = 'MealExportResyncRequiredError';
 }
 
+/**
+ * A second `410 resync_required` in one `sync()` run, after it had already started again from
+ * the beginning: the server pruned tombstones the run had not reached yet. Starting over once
+ * more could loop; the run stops instead (`cause` is the second 410). Running the sync again
+ * later resumes from the last position saved.
+ */
+export class MealExportResyncLoopError extends MealExportError {
+  override name = 'MealExportResyncLoopError';
+
+  constructor(cause: MealExportResyncRequiredError) {
+    super(
+      'The server answered 410 resync_required again after a full resync in the same sync run: stopping instead of starting over once more; sync again later',
+      { cause },
+    );
+  }
+}
+
 /** 429 whose Retry-After is longer than the client is allowed to wait (the daily quota, usually). */
 export class MealExportRateLimitError extends MealExportHttpError {
   override name = 'MealExportRateLimitError';

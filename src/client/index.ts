@@ -14,6 +14,7 @@ export {
   MealExportNetworkError,
   MealExportRateLimitError,
   MealExportResponseError,
+  MealExportResyncLoopError,
   MealExportResyncRequiredError,
   type RequestInfo,
   type ResponseInfo,

@@ -1,4 +1,4 @@
-import { MealExportResyncRequiredError } from './errors.js';
+import { MealExportResyncLoopError, MealExportResyncRequiredError } from './errors.js';
 import type { FetchedPage } from './page-request.js';
 import type { ListMealsOptions, SyncOptions, SyncPosition, SyncStep } from './types.js';
 
@@ -27,8 +27,9 @@ function startingPoint(options: SyncOptions, includeDeleted: boolean): { positio
   }
   const since = options.since instanceof Date ? options.since.toISOString() : options.since;
   const cursor = options.cursor ?? null;
-  // A fresh start with tombstones would be answered 410 (tombstones are not kept since 1970):
-  // do what the contract says to do then, a full pass without them first (CONTRACT.md section 2).
+  // A fresh copy needs no tombstones (and one from 1970 would be answered 410 once anything
+  // was pruned): a full pass without them first, then the changes with them, as the contract
+  // says to start (CONTRACT.md section 2).
   const fresh = since === undefined && cursor === null && includeDeleted;
   const position = { lastModifiedSince: since ?? EPOCH, cursor, followSince: null };
   return { position, pass: fresh ? { followSince: undefined } : null };
@@ -36,15 +37,17 @@ function startingPoint(options: SyncOptions, includeDeleted: boolean): { positio
 
 /**
  * Every page from a position to the end of the feed (hasMore false), each with the position
- * to save once it is applied. On `410 resync_required` it starts again from the beginning
- * without tombstones, flags the first page `resynced`, then follows the changes.
+ * to save once it is applied. On `410 resync_required`, at any point (the catch-up after a
+ * full pass included), it starts again from the beginning without tombstones, flags the first
+ * page `resynced`, then follows the changes; a second 410 in the same run throws
+ * MealExportResyncLoopError rather than starting over again.
  */
 export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}): AsyncGenerator<SyncStep> {
   const includeDeleted = options.includeDeleted ?? true;
   const limit = options.limit ?? DEFAULT_SYNC_LIMIT;
   let { position, pass } = startingPoint(options, includeDeleted);
   let resynced = false;
-  let passJustEnded = false;
+  let resyncedThisRun = false;
   for (;;) {
     let fetched: FetchedPage;
     try {
@@ -56,15 +59,15 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     } catch (error) {
-      // Right after a full pass the starting point is minutes old: a 410 then would loop forever.
-      if (!(error instanceof MealExportResyncRequiredError) || passJustEnded) throw error;
+      if (!(error instanceof MealExportResyncRequiredError)) throw error;
+      if (resyncedThisRun) throw new MealExportResyncLoopError(error);
       options.onResync?.(error);
       position = { lastModifiedSince: EPOCH, cursor: null, followSince: null };
       pass = { followSince: undefined };
       resynced = true;
+      resyncedThisRun = true;
       continue;
     }
-    passJustEnded = false;
     const { page, answeredAt } = fetched;
     const cursor = page.nextCursor ?? position.cursor;
     if (pass !== null) {
@@ -81,6 +84,5 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
     if (pass === null) return;
     // The pass is over: now the changes since it began, tombstones included.
     pass = null;
-    passJustEnded = true;
   }
 }

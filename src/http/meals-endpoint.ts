@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from '../domain/cursor.js';
+import { feedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
 import type { KeyAuthenticator } from '../domain/key-authenticator.js';
 import { renderMealPage } from '../domain/meal-page.js';
 import { parseMealsQuery } from '../domain/meals-query.js';
@@ -22,8 +23,6 @@ export interface MealsEndpointDeps {
   readonly authFailures: AuthFailureLimiter;
   readonly policy: RateLimitPolicy;
   readonly cursors: CursorCodec;
-  /** How long tombstones are kept: older includeDeleted starting points get 410. */
-  readonly tombstoneRetentionMs: number;
   /** Makes pages of thousands of meals take turns, to bound the memory they hold. */
   readonly largePages: LargePageGate;
   /** True when the listener speaks TLS (HSTS is sent then). */
@@ -78,14 +77,6 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
     const query = parseMealsQuery(queryStart < 0 ? '' : url.slice(queryStart + 1), (cursor) =>
       deps.cursors.decode(key.userId, cursor),
     );
-    const startsAt = query.cursor?.modifiedAt ?? query.lastModifiedSince;
-    if (query.includeDeleted && startsAt < now - deps.tombstoneRetentionMs) {
-      throw new AppError(
-        'resync_required',
-        'Deleted meals older than the tombstone retention are gone: sync again from the beginning without includeDeleted, then follow the changes.',
-      );
-    }
-
     const admission = deps.largePages.admit(query.limit);
     if (admission !== undefined) {
       const release = await admission;
@@ -97,13 +88,20 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
       response.once('close', release);
     }
 
+    const start = feedStart(query.lastModifiedSince, query.cursor);
     const page = await deps.storage.listFeed({
       userId: key.userId,
-      from: query.lastModifiedSince,
-      after: query.cursor,
+      start,
       includeDeleted: query.includeDeleted,
       limit: query.limit,
     });
+    // The watermark comes from the page's own snapshot (CONTRACT.md section 2).
+    if (query.includeDeleted && prunedTombstoneBelongs(start, page.prunedThrough)) {
+      throw new AppError(
+        'resync_required',
+        'Deleted meals from that far back have been pruned: sync again from the beginning without includeDeleted, then follow the changes.',
+      );
+    }
     const nextCursor = page.last === undefined ? null : deps.cursors.encode(key.userId, page.last);
     return renderMealPage(key.userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
   }

@@ -52,7 +52,9 @@ export function buildOpenApiDocument(policy: RateLimitPolicy, version: string): 
             ),
             '401': errorResponse('missing_api_key or invalid_api_key.'),
             '403': errorResponse('browser_forbidden: an Origin header or OPTIONS.'),
-            '410': errorResponse('resync_required: includeDeleted from before the tombstone retention.'),
+            '410': errorResponse(
+              'resync_required: with includeDeleted=true, a tombstone the store has pruned belongs in the answer: the starting point (the later of lastModifiedSince, inclusive, and the cursor, exclusive) is at or before the newest tombstone pruned for this user. Sync again from the beginning without includeDeleted, then follow the changes. A user with no pruned tombstone never gets it.',
+            ),
             '429': errorResponse('rate_limited: see Retry-After.'),
             '503': errorResponse('unavailable: storage unreachable; see Retry-After.'),
           },

@@ -108,7 +108,8 @@ const QUERY_PARAMETER_DOCS: Record<MealsQueryParameter, { readonly description: 
     schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
   },
   cursor: {
-    description: 'A nextCursor from an earlier response: the meals strictly after it, whatever lastModifiedSince says.',
+    description:
+      'A nextCursor from an earlier response: the meals strictly after it. lastModifiedSince filters too: the page starts at the later of the two.',
     schema: { type: 'string' },
   },
   includeDeleted: {

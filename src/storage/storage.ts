@@ -1,3 +1,4 @@
+import type { FeedStart } from '../domain/feed-start.js';
 import type { FeedPosition, Meal, MealContent } from '../domain/meal.js';
 
 /**
@@ -9,7 +10,11 @@ import type { FeedPosition, Meal, MealContent } from '../domain/meal.js';
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';
 
-  /** One page of a user's changes in feed order (modifiedAt, then id, ascending). */
+  /**
+   * One page of a user's changes in feed order (modifiedAt, then id, ascending), read as one
+   * snapshot: with includeDeleted, `prunedThrough` comes from the same snapshot as the items,
+   * so no reader sees a pruned store beside an older watermark.
+   */
   listFeed(query: FeedQuery): Promise<FeedPage>;
   /** A user's live meals with modifiedAt >= since, in feed order (for exports). */
   exportMeals(userId: string, since: number): AsyncIterable<Meal>;
@@ -21,7 +26,11 @@ export interface Storage {
   upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult>;
   /** Turns a live meal into a tombstone (a new change). */
   deleteMeal(userId: string, mealId: string, now: number): Promise<DeleteResult>;
-  /** Removes tombstones whose modifiedAt is before `before`; returns how many. */
+  /**
+   * Removes tombstones whose modifiedAt is before `before`; returns how many. In the same
+   * transaction, each user's watermark (`FeedPage.prunedThrough`) moves up to the position of
+   * the newest tombstone removed, never back; it survives restarts (CONTRACT.md section 2).
+   */
   pruneTombstones(before: number): Promise<number>;
 
   /** Stores a new key unless the user already holds `maxActive` active keys. */
@@ -50,10 +59,8 @@ export interface StorageOptions {
 
 export interface FeedQuery {
   readonly userId: string;
-  /** Inclusive lower bound on modifiedAt (lastModifiedSince); ignored when `after` is set. */
-  readonly from: number;
-  /** Exclusive lower bound: a cursor's position. */
-  readonly after: FeedPosition | undefined;
+  /** Where the page starts: the later of lastModifiedSince and the cursor (domain/feed-start.ts). */
+  readonly start: FeedStart;
   readonly includeDeleted: boolean;
   readonly limit: number;
 }
@@ -69,6 +76,11 @@ export interface FeedPage {
   readonly last: FeedPosition | undefined;
   /** True when more items match after this page. */
   readonly hasMore: boolean;
+  /**
+   * With includeDeleted: the position of the newest tombstone of this user the store has
+   * pruned, undefined when none ever was. Without includeDeleted: always undefined (not read).
+   */
+  readonly prunedThrough: FeedPosition | undefined;
 }
 
 export type UpsertResult =

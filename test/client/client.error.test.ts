@@ -16,7 +16,7 @@ import {
   type ResponseInfo,
   type WaitEvent,
 } from '../../src/client/index.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let ca: string;
@@ -45,8 +45,14 @@ describe('errors from the real server', { concurrency: true }, () => {
     assert.equal(error.response.headers['www-authenticate'], 'Bearer realm="meal-export"');
   });
 
-  test('a 400 is a MealExportBadRequestError naming the parameter at fault', async () => {
-    const { key } = await server.createKey(newUserId('sdk-err'));
+  test('a 400 is a MealExportBadRequestError naming the parameter at fault; a 410 a MealExportResyncRequiredError', async () => {
+    const userId = newUserId('sdk-err');
+    const { key } = await server.createKey(userId);
+    // A pruned tombstone: includeDeleted from before it is 410.
+    const gone = makeMeal();
+    await server.importMeals(userId, [gone]);
+    await server.deleteMeal(userId, String(gone.id));
+    await server.pruneTombstones(0);
     const client = createMealExportClient({ baseUrl: server.url, apiKey: key, ca, minIntervalMs: 0 });
     const error = await client.listMeals({ lastModifiedSince: '2025-01-01', limit: 0 }).catch((e: unknown) => e);
     const cursor = await client

@@ -2,19 +2,30 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createMealExportClient, type SyncStep } from '../../src/client/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  createMealExportClient,
+  MealExportResyncLoopError,
+  type MealExportClient,
+  type SyncStep,
+} from '../../src/client/index.js';
+import type { MealContent } from '../../src/domain/meal.js';
+import { withStorage } from '../../src/storage/open-storage.js';
 import { runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { assertSameAsExport, cli, fileText, pull, pullArgs, pullFiles } from './pull-harness.js';
+import { assertSameAsExport, fileText, pull, pullArgs, pullFiles } from './pull-harness.js';
 
-// Tombstones kept one day: a starting point two days old is answered 410 resync_required.
+// 410 resync_required comes only when a pruned tombstone belongs in the answer (CONTRACT.md
+// section 2). The sync client follows from 5 minutes before a full pass began, so these tests
+// place the pruned tombstone in time by writing through the store with an earlier clock, as an
+// instance whose clock lags would: the change clock takes max(now, the user's last + 1 ms).
 let server: TestServer;
 const temp = makeTempDir('resync');
-const twoDaysAgo = () => new Date(Date.now() - 2 * 86_400_000).toISOString();
+const MINUTE = 60_000;
 
 before(async () => {
-  server = await startTestServer({ extraArgs: ['--tombstone-days', '1'] });
+  server = await startTestServer();
 });
 
 after(async () => {
@@ -22,22 +33,42 @@ after(async () => {
   temp.remove();
 });
 
-async function userWith(count: number) {
+function contentOf(record: Record<string, unknown>): MealContent {
+  return { ...(record as unknown as MealContent), date: Date.parse(String(record.date)) };
+}
+
+/** A user whose meals were written `minutesAgo` ago; returns the live meal ids. */
+async function userWith(count: number, minutesAgo: number) {
   const userId = newUserId('resync');
   const { key } = await server.createKey(userId);
   const meals = Array.from({ length: count }, () => makeMeal());
-  await server.importMeals(userId, meals);
+  await withStorage(server.db, (storage) =>
+    storage.upsertMeals(userId, meals.map(contentOf), Date.now() - minutesAgo * MINUTE),
+  );
   return { userId, key, ids: meals.map((m) => String(m.id)) };
 }
 
+/** Deletes a meal with the store's clock at `at`, then prunes every tombstone up to now. */
+async function deleteAndPrune(userId: string, mealId: string, at: number): Promise<void> {
+  await withStorage(server.db, async (storage) => {
+    assert.equal(await storage.deleteMeal(userId, mealId, at), 'deleted');
+    assert.ok((await storage.pruneTombstones(Date.now())) >= 1);
+  });
+}
+
+function clientFor(key: string): MealExportClient {
+  const ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
+  return createMealExportClient({ baseUrl: server.url, apiKey: key, ca });
+}
+
 describe('410 resync_required', { concurrency: true }, () => {
-  test('sync starts again from the beginning without tombstones, says so, flags the first page, then follows', async () => {
-    const user = await userWith(3);
-    const ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
-    const client = createMealExportClient({ baseUrl: server.url, apiKey: user.key, ca });
+  test('from a position before a pruned tombstone, sync starts again without tombstones, says so, flags the page, then follows', async () => {
+    const user = await userWith(4, 20);
+    await deleteAndPrune(user.userId, String(user.ids[1]), Date.now() - 15 * MINUTE);
+    const client = clientFor(user.key);
     const reasons: Error[] = [];
     const steps: SyncStep[] = [];
-    const from = { lastModifiedSince: twoDaysAgo(), cursor: null, followSince: null };
+    const from = { lastModifiedSince: '2025-01-01T00:00:00.000Z', cursor: null, followSince: null };
     for await (const step of client.sync({ from, limit: 2, onResync: (reason) => reasons.push(reason) })) {
       steps.push(step);
     }
@@ -46,30 +77,92 @@ describe('410 resync_required', { concurrency: true }, () => {
     assert.match(reasons[0]?.message ?? '', /^Request failed with 410 resync_required: GET \/v1\/meals$/);
     assert.deepEqual(
       steps.map((s) => s.resynced),
-      [true, false, false, false],
+      [true, false, false],
+      'two pages of the pass, then the changes since it began',
     );
     assert.equal(steps[0]?.page.lastModifiedSince, '1970-01-01T00:00:00.000Z');
     const pass = steps.slice(0, 2).flatMap((s) => s.page.meals);
     assert.deepEqual(
       pass.map((m) => [m.id, m.deleted]),
-      user.ids.map((id) => [id, undefined]),
+      user.ids.filter((_, i) => i !== 1).map((id) => [id, undefined]),
     );
     const last = steps.at(-1)?.position;
     assert.equal(last?.followSince, null);
     assert.ok(Date.parse(last?.lastModifiedSince ?? '') > Date.now() - 3_600_000, 'following from a recent point');
   });
 
-  test('pull meets the 410, rebuilds its copy from scratch and ends equal to `meals export`', async () => {
-    const user = await userWith(4);
+  test('a 410 in the catch-up after a first full pass starts one resync, which then completes', async () => {
+    const user = await userWith(3, 20);
+    const client = clientFor(user.key);
+    const steps: SyncStep[] = [];
+    let reasons = 0;
+    let passOver = false;
+    for await (const step of client.sync({ limit: 2, onResync: () => (reasons += 1) })) {
+      steps.push(step);
+      if (passOver || step.page.hasMore) continue;
+      passOver = true;
+      // The first pass is over; its catch-up starts 5 minutes before the pass's first answer
+      // (a Date header, whole seconds). A tombstone pruned now at "5 minutes and 1.5 s ago"
+      // is after that start (2 s later), but before the start of the catch-up that follows
+      // a resync begun after it.
+      await sleep(2000);
+      await deleteAndPrune(user.userId, String(user.ids[0]), Date.now() - 5 * MINUTE - 1500);
+    }
+    client.close();
+    assert.equal(reasons, 1, 'one resync');
+    assert.deepEqual(
+      steps.map((s) => s.resynced),
+      [false, false, true, false],
+      'the first pass (2 pages), the resync pass (2 live meals: 1 page, flagged), then the catch-up',
+    );
+    assert.deepEqual(
+      steps[2]?.page.meals.map((m) => m.id),
+      user.ids.slice(1),
+    );
+  });
+
+  test('a second 410 in the same run is an error with a clear message, not a loop', async () => {
+    const user = await userWith(2, 20);
+    // Pruned just now: the catch-up after every full pass starts before it.
+    await deleteAndPrune(user.userId, String(user.ids[0]), Date.now());
+    const client = clientFor(user.key);
+    const steps: SyncStep[] = [];
+    let reasons = 0;
+    await assert.rejects(
+      async () => {
+        for await (const step of client.sync({ onResync: () => (reasons += 1) })) steps.push(step);
+      },
+      (error: unknown) => {
+        assert.ok(error instanceof MealExportResyncLoopError);
+        assert.match(error.message, /410 resync_required again after a full resync in the same sync run/);
+        return true;
+      },
+    );
+    client.close();
+    assert.equal(reasons, 1);
+    assert.deepEqual(
+      steps.map((s) => s.resynced),
+      [false, true],
+    );
+
+    const files = pullFiles(temp.dir, 'loop');
+    const run = await runCli(pullArgs(server, files), { env: { MEAL_EXPORT_API_KEY: user.key } });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^meal-export: The server answered 410 resync_required again after a full resync/m);
+  });
+
+  test('pull meets the 410, rebuilds its copy from scratch, exits 0 and ends equal to `meals export`', async () => {
+    const user = await userWith(4, 20);
     const files = pullFiles(temp.dir, 'stale');
     await pull(server, user.key, files);
-    await cli('meals', 'delete', '--user', user.userId, String(user.ids[1]), '--db', server.db);
-    // A copy left alone for two days, holding a meal whose tombstone is gone by now.
+    // A copy left alone since long before a tombstone that is pruned by now, holding the meal
+    // that tombstone removed, and a made-up one.
+    const state = JSON.parse(fileText(files.state)) as Record<string, unknown>;
+    writeFileSync(files.state, JSON.stringify({ ...state, lastModifiedSince: '2025-01-01', cursor: null }));
     const [header, first, ...rest] = fileText(files.out).split('\r\n');
     const ghost = first?.replace(/^[^,]+/, 'ghost-meal');
     writeFileSync(files.out, [header, ghost, first, ...rest].join('\r\n'));
-    const state = JSON.parse(fileText(files.state)) as Record<string, unknown>;
-    writeFileSync(files.state, JSON.stringify({ ...state, lastModifiedSince: twoDaysAgo(), cursor: null }));
+    await deleteAndPrune(user.userId, String(user.ids[1]), Date.now() - 15 * MINUTE);
 
     const run = await runCli([...pullArgs(server, files), '--json'], { env: { MEAL_EXPORT_API_KEY: user.key } });
     assert.equal(run.code, 0, run.stderr);

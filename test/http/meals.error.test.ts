@@ -1,25 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createCursorCodec } from '../../src/domain/cursor.js';
-import { withStorage } from '../../src/storage/open-storage.js';
 import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
-import { assertError, assertPage, getMealsExact, isoAgo, OLD, WWW_AUTHENTICATE } from './http-expect.js';
+import { assertError, assertPage, getMealsExact, OLD, WWW_AUTHENTICATE } from './http-expect.js';
 
-// `server` keeps the default 30-day tombstone retention; `shortRetention` keeps tombstones one
-// day, so a starting point two days back is out of it. Failed authentications stay well under
-// the brute-force threshold (20 a minute from one address): this file makes 4 on `server`.
+// Failed authentications stay well under the brute-force threshold (20 a minute from one
+// address): this file makes 4 on `server`. `elsewhere` has a store of its own (its own cursor
+// secret). The 410 cases are in meals.sync.test.ts.
 let server: TestServer;
-let shortRetention: TestServer;
+let elsewhere: TestServer;
 let key: string; // a key with two meals, for the parameter checks
 let cursor: string; // a real cursor of that key's user
 
-const DAY_MS = 86_400_000;
-
 before(async () => {
-  [server, shortRetention] = await Promise.all([
-    startTestServer(),
-    startTestServer({ extraArgs: ['--tombstone-days', '1'] }),
-  ]);
+  [server, elsewhere] = await Promise.all([startTestServer(), startTestServer()]);
   const userId = newUserId();
   key = (await server.createKey(userId)).key;
   await server.importMeals(userId, [makeMeal(), makeMeal()]);
@@ -27,7 +20,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all([server.stop(), shortRetention.stop()]);
+  await Promise.all([server.stop(), elsewhere.stop()]);
 });
 
 /** A raw query string (nothing re-encoded), so that the exact bytes under test are sent. */
@@ -140,10 +133,10 @@ test("another user's cursor, or a cursor from another store, is 400 invalid_para
   assertError(foreign, 400, 'invalid_parameter', { param: 'cursor', label: "another user's cursor" });
 
   // The same user on a server with its own store: that store's secret signed the cursor.
-  const { key: elsewhereKey } = await shortRetention.createKey(other);
-  await shortRetention.importMeals(other, [makeMeal(), makeMeal()]);
-  const elsewhere = assertPage(await getMeals(shortRetention, elsewhereKey, { lastModifiedSince: OLD, limit: '1' }));
-  const crossed = await getMeals(server, otherKey, { lastModifiedSince: OLD, cursor: elsewhere.nextCursor! });
+  const { key: elsewhereKey } = await elsewhere.createKey(other);
+  await elsewhere.importMeals(other, [makeMeal(), makeMeal()]);
+  const theirs = assertPage(await getMeals(elsewhere, elsewhereKey, { lastModifiedSince: OLD, limit: '1' }));
+  const crossed = await getMeals(server, otherKey, { lastModifiedSince: OLD, cursor: theirs.nextCursor! });
   assertError(crossed, 400, 'invalid_parameter', { param: 'cursor', label: 'a cursor from another store' });
 });
 
@@ -193,66 +186,4 @@ test('a valid key in the query string is not read: without a header it is 401 mi
     const withHeader = await request(server, { path, key });
     assertError(withHeader, 400, 'invalid_parameter', { param: name, label: name });
   }
-});
-
-test('includeDeleted=true from before the tombstone retention is 410 resync_required; inside it, or without includeDeleted, it is 200', async () => {
-  const userId = newUserId();
-  const { key: shortKey } = await shortRetention.createKey(userId);
-  await shortRetention.importMeals(userId, [makeMeal()]);
-  const query = (since: string, includeDeleted: string) => ({ lastModifiedSince: since, includeDeleted });
-
-  const gone = await getMeals(shortRetention, shortKey, query(isoAgo(2 * DAY_MS), 'true'));
-  assertError(gone, 410, 'resync_required');
-  assertError(await getMeals(shortRetention, shortKey, query(OLD, 'true')), 410, 'resync_required');
-  assertPage(await getMeals(shortRetention, shortKey, query(isoAgo(23 * 3_600_000), 'true')), userId);
-  assertPage(await getMeals(shortRetention, shortKey, query(isoAgo(2 * DAY_MS), 'false')), userId);
-  assertPage(await getMeals(shortRetention, shortKey, { lastModifiedSince: OLD }), userId);
-
-  // With the default 30 days: OLD (2025-01-01) is out of it, 29 days back is in it.
-  const { key: defaultKey } = await server.createKey(userId);
-  assertError(await getMeals(server, defaultKey, query(OLD, 'true')), 410, 'resync_required');
-  assertError(await getMeals(server, defaultKey, query(isoAgo(31 * DAY_MS), 'true')), 410, 'resync_required');
-  assertPage(await getMeals(server, defaultKey, query(isoAgo(29 * DAY_MS), 'true')), userId);
-});
-
-test('a wrong parameter is reported before the 410: the parameters are checked first', async () => {
-  const res = await getMeals(server, key, { lastModifiedSince: OLD, includeDeleted: 'true', limit: '0' });
-  assertError(res, 400, 'invalid_parameter', { param: 'limit' });
-});
-
-test("with a cursor, the 410 depends on the cursor's position, not on lastModifiedSince", async () => {
-  const userId = newUserId();
-  const { key: shortKey } = await shortRetention.createKey(userId);
-  await shortRetention.importMeals(userId, [makeMeal(), makeMeal()]);
-  const fresh = assertPage(
-    await getMeals(shortRetention, shortKey, {
-      lastModifiedSince: isoAgo(3_600_000),
-      includeDeleted: 'true',
-      limit: '1',
-    }),
-  ).nextCursor!;
-  const resumed = await getMeals(shortRetention, shortKey, {
-    lastModifiedSince: OLD,
-    includeDeleted: 'true',
-    cursor: fresh,
-  });
-  assert.equal(assertPage(resumed, userId).count, 1, 'a fresh cursor with an old lastModifiedSince: 200');
-
-  // A correctly signed cursor two days back, made with the store's own secret (as another
-  // instance on the same store would), stands for a follower that fell behind.
-  const stale = await withStorage(shortRetention.db, async (storage) =>
-    createCursorCodec(await storage.cursorSecret()).encode(userId, { modifiedAt: Date.now() - 2 * DAY_MS, id: 'm' }),
-  );
-  const behind = await getMeals(shortRetention, shortKey, {
-    lastModifiedSince: isoAgo(3_600_000),
-    includeDeleted: 'true',
-    cursor: stale,
-  });
-  assertError(behind, 410, 'resync_required');
-  const liveOnly = await getMeals(shortRetention, shortKey, { lastModifiedSince: isoAgo(3_600_000), cursor: stale });
-  assert.equal(
-    assertPage(liveOnly, userId).count,
-    2,
-    'the same cursor without includeDeleted: 200, every meal after it',
-  );
 });

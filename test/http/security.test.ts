@@ -50,7 +50,11 @@ function assertUnauthorized(res: TestResponse, code: 'missing_api_key' | 'invali
 
 test('every kind of answer is JSON with Cache-Control, nosniff and HSTS, without X-Powered-By or any CORS header', async () => {
   const { key, userId } = await keyFor(server);
-  await server.importMeals(userId, [makeMeal()]);
+  const gone = makeMeal();
+  await server.importMeals(userId, [makeMeal(), gone]);
+  // A pruned tombstone: includeDeleted from before it is 410.
+  await server.deleteMeal(userId, String(gone.id));
+  await server.pruneTombstones(0);
   const daily = await keyFor(guarded);
   await getMeals(guarded, daily.key, { lastModifiedSince: OLD });
   const cors = { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' };

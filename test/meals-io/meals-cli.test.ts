@@ -190,6 +190,43 @@ describe('meals delete', () => {
   });
 });
 
+describe('meals prune', () => {
+  test('removes tombstones past --tombstone-days (default 30), never live meals, and prints {"pruned"}', async () => {
+    const own = path.join(temp.dir, 'prune.db');
+    const run = (...args: string[]) => runCli(['meals', ...args, '--db', own]);
+    const user = newUser();
+    const input = temp.file('p.jsonl', jsonl([record('p1'), record('p2'), record('p3')]));
+    assert.equal((await run('import', '--user', user, input)).code, 0);
+    await run('delete', '--user', user, 'p1');
+    await run('delete', '--user', user, 'p2');
+
+    assert.equal((await run('prune', '--json')).stdout, '{"pruned":0}\n', 'fresh tombstones are kept 30 days');
+    assert.equal((await run('prune', '--tombstone-days', '3650', '--json')).stdout, '{"pruned":0}\n');
+    const now = await run('prune', '--tombstone-days', '0', '--json');
+    assert.equal(now.code, 0, now.stderr);
+    assert.equal(now.stdout, '{"pruned":2}\n');
+    assert.equal((await run('prune', '--tombstone-days', '0')).stdout, 'pruned 0 tombstones\n');
+    const live = await runCli(['meals', 'export', '--user', user, '--format', 'jsonl', '--db', own]);
+    assert.deepEqual(
+      live.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+      ['p3'],
+    );
+  });
+
+  test('--tombstone-days outside 0 to 3650 is a usage error (exit 2) for prune and serve', async () => {
+    for (const value of ['3651', '-1', '1.5', 'x', '']) {
+      for (const command of [['meals', 'prune'], ['serve']]) {
+        const run = await runCli([...command, `--tombstone-days=${value}`, '--db', db]);
+        assert.equal(run.code, 2, `${command.join(' ')} --tombstone-days ${JSON.stringify(value)}: ${run.stderr}`);
+        assert.match(run.stderr, /^meal-export: --tombstone-days must be a whole number from 0 to 3650/);
+      }
+    }
+  });
+});
+
 describe('meals export', () => {
   test('--out file.csv writes the CSV layout atomically and prints {"exported","out"}', async () => {
     const user = newUser();

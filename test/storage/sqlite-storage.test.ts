@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { digestApiKey, displayPrefix, generateApiKey } from '../../src/domain/api-key.js';
-import { MEAL_FIELDS, type MealContent } from '../../src/domain/meal.js';
+import { feedStart } from '../../src/domain/feed-start.js';
+import { type FeedPosition, MEAL_FIELDS, type MealContent } from '../../src/domain/meal.js';
 import { randomId } from '../../src/domain/random-id.js';
 import { AppError } from '../../src/errors.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
@@ -56,8 +57,16 @@ interface FeedItem {
   readonly [field: string]: unknown;
 }
 
-async function feed(storage: Storage, query: Partial<FeedQuery> & { userId: string }): Promise<FeedPage> {
-  return storage.listFeed({ from: 0, after: undefined, includeDeleted: false, limit: 5000, ...query });
+/** A feed query as the endpoint makes it: lastModifiedSince (`from`) and a cursor (`after`). */
+interface TestFeedQuery extends Partial<Omit<FeedQuery, 'start'>> {
+  readonly userId: string;
+  readonly from?: number;
+  readonly after?: FeedPosition | undefined;
+}
+
+async function feed(storage: Storage, query: TestFeedQuery): Promise<FeedPage> {
+  const { from = 0, after, ...rest } = query;
+  return storage.listFeed({ includeDeleted: false, limit: 5000, ...rest, start: feedStart(from, after) });
 }
 
 /** Each item's JSON text: the page's bytes are the items joined by commas. */
@@ -67,7 +76,7 @@ function itemTexts(page: FeedPage): string[] {
   return items.map((item) => JSON.stringify(item));
 }
 
-async function feedItems(storage: Storage, query: Partial<FeedQuery> & { userId: string }): Promise<FeedItem[]> {
+async function feedItems(storage: Storage, query: TestFeedQuery): Promise<FeedItem[]> {
   return itemTexts(await feed(storage, query)).map((text) => JSON.parse(text) as FeedItem);
 }
 
@@ -295,22 +304,16 @@ describe('SQLite storage: the feed', () => {
     });
   });
 
-  test('after is exclusive and wins over from', async () => {
+  test('after is exclusive, and with from both filter: the later of the two is where the page starts', async () => {
     await withStore(async (storage) => {
       await seed(storage);
+      const ids = async (query: TestFeedQuery) => (await feedItems(storage, query)).map((item) => item.id);
       const after = { modifiedAt: T0 + 2, id: 'm3' };
-      assert.deepEqual(
-        (await feedItems(storage, { userId: 'u1', after })).map((item) => item.id),
-        ['m4', 'm5'],
-      );
-      assert.deepEqual(
-        (await feedItems(storage, { userId: 'u1', after, from: T0 + 100 })).map((item) => item.id),
-        ['m4', 'm5'],
-      );
-      assert.deepEqual(
-        (await feedItems(storage, { userId: 'u1', after, from: 0 })).map((item) => item.id),
-        ['m4', 'm5'],
-      );
+      assert.deepEqual(await ids({ userId: 'u1', after }), ['m4', 'm5']);
+      assert.deepEqual(await ids({ userId: 'u1', after, from: 0 }), ['m4', 'm5']);
+      assert.deepEqual(await ids({ userId: 'u1', after, from: T0 + 2 }), ['m4', 'm5'], 'a cursor at from: the cursor');
+      assert.deepEqual(await ids({ userId: 'u1', after, from: T0 + 4 }), ['m5'], 'from later than the cursor');
+      assert.deepEqual(await ids({ userId: 'u1', after, from: T0 + 100 }), []);
     });
   });
 
@@ -365,7 +368,7 @@ describe('SQLite storage: the feed', () => {
       await seed(storage);
       const seen: string[] = [];
       const pages: Array<[number, boolean]> = [];
-      let after: FeedQuery['after'];
+      let after: FeedPosition | undefined;
       for (;;) {
         const page = await feed(storage, { userId: 'u1', includeDeleted: true, limit: 2, after });
         const texts = itemTexts(page);
@@ -394,13 +397,10 @@ describe('SQLite storage: the feed', () => {
       assert.equal(full.count, 4);
       assert.equal(full.hasMore, false);
       const empty = await feed(storage, { userId: 'u1', after: full.last });
-      assert.deepEqual(empty, { items: Buffer.alloc(0), count: 0, last: undefined, hasMore: false });
-      assert.deepEqual(await feed(storage, { userId: 'nobody' }), {
-        items: Buffer.alloc(0),
-        count: 0,
-        last: undefined,
-        hasMore: false,
-      });
+      const none = { items: Buffer.alloc(0), count: 0, last: undefined, hasMore: false, prunedThrough: undefined };
+      assert.deepEqual(empty, none);
+      assert.deepEqual(await feed(storage, { userId: 'nobody' }), none);
+      assert.deepEqual(await feed(storage, { userId: 'nobody', includeDeleted: true }), none);
     });
   });
 
@@ -503,6 +503,58 @@ describe('SQLite storage: tombstone pruning', () => {
       assert.equal(await storage.pruneTombstones(T0), 0);
       assert.equal(await storage.pruneTombstones(T0 + 1), 1);
     });
+  });
+
+  const prunedThrough = async (storage: Storage, userId: string, includeDeleted = true) =>
+    (await feed(storage, { userId, includeDeleted, from: T0 + 1000 })).prunedThrough;
+
+  test("each user's page reports the newest tombstone pruned for that user, only with includeDeleted", async () => {
+    await withStore(async (storage) => {
+      await storage.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
+      await storage.deleteMeal('u1', 'a', T0); // T0+3
+      await storage.deleteMeal('u1', 'b', T0); // T0+4
+      await storage.upsertMeals('u2', [meal('x')], T0);
+      assert.equal(await prunedThrough(storage, 'u1'), undefined, 'nothing pruned yet');
+
+      assert.equal(await storage.pruneTombstones(T0 + 100), 2);
+      assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 4, id: 'b' });
+      assert.equal(await prunedThrough(storage, 'u1', false), undefined, 'not read without includeDeleted');
+      assert.equal(await prunedThrough(storage, 'u2'), undefined, "another user's prune changes nothing");
+      assert.equal(await prunedThrough(storage, 'nobody'), undefined);
+    });
+  });
+
+  test('the watermark moves forward with later prunes and never back, and a revived meal keeps it', async () => {
+    await withStore(async (storage) => {
+      await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
+      await storage.deleteMeal('u1', 'a', T0); // T0+2
+      assert.equal(await storage.pruneTombstones(T0 + 100), 1);
+      await storage.deleteMeal('u1', 'b', T0 + 200);
+      assert.equal(await storage.pruneTombstones(T0 + 100), 0, 'the newer tombstone is inside the retention');
+      assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 2, id: 'a' });
+      await storage.upsertMeals('u1', [meal('a')], T0 + 300);
+      assert.equal(await storage.pruneTombstones(T0 + 1000), 1);
+      assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 200, id: 'b' });
+      assert.equal(await storage.pruneTombstones(T0 + 5000), 0);
+      assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 200, id: 'b' });
+    });
+  });
+
+  test('the watermark survives closing and reopening the store', async () => {
+    const temp = makeTempDir('sqlite');
+    const file = path.join(temp.dir, 'store.db');
+    try {
+      const first = await openSqliteStorage(file);
+      await first.upsertMeals('u1', [meal('a')], T0);
+      await first.deleteMeal('u1', 'a', T0);
+      await first.pruneTombstones(T0 + 100);
+      await first.close();
+      const again = await openSqliteStorage(file);
+      assert.deepEqual(await prunedThrough(again, 'u1'), { modifiedAt: T0 + 1, id: 'a' });
+      await again.close();
+    } finally {
+      temp.remove();
+    }
   });
 });
 

@@ -24,6 +24,10 @@ export interface TestServer {
     userId: string,
     meals: readonly object[],
   ): Promise<{ imported: number; created: number; updated: number }>;
+  /** `meals delete` on this server's store. */
+  deleteMeal(userId: string, mealId: string): Promise<{ id: string; deleted: true }>;
+  /** `meals prune` on this server's store, as an operator would run it beside the server. */
+  pruneTombstones(tombstoneDays: number): Promise<{ pruned: number }>;
 }
 
 export interface StartOptions {
@@ -97,6 +101,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       writeFileSync(file, meals.map((m) => JSON.stringify(m)).join('\n'));
       return cliJson(['meals', 'import', '--user', userId, file, '--db', db]);
     },
+    deleteMeal: (userId, mealId) => cliJson(['meals', 'delete', '--user', userId, mealId, '--db', db]),
+    pruneTombstones: (days) => cliJson(['meals', 'prune', '--tombstone-days', String(days), '--db', db]),
   };
 }
 

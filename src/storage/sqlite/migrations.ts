@@ -56,4 +56,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: 'pruned tombstone watermark',
+    // The position (modifiedAt, id) of the newest tombstone pruned for each user: a request
+    // with includeDeleted gets 410 only when its start is at or before it (CONTRACT.md
+    // section 2). Kept beside the change clock, which every user with tombstones has.
+    sql: `
+      ALTER TABLE user_clocks ADD COLUMN pruned_modified_at INTEGER;
+      ALTER TABLE user_clocks ADD COLUMN pruned_id TEXT;
+    `,
+  },
 ];

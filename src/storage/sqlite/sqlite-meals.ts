@@ -2,10 +2,19 @@ import type { Database, Statement } from 'better-sqlite3';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { Meal, MealContent } from '../../domain/meal.js';
 import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
+import type { FeedStart } from '../../domain/feed-start.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 
-type PageRow = [count: number, items: Buffer | null, lastModifiedAt: number | null, lastId: string | null];
+type PageRow = [
+  count: number,
+  items: Buffer | null,
+  lastModifiedAt: number | null,
+  lastId: string | null,
+  // With includeDeleted only: the user's pruned-tombstone watermark.
+  prunedModifiedAt?: number | null,
+  prunedId?: string | null,
+];
 
 interface ExistingMeal {
   readonly user_id: string;
@@ -45,8 +54,20 @@ const MAX_PAGE_STATEMENTS = 64;
 function pageSql(includeDeleted: boolean, afterCursor: boolean, limit: number): string {
   const item = includeDeleted ? WITH_DELETED_ITEM : 'body';
   const where = `${afterCursor ? AFTER : FROM} ${includeDeleted ? '' : LIVE}`;
-  return `SELECT count(*), CAST(group_concat(item, ',') AS BLOB), max(modified_at), id FROM (
+  const page = `SELECT count(*), CAST(group_concat(item, ',') AS BLOB), max(modified_at), id FROM (
     SELECT ${item} AS item, modified_at, id FROM meals WHERE ${where} ORDER BY modified_at, id LIMIT ${limit})`;
+  if (!includeDeleted) return page;
+  // The pruned-tombstone watermark, read by the same statement: one snapshot with the page.
+  return `SELECT page.*, clock.pruned_modified_at, clock.pruned_id FROM (${page}) AS page
+    LEFT JOIN user_clocks AS clock ON clock.user_id = ?`;
+}
+
+/** The page statement's parameters: the start's, then the user again for the watermark. */
+function pageParams(userId: string, start: FeedStart, includeDeleted: boolean): unknown[] {
+  const params: unknown[] =
+    start.kind === 'after' ? [userId, start.position.modifiedAt, start.position.id] : [userId, start.modifiedAt];
+  if (includeDeleted) params.push(userId);
+  return params;
 }
 
 /** The meals half of the SQLite adapter: every statement prepared once. */
@@ -87,6 +108,19 @@ export function createSqliteMeals(db: Database) {
   const removeRow = db.prepare('DELETE FROM meals WHERE user_id = ? AND modified_at = ? AND id = ?');
   const insertRow = db.prepare('INSERT INTO meals (user_id, modified_at, id, deleted, body) VALUES (?, ?, ?, ?, ?)');
   const pruneBefore = db.prepare('DELETE FROM meals WHERE deleted = 1 AND modified_at < ?');
+  // Each user's newest tombstone about to be pruned (max() makes SQLite take `id` from its
+  // row; modifiedAt is unique per user), moving the watermark forward only.
+  const markPruned = db.prepare(`UPDATE user_clocks AS clock
+    SET pruned_modified_at = pruned.modified_at, pruned_id = pruned.id
+    FROM (SELECT user_id, max(modified_at) AS modified_at, id FROM meals
+          WHERE deleted = 1 AND modified_at < ? GROUP BY user_id) AS pruned
+    WHERE clock.user_id = pruned.user_id
+      AND (clock.pruned_modified_at IS NULL
+           OR (pruned.modified_at, pruned.id) > (clock.pruned_modified_at, clock.pruned_id))`);
+  const prune = db.transaction((before: number): number => {
+    markPruned.run(before);
+    return pruneBefore.run(before).changes;
+  });
 
   const appendNewMeals = createSqliteAppender(db);
   /** A user's first write: every meal is new, so none is looked up (throws to fall back). */
@@ -128,14 +162,16 @@ export function createSqliteMeals(db: Database) {
 
   return {
     listFeed(query: FeedQuery): FeedPage {
-      const { userId, after, includeDeleted, limit } = query;
-      const statement = pageStatement(includeDeleted, after !== undefined, limit);
-      const row = (
-        after === undefined ? statement.get(userId, query.from) : statement.get(userId, after.modifiedAt, after.id)
-      ) as PageRow;
-      const [count, items, lastModifiedAt, lastId] = row;
+      const { userId, start, includeDeleted, limit } = query;
+      const statement = pageStatement(includeDeleted, start.kind === 'after', limit);
+      const row = statement.get(...pageParams(userId, start, includeDeleted)) as PageRow;
+      const [count, items, lastModifiedAt, lastId, prunedModifiedAt, prunedId] = row;
+      const prunedThrough =
+        typeof prunedModifiedAt === 'number' && typeof prunedId === 'string'
+          ? { modifiedAt: prunedModifiedAt, id: prunedId }
+          : undefined;
       if (count === 0 || items === null || lastModifiedAt === null || lastId === null) {
-        return { items: EMPTY, count: 0, last: undefined, hasMore: false };
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, prunedThrough };
       }
       const more = includeDeleted ? moreAll : moreLive;
       return {
@@ -143,6 +179,7 @@ export function createSqliteMeals(db: Database) {
         count,
         last: { modifiedAt: lastModifiedAt, id: lastId },
         hasMore: count === limit && more.get(userId, lastModifiedAt, lastId) !== undefined,
+        prunedThrough,
       };
     },
 
@@ -172,7 +209,7 @@ export function createSqliteMeals(db: Database) {
     },
 
     pruneTombstones(before: number): number {
-      return pruneBefore.run(before).changes;
+      return prune.immediate(before);
     },
   };
 }
