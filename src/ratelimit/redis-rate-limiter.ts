@@ -1,7 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { RateDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
 import { DEFAULT_REDIS_PREFIX, redisLimiterKey } from './redis-keys.js';
-import { clockArgument, defineRedisScript, integerReply, LUA_NOW, type RedisLimiterClock } from './redis-script.js';
+import {
+  clockArgument,
+  defineRedisScript,
+  integerReply,
+  LUA_NOW,
+  redisUnavailable,
+  type RedisLimiterClock,
+} from './redis-script.js';
 
 /**
  * One key's state is a hash { last: epoch ms of the last accepted request, day: epoch ms of
@@ -64,7 +71,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       return { allowed: allowed === 1, remaining, resetAt, retryAfterMs };
     },
     async ping() {
-      await redis.ping();
+      await redis.ping().catch((err: unknown) => {
+        throw redisUnavailable(err);
+      });
     },
     async close() {},
   };

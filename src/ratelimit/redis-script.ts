@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 
 /**
  * A Lua script run in one round trip: EVALSHA, and EVAL only when the server does not know
@@ -18,11 +19,19 @@ export function defineRedisScript(lua: string): RedisScript {
       try {
         return await redis.evalsha(sha, keys.length, ...keys, ...args);
       } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-        return redis.eval(lua, keys.length, ...keys, ...args);
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw redisUnavailable(err);
+        return redis.eval(lua, keys.length, ...keys, ...args).catch((evalErr: unknown) => {
+          throw redisUnavailable(evalErr);
+        });
       }
     },
   };
+}
+
+/** A failed Redis call, as the contract's `unavailable` (CONTRACT.md section 4), the driver's error as cause. */
+export function redisUnavailable(err: unknown): AppError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new AppError('unavailable', `The shared limiter store (Redis) does not answer: ${reason}`, { cause: err });
 }
 
 /**

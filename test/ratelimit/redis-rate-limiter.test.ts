@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { nextUtcMidnight } from '../../src/domain/instant.js';
+import { AppError } from '../../src/errors.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
-import { connectTestRedis, deleteKeysUnder, keysUnder, redisSkipReason, uniqueTestPrefix } from '../support/redis.js';
+import {
+  connectTestRedis,
+  deleteKeysUnder,
+  freePort,
+  keysUnder,
+  redisSkipReason,
+  uniqueTestPrefix,
+} from '../support/redis.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
@@ -114,5 +122,26 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
     const b = createRedisRateLimiter({ redis: connections[1], policy, prefix: freshPrefix() });
     assert.equal((await a.consume('k1', Date.now())).allowed, true);
     assert.equal((await b.consume('k1', Date.now())).allowed, true);
+  });
+
+  test('a call Redis cannot answer fails as unavailable (503), with the driver error as its cause', async () => {
+    const nobody = new Redis(`redis://127.0.0.1:${await freePort()}`, {
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
+    nobody.on('error', () => {});
+    try {
+      const limiter = createRedisRateLimiter({ redis: nobody, policy: { minIntervalMs: 0, dailyLimit: 5 } });
+      for (const call of [() => limiter.consume('k1', Date.now()), () => limiter.ping()]) {
+        await assert.rejects(call(), (err: unknown) => {
+          assert.ok(err instanceof AppError);
+          assert.equal(err.code, 'unavailable');
+          assert.ok(err.cause instanceof Error);
+          return true;
+        });
+      }
+    } finally {
+      nobody.disconnect();
+    }
   });
 });
