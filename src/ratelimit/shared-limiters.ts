@@ -39,10 +39,12 @@ export async function createSharedLimiters(options: SharedLimitersOptions): Prom
   const authFailurePolicy = options.authFailurePolicy ?? AUTH_FAILURE_POLICY;
   // Nothing may hang (CONTRACT.md section 4): no queue while disconnected and no retry of a
   // command, so a call fails at once or within `commandTimeout`; the connection itself is
-  // retried in the background, at most a second apart.
+  // retried in the background, at most a second apart. A command whose answer was given up
+  // on is never replayed after a reconnection: its request was decided in-process already.
   const redis = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
