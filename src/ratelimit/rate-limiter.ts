@@ -1,8 +1,10 @@
 /**
  * Per-key limits (CONTRACT.md section 4): one accepted request every `minIntervalMs`, at most
  * `dailyLimit` per UTC calendar day. One adapter per backend: memory.ts (one process),
- * redis.ts (shared by every instance). `consume` must be atomic: of N simultaneous calls for
- * one key, exactly one is allowed.
+ * redis-rate-limiter.ts (shared by every instance), fallback-rate-limiter.ts (Redis, or memory
+ * while Redis does not answer). `consume` must be atomic: of N simultaneous calls for one key,
+ * exactly one is allowed. `now` is the caller's clock; a shared adapter decides on its store's
+ * clock instead (Redis `TIME`), so that every instance uses one clock.
  */
 export interface RateLimitPolicy {
   readonly minIntervalMs: number;

@@ -51,14 +51,7 @@ export function spawnPull(server: TestServer, key: string, files: PullFiles, ext
   return { child: child as ChildProcess, exited, stdout: () => stdout, stderr: () => stderr };
 }
 
-/** Polls until `check` holds (every 10 ms), or fails after `ms`. */
-export async function waitFor(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor } from '../support/wait-for.js';
 
 export const fileText = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 

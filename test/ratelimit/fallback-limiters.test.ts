@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import { createFallbackAuthFailureLimiter } from '../../src/ratelimit/fallback-auth-failures.js';
+import { createFallbackRateLimiter } from '../../src/ratelimit/fallback-rate-limiter.js';
+import { createMemoryRateLimiter } from '../../src/ratelimit/memory.js';
+import { createMemoryAuthFailureLimiter } from '../../src/ratelimit/memory-auth-failures.js';
+import { createRedisAuthFailureLimiter } from '../../src/ratelimit/redis-auth-failures.js';
+import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
+import { connectTestRedis, deleteKeysUnder, redisSkipReason, uniqueTestPrefix } from '../support/redis.js';
+import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
+import { recordLimiterEvents } from './limiter-recorder.js';
+import { runRateLimiterSuite } from './rate-limiter.suite.js';
+
+// The fallback wrappers while Redis answers: every decision must be Redis's, exactly. Their
+// behaviour with Redis down is tested through createSharedLimiters (shared-limiters.test.ts).
+const skip = await redisSkipReason();
+
+describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { skip: skip ?? false }, () => {
+  let connections: [Redis, Redis];
+  const recorder = recordLimiterEvents();
+  const prefixes: string[] = [];
+
+  before(() => {
+    connections = [connectTestRedis(), connectTestRedis()];
+  });
+
+  after(async () => {
+    for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
+    await Promise.all(connections.map((redis) => redis.quit()));
+  });
+
+  function freshPrefix(): string {
+    const prefix = uniqueTestPrefix('fallback');
+    prefixes.push(prefix);
+    return prefix;
+  }
+
+  // The suites pass explicit instants: the Redis limiters inside use the caller clock, as in
+  // redis-rate-limiter.test.ts.
+  describe('the rate limiter suite', () => {
+    runRateLimiterSuite({
+      async open(policy) {
+        const prefix = freshPrefix();
+        const [first, second] = connections.map((redis) =>
+          createFallbackRateLimiter({
+            shared: createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
+            local: createMemoryRateLimiter(policy),
+            log: recorder.log,
+            observer: recorder.observer,
+          }),
+        );
+        return {
+          instances: [first!, second!],
+          async close() {
+            await Promise.all([first!.close(), second!.close()]);
+            await deleteKeysUnder(connections[0], prefix);
+          },
+        };
+      },
+    });
+  });
+
+  describe('the brute-force guard suite', () => {
+    runAuthFailureLimiterSuite({
+      async open(policy) {
+        const prefix = freshPrefix();
+        const [first, second] = connections.map((redis) =>
+          createFallbackAuthFailureLimiter({
+            shared: createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
+            local: createMemoryAuthFailureLimiter(policy),
+            probe: () => redis.ping(),
+            log: recorder.log,
+            observer: recorder.observer,
+          }),
+        );
+        return {
+          instances: [first!, second!],
+          async close() {
+            await Promise.all([first!.close(), second!.close()]);
+            await deleteKeysUnder(connections[0], prefix);
+          },
+        };
+      },
+    });
+  });
+
+  test('every decision of the suites came from Redis and was reported, and nothing fell back', () => {
+    assert.ok(recorder.count('decision rate redis ') > 100, recorder.events.slice(0, 5).join('\n'));
+    assert.ok(recorder.count('decision auth_failures redis ') > 100);
+    assert.equal(recorder.count('decision rate memory'), 0);
+    assert.equal(recorder.count('decision auth_failures memory'), 0);
+    assert.deepEqual(
+      recorder.events.filter((event) => !event.startsWith('decision ')),
+      [],
+    );
+  });
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { nextUtcMidnight } from '../../src/domain/instant.js';
+import { AppError } from '../../src/errors.js';
+import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
+import {
+  connectTestRedis,
+  deleteKeysUnder,
+  freePort,
+  keysUnder,
+  redisSkipReason,
+  uniqueTestPrefix,
+} from '../support/redis.js';
+import { runRateLimiterSuite } from './rate-limiter.suite.js';
+
+// On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
+// deleted afterwards. Without Redis these tests are skipped with the reason.
+const skip = await redisSkipReason();
+
+describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false }, () => {
+  // Two connections: two service instances sharing one Redis.
+  let connections: [Redis, Redis];
+  const prefixes: string[] = [];
+
+  before(() => {
+    connections = [connectTestRedis(), connectTestRedis()];
+  });
+
+  after(async () => {
+    for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
+    await Promise.all(connections.map((redis) => redis.quit()));
+  });
+
+  function freshPrefix(): string {
+    const prefix = uniqueTestPrefix('rate');
+    prefixes.push(prefix);
+    return prefix;
+  }
+
+  describe('the shared suite, on the caller clock', () => {
+    // The suite's cases pass explicit instants (midnight, days later) that Redis's TIME cannot
+    // reach, so the limiters are opened with the test-only caller clock: the same script runs,
+    // only `now` comes from the argument. The Redis clock is tested below on real time.
+    runRateLimiterSuite({
+      async open(policy) {
+        const prefix = freshPrefix();
+        const [first, second] = connections.map((redis) =>
+          createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
+        );
+        return {
+          instances: [first!, second!],
+          close: () => deleteKeysUnder(connections[0], prefix),
+        };
+      },
+    });
+  });
+
+  test('decides on Redis TIME, whatever instant the caller passes', async () => {
+    const limiter = createRedisRateLimiter({
+      redis: connections[0],
+      policy: { minIntervalMs: 60_000, dailyLimit: 5 },
+      prefix: freshPrefix(),
+    });
+    const before = Date.now();
+    const first = await limiter.consume('k1', Date.UTC(2000, 0, 1));
+    const second = await limiter.consume('k1', Date.UTC(2000, 0, 2));
+    const afterwards = Date.now();
+    assert.equal(first.allowed, true);
+    // Redis runs on this machine: its clock is the host's (up to a midnight between the reads).
+    assert.ok([nextUtcMidnight(before), nextUtcMidnight(afterwards)].includes(first.resetAt), `${first.resetAt}`);
+    assert.equal(second.allowed, false, 'a day later by the caller clock is 0 s later by Redis TIME');
+    assert.ok(second.retryAfterMs > 0 && second.retryAfterMs <= 60_000, `${second.retryAfterMs}`);
+  });
+
+  test('on real elapsed time, refuses within the interval and accepts once retryAfterMs has passed', async () => {
+    const limiter = createRedisRateLimiter({
+      redis: connections[0],
+      policy: { minIntervalMs: 1000, dailyLimit: 100 },
+      prefix: freshPrefix(),
+    });
+    assert.equal((await limiter.consume('k1', Date.now())).allowed, true);
+    const refused = await limiter.consume('k1', Date.now());
+    assert.equal(refused.allowed, false);
+    assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 1000, `${refused.retryAfterMs}`);
+    await new Promise((resolve) => setTimeout(resolve, refused.retryAfterMs + 20));
+    const accepted = await limiter.consume('k1', Date.now());
+    assert.equal(accepted.allowed, true);
+    assert.equal(accepted.remaining, 98);
+  });
+
+  test('keeps one hash-tagged key per API key under the prefix, expiring once its day and interval are over', async () => {
+    const prefix = freshPrefix();
+    const limiter = createRedisRateLimiter({
+      redis: connections[0],
+      policy: { minIntervalMs: 3000, dailyLimit: 5 },
+      prefix,
+    });
+    const decision = await limiter.consume('key_abc', Date.now());
+    const refused = await limiter.consume('key_abc', Date.now());
+    assert.deepEqual(await keysUnder(connections[0], prefix), [`${prefix}rate:{key_abc}`]);
+    const ttl = await connections[0].pttl(`${prefix}rate:{key_abc}`);
+    const untilReset = decision.resetAt - Date.now();
+    assert.ok(ttl > 0 && ttl <= Math.max(untilReset, 3000) + 1000, `ttl ${ttl} ms, reset in ${untilReset} ms`);
+    assert.equal(refused.allowed, false);
+  });
+
+  test('uses the prefix meal-export: when none is given', async () => {
+    const keyId = `test-${process.pid}-${Date.now()}`;
+    const limiter = createRedisRateLimiter({ redis: connections[0], policy: { minIntervalMs: 0, dailyLimit: 5 } });
+    try {
+      await limiter.consume(keyId, Date.now());
+      assert.equal(await connections[0].exists(`meal-export:rate:{${keyId}}`), 1);
+    } finally {
+      await connections[0].del(`meal-export:rate:{${keyId}}`);
+    }
+  });
+
+  test('limiters under different prefixes do not share limits', async () => {
+    const policy = { minIntervalMs: 60_000, dailyLimit: 5 };
+    const a = createRedisRateLimiter({ redis: connections[0], policy, prefix: freshPrefix() });
+    const b = createRedisRateLimiter({ redis: connections[1], policy, prefix: freshPrefix() });
+    assert.equal((await a.consume('k1', Date.now())).allowed, true);
+    assert.equal((await b.consume('k1', Date.now())).allowed, true);
+  });
+
+  test('a call Redis cannot answer fails as unavailable (503), with the driver error as its cause', async () => {
+    const nobody = new Redis(`redis://127.0.0.1:${await freePort()}`, {
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
+    nobody.on('error', () => {});
+    try {
+      const limiter = createRedisRateLimiter({ redis: nobody, policy: { minIntervalMs: 0, dailyLimit: 5 } });
+      for (const call of [() => limiter.consume('k1', Date.now()), () => limiter.ping()]) {
+        await assert.rejects(call(), (err: unknown) => {
+          assert.ok(err instanceof AppError);
+          assert.equal(err.code, 'unavailable');
+          assert.ok(err.cause instanceof Error);
+          return true;
+        });
+      }
+    } finally {
+      nobody.disconnect();
+    }
+  });
+});
