@@ -17,7 +17,7 @@ import { sendError } from './http/json-response.js';
 import { createLargePageGate } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { createLogger, logRequest } from './logger.js';
+import { logRequest } from './logger.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
 
@@ -30,6 +30,8 @@ export interface AppDeps {
   /** True when the listener speaks TLS (HSTS is sent then). */
   readonly tls: boolean;
   readonly logLevel: string;
+  /** The process's logger (logger.ts), shared with what server.ts wires. */
+  readonly log: FastifyBaseLogger;
   readonly version: string;
   /** Builds the listener (server.ts: HTTPS with the contract's size and time limits). */
   readonly serverFactory: FastifyServerFactory;
@@ -67,7 +69,7 @@ function isMealsPath(url: string | undefined): boolean {
  * server.ts listens.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const log: FastifyBaseLogger = createLogger(deps.logLevel);
+  const { log } = deps;
   const logRequests = ['info', 'debug', 'trace'].includes(deps.logLevel);
   const meals = createMealsEndpoint({
     storage: deps.storage,

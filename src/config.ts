@@ -10,6 +10,7 @@ export const ENV = {
   tlsCert: 'MEAL_EXPORT_TLS_CERT',
   tlsKey: 'MEAL_EXPORT_TLS_KEY',
   logLevel: 'MEAL_EXPORT_LOG_LEVEL',
+  redisUrl: 'MEAL_EXPORT_REDIS_URL',
   apiKey: 'MEAL_EXPORT_API_KEY',
 } as const;
 

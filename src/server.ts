@@ -3,13 +3,17 @@ import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { tombstonePruneCutoff } from './domain/tombstone-retention.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
-import { createMemoryRateLimiter } from './ratelimit/memory.js';
-import { createMemoryAuthFailureLimiter } from './ratelimit/memory-auth-failures.js';
+import { createLogger } from './logger.js';
+import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
+import { createInProcessLimiters, type LimiterSet } from './ratelimit/limiter-set.js';
+import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
+import { createSharedLimiters } from './ratelimit/shared-limiters.js';
 import { openStorage } from './storage/open-storage.js';
 import { loadTlsMaterial } from './tls/certificate.js';
 
@@ -25,6 +29,10 @@ export interface ServeConfig {
   readonly dailyLimit: number;
   readonly tombstoneDays: number;
   readonly logLevel: string;
+  /** The shared limiter store (`--redis`); in-process limiters when undefined. */
+  readonly redisUrl: string | undefined;
+  /** Every Redis key under this prefix (`--redis-prefix`). */
+  readonly redisPrefix: string;
 }
 
 export interface RunningServer {
@@ -52,6 +60,17 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/**
+ * The limiters: shared in Redis when configured (each instance falling back to its own while
+ * Redis does not answer, CONTRACT.md section 4), otherwise in this process.
+ */
+function openLimiters(config: ServeConfig, policy: RateLimitPolicy, log: Logger): Promise<LimiterSet> {
+  if (config.redisUrl === undefined) {
+    return Promise.resolve(createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER }));
+  }
+  return createSharedLimiters({ url: config.redisUrl, prefix: config.redisPrefix, policy, log });
+}
+
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
 export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -66,8 +85,9 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       });
   const tls = tlsMaterial !== undefined;
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
-  const limiter = createMemoryRateLimiter(policy);
-  const authFailures = createMemoryAuthFailureLimiter();
+  const log = createLogger(config.logLevel);
+  const limiters = await openLimiters(config, policy, log);
+  const { limiter, authFailures } = limiters;
   const authenticator = createKeyAuthenticator(storage);
 
   let connections: ConnectionDrain | undefined;
@@ -91,6 +111,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     policy,
     tls,
     logLevel: config.logLevel,
+    log,
     version,
     serverFactory,
     clientErrorHandler: createClientErrorHandler(tls),
@@ -146,7 +167,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       }
       clearTimeout(timer);
       await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
-      await Promise.all([limiter.close(), authFailures.close()]);
+      await limiters.close();
       await storage.close();
     },
   };

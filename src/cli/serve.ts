@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { DEFAULT_DATA_DIR, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
+import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
 import { startServer } from '../server.js';
 import { parseCommandArgs, parseIntegerFlag, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--redis URL] [--redis-prefix meal-export:] [--log-level info]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -25,6 +26,8 @@ export async function runServe(argv: string[]): Promise<void> {
       'daily-limit': { type: 'string' },
       'tombstone-days': { type: 'string' },
       'log-level': { type: 'string' },
+      redis: { type: 'string' },
+      'redis-prefix': { type: 'string' },
     },
     USAGE,
   );
@@ -56,6 +59,8 @@ export async function runServe(argv: string[]): Promise<void> {
     dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', 1000, 1),
     tombstoneDays: parseTombstoneDaysFlag(values['tombstone-days']),
     logLevel,
+    redisUrl: resolveSetting(values.redis, 'redisUrl'),
+    redisPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX,
   });
   process.stdout.write(`listening on ${server.url}\n`);
 

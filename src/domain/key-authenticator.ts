@@ -1,5 +1,4 @@
 import type { ApiKeyRecord, Storage } from '../storage/storage.js';
-import { isActiveKey } from '../storage/storage.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key.js';
 
 /**
@@ -16,6 +15,14 @@ export interface KeyAuthenticator {
   flushUses(): Promise<void>;
 }
 
+/** The two storage operations authentication needs: its narrow port of Storage. */
+export type KeyAuthenticatorStore = Pick<Storage, 'findApiKeyByDigest' | 'recordKeyUse'>;
+
+/** True while a key authenticates: not revoked, not expired (CONTRACT.md section 3). */
+export function isActiveKey(key: ApiKeyRecord, now: number): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+}
+
 interface CacheEntry {
   readonly key: ApiKeyRecord | undefined;
   readonly expiresAt: number;
@@ -26,7 +33,10 @@ export interface KeyAuthenticatorOptions {
   readonly maxCacheEntries?: number;
 }
 
-export function createKeyAuthenticator(storage: Storage, options: KeyAuthenticatorOptions = {}): KeyAuthenticator {
+export function createKeyAuthenticator(
+  storage: KeyAuthenticatorStore,
+  options: KeyAuthenticatorOptions = {},
+): KeyAuthenticator {
   const ttl = options.cacheTtlMs ?? 500;
   const maxEntries = options.maxCacheEntries ?? 10_000;
   const cache = new Map<string, CacheEntry>();

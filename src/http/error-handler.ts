@@ -2,6 +2,9 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { AppError } from '../errors.js';
 import { sendError } from './json-response.js';
 
+/** How long a client is told to wait when storage does not answer: a restart or a fail-over. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
+
 /**
  * The contract's error for a failure of a route: AppErrors as they are (a storage outage
  * logged), anything else logged and answered as a 500 with nothing of its internals. Fastify's
@@ -9,8 +12,14 @@ import { sendError } from './json-response.js';
  */
 export function failureOf(error: unknown, log: FastifyBaseLogger): AppError {
   if (error instanceof AppError) {
-    if (error.code === 'unavailable') log.warn({ err: error.cause ?? error }, 'storage unavailable');
-    return error;
+    if (error.code !== 'unavailable') return error;
+    log.warn({ err: error.cause ?? error }, 'storage unavailable');
+    // CONTRACT.md section 5: a 503 says when to try again.
+    if (error.headers['retry-after'] !== undefined) return error;
+    return new AppError('unavailable', error.message, {
+      headers: { ...error.headers, 'retry-after': UNAVAILABLE_RETRY_AFTER_SECONDS },
+      cause: error.cause,
+    });
   }
   log.error({ err: error }, 'request failed');
   return new AppError('internal_error', 'Internal server error.');

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
 
 export interface InfoRoutesDeps {
@@ -20,7 +21,7 @@ export function registerInfoRoutes(app: FastifyInstance, deps: InfoRoutesDeps): 
       await deps.checkReady();
     } catch (error) {
       throw new AppError('unavailable', 'Not ready: storage or limiter does not answer.', {
-        headers: { 'retry-after': '5' },
+        headers: { 'retry-after': UNAVAILABLE_RETRY_AFTER_SECONDS },
         cause: error,
       });
     }

@@ -17,7 +17,8 @@ import type { LargePageGate } from './large-page-gate.js';
 import { addRateLimitHeaders, rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
 
 export interface MealsEndpointDeps {
-  readonly storage: Storage;
+  /** The endpoint's one storage operation. */
+  readonly storage: Pick<Storage, 'listFeed'>;
   readonly authenticator: KeyAuthenticator;
   readonly limiter: RateLimiter;
   readonly authFailures: AuthFailureLimiter;

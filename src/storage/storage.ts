@@ -115,8 +115,3 @@ export interface NewApiKey {
 
 export type CreateKeyResult =
   { readonly ok: true; readonly key: ApiKeyRecord } | { readonly ok: false; readonly reason: 'too_many_keys' };
-
-/** True while a key authenticates: not revoked, not expired. */
-export function isActiveKey(key: ApiKeyRecord, now: number): boolean {
-  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
-}

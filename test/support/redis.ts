@@ -3,12 +3,17 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { makeTempDir } from './project.js';
+import { skipUnlessRequired } from './required-services.js';
 
 /** The Redis the shared-limiter tests use: the machine's, unless MEAL_EXPORT_TEST_REDIS_URL says otherwise. */
 export const TEST_REDIS_URL = process.env.MEAL_EXPORT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Why the Redis tests cannot run here (printed as the skip reason), or undefined when Redis answers. */
 export async function redisSkipReason(url: string = TEST_REDIS_URL): Promise<string | undefined> {
+  return skipUnlessRequired(await probeRedis(url));
+}
+
+async function probeRedis(url: string): Promise<string | undefined> {
   const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null });
   let socketError: Error | undefined;
   redis.on('error', (err: Error) => {
@@ -29,7 +34,9 @@ export async function redisSkipReason(url: string = TEST_REDIS_URL): Promise<str
 /** Why a private redis-server cannot be started here, or undefined when the binary runs. */
 export function redisServerSkipReason(): string | undefined {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? undefined : 'no redis-server binary on PATH: install redis-server to run these tests';
+  return skipUnlessRequired(
+    probe.status === 0 ? undefined : 'no redis-server binary on PATH: install redis-server to run these tests',
+  );
 }
 
 /** A plain client for a test's own checks and clean-up. */

@@ -1,0 +1,60 @@
+import type { Migration } from '../sqlite/migrations.js';
+
+/**
+ * The PostgreSQL schema, as numbered migrations applied in order and never edited once
+ * released (add a new one instead). The same tables as SQLite (sqlite/migrations.ts), so the
+ * same data gives byte-identical pages on both:
+ * - ids and user ids are COLLATE "C": the feed's order is (modifiedAt, id) by UTF-8 bytes,
+ *   which "C" compares in a UTF-8 database;
+ * - each meal row holds its JSON text as the API sends it;
+ * - `user_clocks` is the per-user row whose lock serialises that user's writes
+ *   (postgres-meals.ts), with the pruned-tombstone watermark beside the clock.
+ */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE meals (
+        user_id     text COLLATE "C" NOT NULL,
+        modified_at bigint  NOT NULL,
+        id          text COLLATE "C" NOT NULL,
+        deleted     boolean NOT NULL DEFAULT false,
+        body        text    NOT NULL,
+        PRIMARY KEY (user_id, modified_at, id)
+      );
+      -- ids are unique across all users: the import looks a meal up by id alone.
+      CREATE UNIQUE INDEX meals_by_id ON meals (id);
+      -- tombstone pruning reads only tombstones.
+      CREATE INDEX meals_tombstones ON meals (modified_at) WHERE deleted;
+
+      -- One row per user that ever wrote: its lock serialises the user's writes, and the clock
+      -- outlives pruned tombstones, so modifiedAt never goes back. last_modified_at is null
+      -- until the first write commits.
+      CREATE TABLE user_clocks (
+        user_id            text COLLATE "C" NOT NULL PRIMARY KEY,
+        last_modified_at   bigint,
+        pruned_modified_at bigint,
+        pruned_id          text COLLATE "C"
+      );
+
+      CREATE TABLE api_keys (
+        id           text   NOT NULL PRIMARY KEY,
+        user_id      text   COLLATE "C" NOT NULL,
+        name         text   NOT NULL,
+        prefix       text   NOT NULL,
+        digest       bytea  NOT NULL UNIQUE,
+        created_at   bigint NOT NULL,
+        expires_at   bigint,
+        last_used_at bigint,
+        revoked_at   bigint
+      );
+      CREATE INDEX api_keys_by_user ON api_keys (user_id);
+
+      CREATE TABLE settings (
+        name  text  NOT NULL PRIMARY KEY,
+        value bytea NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,262 @@
+import type { Sql, TransactionSql } from 'postgres';
+import { nextModifiedAt } from '../../domain/change-clock.js';
+import type { FeedStart } from '../../domain/feed-start.js';
+import type { Meal, MealContent } from '../../domain/meal.js';
+import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
+import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
+import { isUniqueViolation } from './postgres-errors.js';
+
+/** Named prepared statements: parsed and planned once per connection. */
+const PREPARED = { prepare: true } as const;
+/** Rows per statement when a write sends arrays (ids to look up, rows to insert). */
+const ROWS_PER_STATEMENT = 5000;
+/** A unique-id race with another user's concurrent import: the transaction runs again. */
+const MAX_WRITE_ATTEMPTS = 3;
+const EMPTY = Buffer.alloc(0);
+
+interface ExistingMeal {
+  readonly user_id: string;
+  readonly modified_at: number;
+  readonly id: string;
+  readonly deleted: boolean;
+}
+
+/** Thrown inside a write transaction to roll it back; never leaves this module. */
+class ForeignMeal extends Error {
+  constructor(readonly index: number) {
+    super('foreign meal id');
+  }
+}
+
+// With includeDeleted, a live meal's stored JSON gets `"deleted":false` before its closing brace.
+const WITH_DELETED_ITEM = `CASE WHEN deleted THEN body ELSE left(body, -1) || '${LIVE_MEAL_DELETED_SUFFIX}' END`;
+
+/**
+ * One page as one row of one statement, so one snapshot: the items joined by commas (sent as
+ * the raw UTF-8 bytes PostgreSQL returns, never decoded), their count, the last position,
+ * whether more match after it, and with includeDeleted the pruned-tombstone watermark.
+ * Parameters: $1 user, $2 limit, then the start ($3 modifiedAt, and $4 id after a cursor).
+ */
+function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
+  const live = includeDeleted ? '' : 'AND NOT deleted';
+  const start = afterCursor ? '(modified_at, id) > ($3, $4)' : 'modified_at >= $3';
+  const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
+  const joinClock = includeDeleted ? 'LEFT JOIN user_clocks AS clock ON clock.user_id = $1' : '';
+  return `WITH page AS (
+      SELECT modified_at, id, ${includeDeleted ? WITH_DELETED_ITEM : 'body'} AS item FROM meals
+      WHERE user_id = $1 AND ${start} ${live}
+      ORDER BY modified_at, id LIMIT $2
+    ), last AS (
+      SELECT modified_at, id FROM page ORDER BY modified_at DESC, id DESC LIMIT 1
+    ), counted AS (
+      SELECT count(*) AS count FROM page
+    )
+    SELECT (SELECT count FROM counted),
+      (SELECT string_agg(item, ',' ORDER BY modified_at, id) FROM page),
+      last.modified_at, last.id,
+      CASE WHEN (SELECT count FROM counted) = $2 THEN EXISTS (
+        SELECT 1 FROM meals AS more
+        WHERE more.user_id = $1 AND (more.modified_at, more.id) > (last.modified_at, last.id) ${live}
+      ) ELSE false END
+      ${watermark}
+    FROM (SELECT 1) AS one LEFT JOIN last ON true ${joinClock}`;
+}
+
+const PAGE_SQL = {
+  liveFrom: pageSql(false, false),
+  liveAfter: pageSql(false, true),
+  allFrom: pageSql(true, false),
+  allAfter: pageSql(true, true),
+};
+
+function pageStatement(includeDeleted: boolean, start: FeedStart): string {
+  if (includeDeleted) return start.kind === 'after' ? PAGE_SQL.allAfter : PAGE_SQL.allFrom;
+  return start.kind === 'after' ? PAGE_SQL.liveAfter : PAGE_SQL.liveFrom;
+}
+
+const text = (value: Buffer | null | undefined) => (value === null || value === undefined ? null : value.toString());
+
+/** Locks the user's clock row (creating it first), serialising the user's writes; its value. */
+async function lockClock(tx: TransactionSql, userId: string): Promise<number | undefined> {
+  await tx.unsafe('INSERT INTO user_clocks (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId], PREPARED);
+  const [row] = await tx.unsafe<{ last_modified_at: number | null }[]>(
+    'SELECT last_modified_at FROM user_clocks WHERE user_id = $1 FOR UPDATE',
+    [userId],
+    PREPARED,
+  );
+  return row?.last_modified_at ?? undefined;
+}
+
+async function saveClock(tx: TransactionSql, userId: string, modifiedAt: number): Promise<void> {
+  await tx.unsafe('UPDATE user_clocks SET last_modified_at = $2 WHERE user_id = $1', [userId, modifiedAt], PREPARED);
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += ROWS_PER_STATEMENT) out.push(items.slice(i, i + ROWS_PER_STATEMENT));
+  return out;
+}
+
+/** Runs a write transaction again when another user's concurrent write took an id first. */
+async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= MAX_WRITE_ATTEMPTS || !isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+/** The meals half of the PostgreSQL adapter (the same behaviour as sqlite/sqlite-meals.ts). */
+export function createPostgresMeals(sql: Sql) {
+  async function upsert(userId: string, meals: readonly MealContent[], now: number) {
+    return sql.begin(async (tx) => {
+      let clock = await lockClock(tx, userId);
+      const existing = new Map<string, ExistingMeal>();
+      for (const ids of chunks([...new Set(meals.map((meal) => meal.id))])) {
+        const rows = await tx.unsafe<ExistingMeal[]>(
+          'SELECT user_id, modified_at, id, deleted FROM meals WHERE id = ANY($1::text[])',
+          [ids],
+          PREPARED,
+        );
+        for (const row of rows) existing.set(row.id, row);
+      }
+      // Each meal in input order gets the next clock value; a repeated id is written twice,
+      // the second version winning (as SQLite writes them one after the other).
+      const written = new Map<string, { modifiedAt: number; body: string }>();
+      let created = 0;
+      let updated = 0;
+      meals.forEach((meal, index) => {
+        const row = existing.get(meal.id);
+        if (row !== undefined && row.user_id !== userId) throw new ForeignMeal(index);
+        clock = nextModifiedAt(clock, now);
+        if (row === undefined && !written.has(meal.id)) created += 1;
+        else updated += 1;
+        written.delete(meal.id);
+        written.set(meal.id, { modifiedAt: clock, body: encodeMeal(meal, clock) });
+      });
+      const replaced = [...existing.keys()];
+      for (const ids of chunks(replaced)) {
+        await tx.unsafe('DELETE FROM meals WHERE user_id = $1 AND id = ANY($2::text[])', [userId, ids], PREPARED);
+      }
+      for (const rows of chunks([...written])) {
+        await tx.unsafe(
+          `INSERT INTO meals (user_id, modified_at, id, deleted, body)
+           SELECT $1, modified_at, id, false, body FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(modified_at, id, body)`,
+          [userId, rows.map(([, row]) => row.modifiedAt), rows.map(([id]) => id), rows.map(([, row]) => row.body)],
+          PREPARED,
+        );
+      }
+      if (clock !== undefined) await saveClock(tx, userId, clock);
+      return { created, updated };
+    });
+  }
+
+  async function remove(userId: string, mealId: string, now: number): Promise<DeleteResult> {
+    // The owner first, without a lock: an unknown or foreign id takes no user's lock.
+    const [owner] = await sql.unsafe<{ user_id: string }[]>(
+      'SELECT user_id FROM meals WHERE id = $1',
+      [mealId],
+      PREPARED,
+    );
+    if (owner === undefined || owner.user_id !== userId) return 'not_found';
+    return sql.begin(async (tx) => {
+      const clock = await lockClock(tx, userId);
+      // Read again under the user's lock: what it says now cannot change until commit.
+      const [row] = await tx.unsafe<{ deleted: boolean }[]>(
+        'SELECT deleted FROM meals WHERE id = $1 AND user_id = $2',
+        [mealId, userId],
+        PREPARED,
+      );
+      if (row === undefined) return 'not_found';
+      if (row.deleted) return 'already_deleted';
+      const modifiedAt = nextModifiedAt(clock, now);
+      await tx.unsafe(
+        'UPDATE meals SET modified_at = $3, deleted = true, body = $4 WHERE id = $1 AND user_id = $2',
+        [mealId, userId, modifiedAt, encodeTombstone(mealId, modifiedAt)],
+        PREPARED,
+      );
+      await saveClock(tx, userId, modifiedAt);
+      return 'deleted';
+    });
+  }
+
+  return {
+    async listFeed(query: FeedQuery): Promise<FeedPage> {
+      const { userId, start, includeDeleted, limit } = query;
+      const params =
+        start.kind === 'after'
+          ? [userId, limit, start.position.modifiedAt, start.position.id]
+          : [userId, limit, start.modifiedAt];
+      const [row] = await sql.unsafe(pageStatement(includeDeleted, start), params, PREPARED).raw();
+      const [count, items, lastModifiedAt, lastId, hasMore, prunedModifiedAt, prunedId] = (row ??
+        []) as (Buffer | null)[];
+      const pruned = text(prunedModifiedAt);
+      const prunedIdText = text(prunedId);
+      const prunedThrough =
+        pruned === null || prunedIdText === null ? undefined : { modifiedAt: Number(pruned), id: prunedIdText };
+      const last = text(lastModifiedAt);
+      const lastIdText = text(lastId);
+      const itemCount = Number(text(count) ?? 0);
+      if (itemCount === 0 || items === null || items === undefined || last === null || lastIdText === null) {
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, prunedThrough };
+      }
+      return {
+        items,
+        count: itemCount,
+        last: { modifiedAt: Number(last), id: lastIdText },
+        hasMore: text(hasMore) === 't',
+        prunedThrough,
+      };
+    },
+
+    async *exportMeals(userId: string, since: number): AsyncGenerator<Meal> {
+      const rows = sql
+        .unsafe<{ body: string }[]>(
+          'SELECT body FROM meals WHERE user_id = $1 AND modified_at >= $2 AND NOT deleted ORDER BY modified_at, id',
+          [userId, since],
+          PREPARED,
+        )
+        .cursor(1000);
+      for await (const batch of rows) for (const row of batch) yield decodeMeal(row.body);
+    },
+
+    async upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult> {
+      try {
+        return { ok: true, ...(await withRetry(() => upsert(userId, meals, now))) };
+      } catch (error) {
+        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
+        throw error;
+      }
+    },
+
+    deleteMeal: (userId: string, mealId: string, now: number) => remove(userId, mealId, now),
+
+    /**
+     * One statement: the tombstones deleted drive the watermark, each user's moving to the
+     * newest of its own pruned, forward only; readers see both changes or neither.
+     */
+    async pruneTombstones(before: number): Promise<number> {
+      const [row] = await sql.unsafe<{ pruned: number }[]>(
+        `WITH pruned AS (
+           DELETE FROM meals WHERE deleted AND modified_at < $1 RETURNING user_id, modified_at, id
+         ), newest AS (
+           SELECT DISTINCT ON (user_id) user_id, modified_at, id FROM pruned
+           ORDER BY user_id, modified_at DESC, id DESC
+         ), marked AS (
+           UPDATE user_clocks AS clock SET pruned_modified_at = newest.modified_at, pruned_id = newest.id
+           FROM newest
+           WHERE clock.user_id = newest.user_id
+             AND (clock.pruned_modified_at IS NULL
+                  OR (newest.modified_at, newest.id) > (clock.pruned_modified_at, clock.pruned_id))
+           RETURNING 1
+         )
+         SELECT count(*)::int AS pruned FROM pruned`,
+        [before],
+        PREPARED,
+      );
+      return Number(row?.pruned ?? 0);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import postgres, { type Sql } from 'postgres';
+import { AppError } from '../../errors.js';
+import { CURSOR_SECRET_SETTING } from '../sqlite/migrate.js';
+import type { Storage } from '../storage.js';
+import { migratePostgres } from './migrate.js';
+import { isUnavailable } from './postgres-errors.js';
+import { createPostgresKeys } from './postgres-keys.js';
+import { createPostgresMeals } from './postgres-meals.js';
+
+/**
+ * How long one storage call may take before the caller gets `503 unavailable`: a server that
+ * stopped answering (a network cut, a hung host) must not hold requests until TCP gives up.
+ */
+const CALL_DEADLINE_MS = 5_000;
+const CONNECT_TIMEOUT_S = 3;
+
+// int8 columns (epoch milliseconds) as numbers: they stay far below 2^53.
+const INT8_AS_NUMBER = {
+  to: 20,
+  from: [20],
+  serialize: (value: number) => String(value),
+  parse: (value: string) => Number(value),
+};
+
+function unavailable(error: unknown): AppError {
+  return new AppError('unavailable', 'Storage is unavailable.', { cause: error });
+}
+
+/**
+ * Runs a driver call with a deadline, turning "cannot reach the store" failures (and a call
+ * that outlives the deadline) into the contract's 503. Other errors are bugs and pass as they are.
+ */
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(unavailable(new Error(`no answer within ${CALL_DEADLINE_MS} ms`))),
+      CALL_DEADLINE_MS,
+    );
+  });
+  try {
+    return await Promise.race([work(), deadline]);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw isUnavailable(error) ? unavailable(error) : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The URL as it may be shown: without its password. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/**
+ * Opens a PostgreSQL store (`postgres://user@host:port/db?search_path=…`) with a pool of
+ * connections and brings its schema up to date. The same guarantees as SQLite (see
+ * storage.ts); statements are prepared once per connection.
+ */
+export async function openPostgresStorage(url: string): Promise<Storage> {
+  const sql: Sql = postgres(url, {
+    connect_timeout: CONNECT_TIMEOUT_S,
+    // Notices (CREATE … IF NOT EXISTS) must not reach stdout, which carries the listening line.
+    onnotice: () => undefined,
+    connection: { application_name: 'meal-export' },
+    types: { int8: INT8_AS_NUMBER },
+  });
+  try {
+    await guard(() => migratePostgres(sql, Date.now()));
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
+    const reason =
+      error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    throw new AppError('unavailable', `cannot open the database ${redactedUrl(url)}: ${reason}`, { cause: error });
+  }
+  const meals = createPostgresMeals(sql);
+  const keys = createPostgresKeys(sql);
+  let secret: Buffer | undefined;
+
+  return {
+    kind: 'postgres',
+    listFeed: (query) => guard(() => meals.listFeed(query)),
+    exportMeals: (userId, since) => {
+      const rows = meals.exportMeals(userId, since);
+      return (async function* () {
+        try {
+          yield* rows;
+        } catch (error) {
+          throw isUnavailable(error) ? unavailable(error) : error;
+        }
+      })();
+    },
+    upsertMeals: (userId, list, now) => guard(() => meals.upsertMeals(userId, list, now)),
+    deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
+    pruneTombstones: (before) => guard(() => meals.pruneTombstones(before)),
+    createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
+    listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
+    revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
+    findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
+    recordKeyUse: (lastUsed) => guard(() => keys.recordKeyUse(lastUsed)),
+    cursorSecret: () =>
+      guard(async () => {
+        if (secret === undefined) {
+          const [row] = await sql.unsafe<{ value: Buffer }[]>('SELECT value FROM settings WHERE name = $1', [
+            CURSOR_SECRET_SETTING,
+          ]);
+          secret = row?.value;
+        }
+        if (secret === undefined) throw new Error('the store has no cursor secret');
+        return secret;
+      }),
+    ping: () => guard(() => sql.unsafe('SELECT 1').then(() => undefined)),
+    close: () => sql.end({ timeout: 5 }),
+  };
+}

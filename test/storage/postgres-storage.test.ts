@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { AppError } from '../../src/errors.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import { freePort } from '../support/redis.js';
+import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/postgres.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { runStorageSuite } from './storage.suite.js';
+
+// On the machine's PostgreSQL (or MEAL_EXPORT_TEST_PG_URL), each case in a fresh schema of its
+// own, dropped afterwards. Without PostgreSQL these tests are skipped with the reason.
+const skip = await postgresSkipReason();
+
+runStorageSuite({
+  name: 'PostgreSQL',
+  skip,
+  async newLocation(label) {
+    const store = await newPostgresSchema(label);
+    return { location: store.url, remove: () => store.remove() };
+  },
+  async appliedMigrations(url) {
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
+      return rows.map((row) => Number(row.version));
+    } finally {
+      await sql.end();
+    }
+  },
+});
+
+describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?? false }, () => {
+  const assertUnavailable = (error: unknown) => {
+    assert.ok(error instanceof AppError, String(error));
+    assert.equal(error.code, 'unavailable');
+    return true;
+  };
+
+  test('opening a store on a port where nothing listens fails at once as unavailable, without the password', async () => {
+    const url = `postgres://meal:s3cret@127.0.0.1:${await freePort()}/none`;
+    const started = Date.now();
+    await assert.rejects(openStorage(url), (error: unknown) => {
+      assertUnavailable(error);
+      assert.ok(!(error as Error).message.includes('s3cret'), (error as Error).message);
+      return true;
+    });
+    assert.ok(Date.now() - started < 5000);
+  });
+
+  describe('a store whose server goes away under it', () => {
+    let proxy: TcpProxy;
+    let remove: () => Promise<void>;
+    let url: string;
+
+    before(async () => {
+      const store = await newPostgresSchema('cut');
+      remove = () => store.remove();
+      const target = new URL(TEST_PG_URL);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const through = new URL(store.url);
+      through.hostname = proxy.host;
+      through.port = String(proxy.port);
+      url = through.href;
+    });
+
+    after(async () => {
+      await proxy.close();
+      await remove();
+    });
+
+    test('answers unavailable while cut, within the call deadline, and serves again once it is back', async () => {
+      const storage = await openStorage(url);
+      try {
+        await storage.upsertMeals('u1', [{ ...MEAL, id: 'before' }], Date.now());
+        for (const mode of ['refuse', 'stall'] as const) {
+          proxy.cut(mode);
+          const started = Date.now();
+          await Promise.all([
+            assert.rejects(storage.ping(), assertUnavailable),
+            assert.rejects(
+              storage.listFeed({
+                userId: 'u1',
+                start: { kind: 'from', modifiedAt: 0 },
+                includeDeleted: false,
+                limit: 10,
+              }),
+              assertUnavailable,
+            ),
+          ]);
+          // The deadline is 5 s; the margin is for a loaded machine.
+          assert.ok(Date.now() - started < 8_000, `${mode}: no call waits past its deadline`);
+          proxy.restore();
+          // The pool reconnects by itself: no reopening.
+          let page;
+          for (let attempt = 0; attempt < 50 && page === undefined; attempt += 1) {
+            page = await storage
+              .listFeed({ userId: 'u1', start: { kind: 'from', modifiedAt: 0 }, includeDeleted: false, limit: 10 })
+              .catch(() => undefined);
+            if (page === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+          assert.equal(page?.count, 1, `${mode}: served again after the cut`);
+        }
+      } finally {
+        proxy.restore();
+        await storage.close();
+      }
+    });
+  });
+});
+
+const MEAL = {
+  id: 'm',
+  description: '',
+  title: 'a meal',
+  type: 'lunch',
+  date: Date.UTC(2025, 5, 1),
+  caloriesTotal: null,
+  proteins_g: null,
+  fats_g: null,
+  carbs_g: null,
+  fibers_g: null,
+  sodium_mg: null,
+  iron_mg: null,
+  calcium_mg: null,
+} as const;
