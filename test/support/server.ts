@@ -36,6 +36,10 @@ export interface StartOptions {
   readonly minIntervalMs?: number;
   readonly dailyLimit?: number;
   readonly extraArgs?: readonly string[];
+  /** The store (`--db`): a postgres:// URL, say; by default a SQLite file in the data folder. */
+  readonly db?: string;
+  /** The shared limiter store (`--redis`) and its key prefix. */
+  readonly redis?: { readonly url: string; readonly prefix: string };
 }
 
 /**
@@ -45,8 +49,9 @@ export interface StartOptions {
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
   const temp = options.dataDir === undefined ? makeTempDir('server') : undefined;
   const dir = options.dataDir ?? temp?.dir ?? '';
-  const db = path.join(dir, 'meal-export.db');
+  const db = options.db ?? path.join(dir, 'meal-export.db');
   const args = [BIN, 'serve', '--port', '0', '--db', db, '--data-dir', dir, '--host', '127.0.0.1'];
+  if (options.redis !== undefined) args.push('--redis', options.redis.url, '--redis-prefix', options.redis.prefix);
   args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
   args.push('--daily-limit', String(options.dailyLimit ?? 1_000_000));
   args.push(...(options.extraArgs ?? []));
