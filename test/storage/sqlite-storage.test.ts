@@ -588,10 +588,10 @@ describe('SQLite storage: API keys', () => {
     await withStore(async (storage) => {
       const key = newKey('u1');
       await storage.createApiKey(key, 10, T0);
-      await storage.recordKeyUse(new Map([[key.id, T0 + 100]]));
-      await storage.recordKeyUse(new Map([[key.id, T0 + 50]]));
+      await storage.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 100]]), requests: [] });
+      await storage.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 50]]), requests: [] });
       assert.equal((await storage.listApiKeys('u1'))[0]?.lastUsedAt, T0 + 100);
-      await storage.recordKeyUse(new Map([['key_unknown', T0]]));
+      await storage.recordKeyUse({ lastUsed: new Map([['key_unknown', T0]]), requests: [] });
     });
   });
 });
