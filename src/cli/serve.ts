@@ -2,10 +2,10 @@ import path from 'node:path';
 import { DEFAULT_DATA_DIR, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { startServer } from '../server.js';
-import { parseCommandArgs, parseIntegerFlag } from './command-args.js';
+import { parseCommandArgs, parseIntegerFlag, parsePublicUrl } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -25,6 +25,8 @@ export async function runServe(argv: string[]): Promise<void> {
       'daily-limit': { type: 'string' },
       'tombstone-days': { type: 'string' },
       'log-level': { type: 'string' },
+      'app-port': { type: 'string' },
+      'public-url': { type: 'string' },
     },
     USAGE,
   );
@@ -56,6 +58,9 @@ export async function runServe(argv: string[]): Promise<void> {
     dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', 1000, 1),
     tombstoneDays: parseIntegerFlag(values['tombstone-days'], 'tombstone-days', 30, 1, 36500),
     logLevel,
+    appPort:
+      values['app-port'] === undefined ? undefined : parseIntegerFlag(values['app-port'], 'app-port', 0, 0, 65535),
+    publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
   });
   process.stdout.write(`listening on ${server.url}\n`);
 
