@@ -105,10 +105,12 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       .send();
   });
 
-  app.get<{ Querystring: { from?: string; to?: string } }>('/export.csv', async (request, reply) => {
+  app.get<{ Querystring: { from?: unknown; to?: unknown } }>('/export.csv', async (request, reply) => {
     const session = await requireSession(deps, request, reply);
     if (session === undefined) return reply;
-    const { from, to } = request.query;
+    // A parameter given twice arrives as an array: not a date.
+    const text = (value: unknown) => (value === undefined || typeof value === 'string' ? value : 'repeated');
+    const [from, to] = [text(request.query.from), text(request.query.to)];
     const range = parseDateRange(from, to);
     if (range === undefined) {
       const lines = ['Give dates as YYYY-MM-DD, the first on or before the last (both may be left empty).'];
