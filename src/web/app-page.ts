@@ -116,6 +116,10 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
 /** Builds and listens; prunes expired sign-ins and old daily counts at start and hourly. */
 export async function startAppPage(config: AppPageConfig): Promise<RunningAppPage> {
   const app = await buildAppPage(config);
+  if (config.tls === undefined && config.publicUrl === undefined) {
+    // Behind a TLS proxy the browser's origin is https://…, which a plain listener cannot guess.
+    config.log.warn('app page on plain HTTP without --public-url: forms are accepted only from http:// origins');
+  }
   async function prune(): Promise<void> {
     try {
       const now = Date.now();
