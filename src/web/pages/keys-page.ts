@@ -72,7 +72,9 @@ function renderKeyRow(key: ApiKeyRecord, view: KeysPageView, today: number): Htm
     <td data-label="">
       ${
         status === 'active'
-          ? html`<a class="button-link danger" href="/keys/${encodeURIComponent(key.id)}/revoke">Revoke…</a>`
+          ? html`<a class="button-link danger" href="/keys/${encodeURIComponent(key.id)}/revoke"
+              >Revoke<span class="visually-hidden"> the key ${key.prefix}</span>…</a
+            >`
           : ''
       }
     </td>
