@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // The app page's one browser script (src/web/static): plain JavaScript run by browsers.
+    files: ['src/web/static/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', navigator: 'readonly' } },
+  },
+  {
     files: ['test/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -12,10 +12,13 @@ export const ENV = {
   logLevel: 'MEAL_EXPORT_LOG_LEVEL',
   redisUrl: 'MEAL_EXPORT_REDIS_URL',
   apiKey: 'MEAL_EXPORT_API_KEY',
+  publicUrl: 'MEAL_EXPORT_PUBLIC_URL',
 } as const;
 
 export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_DATABASE = path.join(DEFAULT_DATA_DIR, 'meal-export.db');
+/** Where `serve --app-port 8444` puts the app page, the base of login links by default. */
+export const DEFAULT_PUBLIC_URL = 'https://127.0.0.1:8444';
 
 function fromEnv(name: keyof typeof ENV): string | undefined {
   const value = process.env[ENV[name]];

@@ -16,6 +16,7 @@ import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { createSharedLimiters } from './ratelimit/shared-limiters.js';
 import { openStorage } from './storage/open-storage.js';
 import { loadTlsMaterial } from './tls/certificate.js';
+import { type RunningAppPage, startAppPage } from './web/app-page.js';
 
 export interface ServeConfig {
   readonly database: string;
@@ -33,12 +34,18 @@ export interface ServeConfig {
   readonly redisUrl: string | undefined;
   /** Every Redis key under this prefix (`--redis-prefix`). */
   readonly redisPrefix: string;
+  /** The app page's listener (issue 11, src/web): off when undefined; 0 picks a free port. */
+  readonly appPort?: number | undefined;
+  /** The app page's address as browsers see it, when behind a proxy. */
+  readonly publicUrl?: string | undefined;
 }
 
 export interface RunningServer {
   /** `https://HOST:PORT` (or http:// with insecureHttp), with the port actually bound. */
   readonly url: string;
   readonly app: FastifyInstance;
+  /** The app page's own address, when it runs (`--app-port`). */
+  readonly appUrl: string | undefined;
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   close(): Promise<void>;
 }
@@ -148,10 +155,28 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, tls ? 'https:' : 'http:')}`,
   });
   const { port } = app.server.address() as AddressInfo;
+  const url = `${tls ? 'https' : 'http'}://${formatHost(config.host)}:${port}`;
+
+  // The app page: its own listener beside the API, on the same store and certificate.
+  let appPage: RunningAppPage | undefined;
+  if (config.appPort !== undefined) {
+    appPage = await startAppPage({
+      storage,
+      host: config.host,
+      port: config.appPort,
+      tls: tlsMaterial,
+      publicUrl: config.publicUrl,
+      apiUrl: url,
+      dailyLimit: config.dailyLimit,
+      log: app.log,
+    });
+    app.log.info({ url: appPage.url, publicUrl: config.publicUrl }, 'app page listening');
+  }
 
   return {
-    url: `${tls ? 'https' : 'http'}://${formatHost(config.host)}:${port}`,
+    url,
     app,
+    appUrl: appPage?.url,
     async close() {
       for (const timer of maintenance) clearInterval(timer);
       // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
@@ -166,6 +191,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
         await drained;
       }
       clearTimeout(timer);
+      await appPage?.close();
       await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
       await limiters.close();
       await storage.close();

@@ -94,3 +94,26 @@ export function requireUserId(value: string | boolean | undefined, usage: string
   if (!isValidUserId(userId)) throw new CliError('--user must be 1 to 200 printable characters', { usage: true });
   return userId;
 }
+
+/**
+ * `--public-url` (or MEAL_EXPORT_PUBLIC_URL): the app page's origin as browsers reach it. An
+ * origin only: the page's routes sit at the root (`/login`, `/keys`, `/static/…`).
+ */
+export function parsePublicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname !== '/') {
+    throw new CliError(
+      `--public-url must be an origin such as https://meals.example.com, got ${JSON.stringify(value)}`,
+      {
+        usage: true,
+      },
+    );
+  }
+  return url.origin;
+}

@@ -1,16 +1,12 @@
 import { resolveDatabase } from '../config.js';
-import { digestApiKey, displayPrefix, generateApiKey } from '../domain/api-key.js';
 import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
-import { randomId } from '../domain/random-id.js';
+import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
 import { CliError } from '../errors.js';
 import { withStorage } from '../storage/open-storage.js';
 import type { ApiKeyRecord } from '../storage/storage.js';
 import { expectPositionals, parseCommandArgs, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
-
-/** CONTRACT.md section 3: rotation is "create the new key, then revoke the old". */
-export const MAX_ACTIVE_KEYS = 10;
 
 const USAGE = {
   create: 'meal-export keys create --user ID [--name NAME] [--expires-in 90s|30m|12h|30d] [--db FILE] [--json]',
@@ -43,27 +39,13 @@ async function createKey(argv: string[]): Promise<void> {
     if (lifetimeMs === undefined)
       throw new CliError('--expires-in must look like 90s, 30m, 12h or 30d', { usage: true });
   }
-  const now = Date.now();
-  const key = generateApiKey();
   const result = await withStorage(resolveDatabase(values.db), (storage) =>
-    storage.createApiKey(
-      {
-        id: randomId('key_', 16),
-        userId,
-        name: values.name,
-        prefix: displayPrefix(key),
-        digest: digestApiKey(key),
-        createdAt: now,
-        expiresAt: lifetimeMs === undefined ? null : now + lifetimeMs,
-      },
-      MAX_ACTIVE_KEYS,
-      now,
-    ),
+    issueApiKey(storage, { userId, name: values.name, lifetimeMs }, Date.now()),
   );
   if (!result.ok) {
     throw new CliError(`user ${userId} already has ${MAX_ACTIVE_KEYS} active keys: revoke one first`);
   }
-  const record = result.key;
+  const { key, record } = result;
   printResult(
     values.json,
     {

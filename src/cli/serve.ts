@@ -3,10 +3,10 @@ import { DEFAULT_DATA_DIR, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
 import { startServer } from '../server.js';
-import { parseCommandArgs, parseIntegerFlag, parseTombstoneDaysFlag } from './command-args.js';
+import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--redis URL] [--redis-prefix meal-export:] [--log-level info]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE|postgres://…] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--redis URL] [--redis-prefix meal-export:] [--log-level info] [--app-port N [--public-url URL]]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -28,6 +28,8 @@ export async function runServe(argv: string[]): Promise<void> {
       'log-level': { type: 'string' },
       redis: { type: 'string' },
       'redis-prefix': { type: 'string' },
+      'app-port': { type: 'string' },
+      'public-url': { type: 'string' },
     },
     USAGE,
   );
@@ -61,6 +63,9 @@ export async function runServe(argv: string[]): Promise<void> {
     logLevel,
     redisUrl: resolveSetting(values.redis, 'redisUrl'),
     redisPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX,
+    appPort:
+      values['app-port'] === undefined ? undefined : parseIntegerFlag(values['app-port'], 'app-port', 0, 0, 65535),
+    publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
   });
   process.stdout.write(`listening on ${server.url}\n`);
 

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { toBase62 } from './random-id.js';
+import type { ApiKeyRecord } from '../storage/storage.js';
 
 /**
  * API keys (CONTRACT.md section 3): `mxk_` + 43 base62 characters (32 random bytes) + 6 base62
@@ -63,4 +64,9 @@ export function redactApiKeys(text: string): string {
     decoded = next;
   }
   return decoded.replace(KEY_LIKE_RE, 'mxk_[redacted]');
+}
+
+/** True while a key authenticates: not revoked, not expired (CONTRACT.md section 3). */
+export function isActiveKey(key: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now: number): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
 }

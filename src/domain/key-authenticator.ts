@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, Storage } from '../storage/storage.js';
+import type { ApiKeyRecord, KeyDayRequests, Storage } from '../storage/storage.js';
+import { isActiveKey } from './api-key.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key.js';
 
 /**
@@ -9,19 +10,20 @@ import { digestApiKey, isWellFormedApiKey } from './api-key.js';
 export interface KeyAuthenticator {
   /** The active key the token names, or undefined (unknown, malformed, revoked, expired). */
   authenticate(token: string, now: number): Promise<ApiKeyRecord | undefined>;
-  /** Notes that a key was used, for `keys list`'s lastUsedAt. */
-  noteUse(keyId: string, now: number): void;
-  /** Writes the noted uses to the store. */
+  /**
+   * Notes that a key was used, for `keys list`'s lastUsedAt, and, when the request was
+   * `accepted` (not refused with 429: CONTRACT.md section 4), counts it for its UTC day: the
+   * app page's "today's quota use" and chart. Memory only: a map update per request.
+   */
+  noteUse(keyId: string, now: number, accepted: boolean): void;
+  /** Writes the noted uses to the store in one batch; on failure they are kept for the next. */
   flushUses(): Promise<void>;
 }
 
 /** The two storage operations authentication needs: its narrow port of Storage. */
 export type KeyAuthenticatorStore = Pick<Storage, 'findApiKeyByDigest' | 'recordKeyUse'>;
 
-/** True while a key authenticates: not revoked, not expired (CONTRACT.md section 3). */
-export function isActiveKey(key: ApiKeyRecord, now: number): boolean {
-  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
-}
+const DAY_MS = 86_400_000;
 
 interface CacheEntry {
   readonly key: ApiKeyRecord | undefined;
@@ -42,6 +44,8 @@ export function createKeyAuthenticator(
   const cache = new Map<string, CacheEntry>();
   const inFlight = new Map<string, Promise<ApiKeyRecord | undefined>>();
   let pendingUses = new Map<string, number>();
+  // `${day} ${keyId}` -> accepted requests of that key that day since the last flush.
+  let pendingRequests = new Map<string, KeyDayRequests>();
 
   async function lookup(digest: Buffer, cacheKey: string, now: number): Promise<ApiKeyRecord | undefined> {
     const key = await storage.findApiKeyByDigest(digest);
@@ -75,15 +79,30 @@ export function createKeyAuthenticator(
       return key !== undefined && isActiveKey(key, now) ? key : undefined;
     },
 
-    noteUse(keyId, now) {
+    noteUse(keyId, now, accepted) {
       pendingUses.set(keyId, now);
+      if (!accepted) return;
+      const day = Math.floor(now / DAY_MS);
+      const slot = `${day} ${keyId}`;
+      pendingRequests.set(slot, { keyId, day, requests: (pendingRequests.get(slot)?.requests ?? 0) + 1 });
     },
 
     async flushUses() {
-      if (pendingUses.size === 0) return;
-      const uses = pendingUses;
+      if (pendingUses.size === 0 && pendingRequests.size === 0) return;
+      const [uses, requests] = [pendingUses, pendingRequests];
       pendingUses = new Map();
-      await storage.recordKeyUse(uses);
+      pendingRequests = new Map();
+      try {
+        await storage.recordKeyUse({ lastUsed: uses, requests: [...requests.values()] });
+      } catch (error) {
+        // Kept for the next flush, merged with what came since: counts add up, last use is the latest.
+        for (const [keyId, at] of uses) pendingUses.set(keyId, Math.max(at, pendingUses.get(keyId) ?? at));
+        for (const [slot, count] of requests) {
+          const requestsSince = pendingRequests.get(slot)?.requests ?? 0;
+          pendingRequests.set(slot, { ...count, requests: count.requests + requestsSince });
+        }
+        throw error;
+      }
     },
   };
 }

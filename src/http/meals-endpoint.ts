@@ -63,9 +63,8 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
       deps.authFailures,
       now,
     );
-    deps.authenticator.noteUse(key.id, now);
-
     const decision = await deps.limiter.consume(key.id, now);
+    deps.authenticator.noteUse(key.id, now, decision.allowed);
     addRateLimitHeaders(headers, policyHeader, deps.policy, decision, now);
     if (!decision.allowed) {
       throw new AppError('rate_limited', 'Rate limit exceeded: wait for Retry-After seconds.', {

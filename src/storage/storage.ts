@@ -39,8 +39,40 @@ export interface Storage {
   /** Revokes a key (idempotent: an already revoked key keeps its first revokedAt). */
   revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined>;
   findApiKeyByDigest(digest: Buffer): Promise<ApiKeyRecord | undefined>;
-  /** Records when keys were last used: key id -> epoch ms. */
-  recordKeyUse(lastUsed: ReadonlyMap<string, number>): Promise<void>;
+  /**
+   * Records a batch of key uses in one transaction: each key's lastUsedAt (never moved back)
+   * and its accepted requests per UTC day, ADDED to what the store holds (several instances
+   * flush their own counts for the same key and day). Unknown key ids are ignored.
+   */
+  recordKeyUse(uses: KeyUses): Promise<void>;
+  /**
+   * Accepted requests per day of every key the user holds (revoked and expired keys
+   * included), for the days `fromDay` to `toDay` inclusive (UTC day numbers, see KeyDayRequests),
+   * ordered by key id then day. Days without requests are absent.
+   */
+  listKeyRequests(userId: string, fromDay: number, toDay: number): Promise<KeyDayRequests[]>;
+  /** Removes the daily request counts of days before `beforeDay`; returns how many rows. */
+  pruneKeyRequests(beforeDay: number): Promise<number>;
+
+  /**
+   * The app page's sign-in (issue 11). Only SHA-256 digests of login tokens and session ids
+   * are stored, never the raw values, so a copy of the store lets no one sign in.
+   */
+  createLoginToken(token: NewLoginToken): Promise<void>;
+  /**
+   * Uses up a login token: atomic single use. Of any number of calls with the same digest, on
+   * any number of instances at once, at most one returns the user id; the token is gone after
+   * it, whatever the answer. Undefined when the digest is unknown, already used, or expired
+   * (`expiresAt <= now`).
+   */
+  consumeLoginToken(digest: Buffer, now: number): Promise<string | undefined>;
+  createSession(session: NewSession): Promise<void>;
+  /** The session, while `expiresAt > now`; undefined once expired, deleted or unknown. */
+  findSession(digest: Buffer, now: number): Promise<SessionRecord | undefined>;
+  /** Ends a session (sign-out); idempotent. */
+  deleteSession(digest: Buffer): Promise<void>;
+  /** Removes login tokens and sessions expired at `now`; returns how many. */
+  pruneExpiredSignIns(now: number): Promise<number>;
 
   /** The secret that signs cursors; created once, shared by every instance on this store. */
   cursorSecret(): Promise<Buffer>;
@@ -115,3 +147,47 @@ export interface NewApiKey {
 
 export type CreateKeyResult =
   { readonly ok: true; readonly key: ApiKeyRecord } | { readonly ok: false; readonly reason: 'too_many_keys' };
+
+/**
+ * Accepted requests of one key on one UTC day: a request is accepted once its key
+ * authenticates and it is not refused with 429 (CONTRACT.md section 4), so the count of today
+ * is the key's use of the daily quota.
+ */
+export interface KeyDayRequests {
+  readonly keyId: string;
+  /** UTC day number: whole days since 1970-01-01 (Math.floor(epochMs / 86 400 000)). */
+  readonly day: number;
+  readonly requests: number;
+}
+
+/** What the key authenticator flushes every few seconds (domain/key-authenticator.ts). */
+export interface KeyUses {
+  /** Key id -> epoch ms of its latest authenticated request. */
+  readonly lastUsed: ReadonlyMap<string, number>;
+  /** Accepted requests since the last flush, to add per key and day. */
+  readonly requests: readonly KeyDayRequests[];
+}
+
+/** A one-time login link's token, as stored: its digest only. */
+export interface NewLoginToken {
+  /** SHA-256 of the token in the link. */
+  readonly digest: Buffer;
+  readonly userId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** A signed-in browser session of the app page, as stored: its digest only. */
+export interface NewSession {
+  /** SHA-256 of the session id in the cookie. */
+  readonly digest: Buffer;
+  readonly userId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface SessionRecord {
+  readonly userId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}

@@ -147,15 +147,35 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     const { key, record } = await createKey('u_used');
     const auth = createKeyAuthenticator(storage);
     assert.ok(await auth.authenticate(key, T0 + 5000));
-    auth.noteUse(record.id, T0 + 5000);
-    auth.noteUse(record.id, T0 + 7000);
+    auth.noteUse(record.id, T0 + 5000, true);
+    auth.noteUse(record.id, T0 + 7000, false);
     assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, null);
     await auth.flushUses();
     assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000);
-    auth.noteUse(record.id, T0 + 6000);
+    auth.noteUse(record.id, T0 + 6000, true);
     await auth.flushUses();
     assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000, 'an older use never moves it back');
     await auth.flushUses();
+  });
+
+  test('accepted requests are counted per key and UTC day; refused ones (429) only set lastUsedAt', async () => {
+    const { record } = await createKey('u_counted');
+    const auth = createKeyAuthenticator(storage);
+    const day = Math.floor(T0 / 86_400_000);
+    const midnight = (day + 1) * 86_400_000;
+    auth.noteUse(record.id, T0, true);
+    auth.noteUse(record.id, T0 + 1, false);
+    auth.noteUse(record.id, T0 + 2, true);
+    auth.noteUse(record.id, midnight, true);
+    await auth.flushUses();
+    auth.noteUse(record.id, midnight + 5, true);
+    auth.noteUse(record.id, midnight + 6, false);
+    await auth.flushUses();
+    assert.deepEqual(await storage.listKeyRequests('u_counted', day - 1, day + 1), [
+      { keyId: record.id, day, requests: 2 },
+      { keyId: record.id, day: day + 1, requests: 2 },
+    ]);
+    assert.equal((await storage.listApiKeys('u_counted'))[0]?.lastUsedAt, midnight + 6);
   });
 
   test('a cache bounded to 2 entries still authenticates every key', async () => {

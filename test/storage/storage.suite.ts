@@ -10,6 +10,7 @@ import { randomId } from '../../src/domain/random-id.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { FeedPage, FeedQuery, NewApiKey, Storage } from '../../src/storage/storage.js';
 import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
+import { runAppStoreSuite } from './app-store.suite.js';
 
 const T0 = Date.UTC(2025, 5, 10, 12);
 const DAY = 86_400_000;
@@ -81,6 +82,18 @@ export interface StorageBackend {
 }
 
 export function runStorageSuite(backend: StorageBackend): void {
+  runAppStoreSuite(backend.name, backend.skip, async () => {
+    const { location, remove } = await backend.newLocation('app');
+    const storage = await openStorage(location);
+    return {
+      storage,
+      async dispose() {
+        await storage.close();
+        await remove();
+      },
+    };
+  });
+
   /** Runs `work` with a fresh, empty store; it is removed after. */
   async function withStore(work: (storage: Storage, location: string) => Promise<void>): Promise<void> {
     const { location, remove } = await backend.newLocation('suite');
@@ -665,10 +678,10 @@ export function runStorageSuite(backend: StorageBackend): void {
         await withStore(async (storage) => {
           const key = newKey('u1');
           await storage.createApiKey(key, 10, T0);
-          await storage.recordKeyUse(new Map([[key.id, T0 + 100]]));
-          await storage.recordKeyUse(new Map([[key.id, T0 + 50]]));
+          await storage.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 100]]), requests: [] });
+          await storage.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 50]]), requests: [] });
           assert.equal((await storage.listApiKeys('u1'))[0]?.lastUsedAt, T0 + 100);
-          await storage.recordKeyUse(new Map([['key_unknown', T0]]));
+          await storage.recordKeyUse({ lastUsed: new Map([['key_unknown', T0]]), requests: [] });
         });
       });
     });

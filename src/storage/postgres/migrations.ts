@@ -57,4 +57,35 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'app page: key requests per day, login tokens, sessions',
+    sql: `
+      -- Accepted requests per key and UTC day: the app page's quota use and chart.
+      CREATE TABLE key_daily_requests (
+        key_id   text    NOT NULL,
+        day      integer NOT NULL,
+        requests integer NOT NULL,
+        PRIMARY KEY (key_id, day)
+      );
+      CREATE INDEX key_daily_requests_by_day ON key_daily_requests (day);
+
+      -- Digests only: the raw token and session id live in the link and the cookie.
+      CREATE TABLE login_tokens (
+        digest     bytea  NOT NULL PRIMARY KEY,
+        user_id    text   COLLATE "C" NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX login_tokens_by_expiry ON login_tokens (expires_at);
+
+      CREATE TABLE app_sessions (
+        digest     bytea  NOT NULL PRIMARY KEY,
+        user_id    text   COLLATE "C" NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX app_sessions_by_expiry ON app_sessions (expires_at);
+    `,
+  },
 ];

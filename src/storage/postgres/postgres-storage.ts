@@ -6,6 +6,7 @@ import { migratePostgres } from './migrate.js';
 import { isUnavailable } from './postgres-errors.js';
 import { createPostgresKeys } from './postgres-keys.js';
 import { createPostgresMeals } from './postgres-meals.js';
+import { createPostgresSignIns } from './postgres-sign-ins.js';
 
 /**
  * How long one storage call may take before the caller gets `503 unavailable`: a server that
@@ -82,6 +83,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
   }
   const meals = createPostgresMeals(sql);
   const keys = createPostgresKeys(sql);
+  const signIns = createPostgresSignIns(sql);
   let secret: Buffer | undefined;
 
   return {
@@ -104,7 +106,15 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
     revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
     findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
-    recordKeyUse: (lastUsed) => guard(() => keys.recordKeyUse(lastUsed)),
+    recordKeyUse: (uses) => guard(() => keys.recordKeyUse(uses)),
+    listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
+    pruneKeyRequests: (beforeDay) => guard(() => keys.pruneKeyRequests(beforeDay)),
+    createLoginToken: (token) => guard(() => signIns.createLoginToken(token)),
+    consumeLoginToken: (digest, now) => guard(() => signIns.consumeLoginToken(digest, now)),
+    createSession: (session) => guard(() => signIns.createSession(session)),
+    findSession: (digest, now) => guard(() => signIns.findSession(digest, now)),
+    deleteSession: (digest) => guard(() => signIns.deleteSession(digest)),
+    pruneExpiredSignIns: (now) => guard(() => signIns.pruneExpiredSignIns(now)),
     cursorSecret: () =>
       guard(async () => {
         if (secret === undefined) {

@@ -67,4 +67,35 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE user_clocks ADD COLUMN pruned_id TEXT;
     `,
   },
+  {
+    version: 3,
+    name: 'app page: key requests per day, login tokens, sessions',
+    sql: `
+      -- Accepted requests per key and UTC day (issue 11): the app page's quota use and chart.
+      CREATE TABLE key_daily_requests (
+        key_id   TEXT    NOT NULL,
+        day      INTEGER NOT NULL,
+        requests INTEGER NOT NULL,
+        PRIMARY KEY (key_id, day)
+      ) WITHOUT ROWID;
+      CREATE INDEX key_daily_requests_by_day ON key_daily_requests (day);
+
+      -- Digests only: the raw token and session id live in the link and the cookie.
+      CREATE TABLE login_tokens (
+        digest     BLOB    NOT NULL PRIMARY KEY,
+        user_id    TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX login_tokens_by_expiry ON login_tokens (expires_at);
+
+      CREATE TABLE app_sessions (
+        digest     BLOB    NOT NULL PRIMARY KEY,
+        user_id    TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX app_sessions_by_expiry ON app_sessions (expires_at);
+    `,
+  },
 ];

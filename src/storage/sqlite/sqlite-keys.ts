@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { ApiKeyRecord, CreateKeyResult, NewApiKey } from '../storage.js';
+import type { ApiKeyRecord, CreateKeyResult, KeyDayRequests, KeyUses, NewApiKey } from '../storage.js';
 
 interface KeyRow {
   readonly id: string;
@@ -55,8 +55,21 @@ export function createSqliteKeys(db: Database) {
     return { ok: true, key: toRecord(row) };
   });
 
-  const recordUse = db.transaction((lastUsed: ReadonlyMap<string, number>) => {
-    for (const [id, at] of lastUsed) touch.run(at, id, at);
+  // Counts are added, not set: every instance flushes its own share of a key's day.
+  const addRequests = db.prepare(
+    `INSERT INTO key_daily_requests (key_id, day, requests)
+     SELECT id, ?, ? FROM api_keys WHERE id = ?
+     ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + excluded.requests`,
+  );
+  const requestsOfUser = db.prepare<[string, number, number], { key_id: string; day: number; requests: number }>(
+    `SELECT r.key_id, r.day, r.requests FROM key_daily_requests r JOIN api_keys k ON k.id = r.key_id
+     WHERE k.user_id = ? AND r.day BETWEEN ? AND ? ORDER BY r.key_id, r.day`,
+  );
+  const pruneRequests = db.prepare('DELETE FROM key_daily_requests WHERE day < ?');
+
+  const recordUse = db.transaction((uses: KeyUses) => {
+    for (const [id, at] of uses.lastUsed) touch.run(at, id, at);
+    for (const { keyId, day, requests } of uses.requests) addRequests.run(day, requests, keyId);
   });
 
   return {
@@ -71,6 +84,11 @@ export function createSqliteKeys(db: Database) {
       const row = byDigest.get(digest);
       return row === undefined ? undefined : toRecord(row);
     },
-    recordKeyUse: (lastUsed: ReadonlyMap<string, number>) => recordUse.immediate(lastUsed),
+    recordKeyUse: (uses: KeyUses) => recordUse.immediate(uses),
+    listKeyRequests: (userId: string, fromDay: number, toDay: number): KeyDayRequests[] =>
+      requestsOfUser
+        .all(userId, fromDay, toDay)
+        .map((row) => ({ keyId: row.key_id, day: row.day, requests: row.requests })),
+    pruneKeyRequests: (beforeDay: number): number => pruneRequests.run(beforeDay).changes,
   };
 }

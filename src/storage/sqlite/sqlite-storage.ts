@@ -6,6 +6,7 @@ import type { Storage, StorageOptions } from '../storage.js';
 import { CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
+import { createSqliteSignIns } from './sqlite-sign-ins.js';
 
 /** SQLite result codes that mean the store cannot be used right now, rather than a bug. */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
@@ -54,6 +55,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   }
   const meals = createSqliteMeals(db);
   const keys = createSqliteKeys(db);
+  const signIns = createSqliteSignIns(db);
   const selectOne = db.prepare('SELECT 1');
   const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
   let secret: Buffer | undefined;
@@ -74,7 +76,15 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
     revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
     findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
-    recordKeyUse: (lastUsed) => guard(() => keys.recordKeyUse(lastUsed)),
+    recordKeyUse: (uses) => guard(() => keys.recordKeyUse(uses)),
+    listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
+    pruneKeyRequests: (beforeDay) => guard(() => keys.pruneKeyRequests(beforeDay)),
+    createLoginToken: (token) => guard(() => signIns.createLoginToken(token)),
+    consumeLoginToken: (digest, now) => guard(() => signIns.consumeLoginToken(digest, now)),
+    createSession: (session) => guard(() => signIns.createSession(session)),
+    findSession: (digest, now) => guard(() => signIns.findSession(digest, now)),
+    deleteSession: (digest) => guard(() => signIns.deleteSession(digest)),
+    pruneExpiredSignIns: (now) => guard(() => signIns.pruneExpiredSignIns(now)),
     cursorSecret: () =>
       guard(() => {
         secret ??= readSecret.get(CURSOR_SECRET_SETTING);

@@ -1,0 +1,25 @@
+/** What a `meal-export/host` call can refuse, each a stable code the app's back end can branch on. */
+export type MealHostErrorCode =
+  /** A meal record breaks the `meals import` rules; `index` names it. Nothing was written. */
+  | 'invalid_meal'
+  /** A meal id belongs to another user; `index` names it. Nothing was written. */
+  | 'foreign_meal_id'
+  /** The user already holds the 10 active keys allowed (CONTRACT.md section 3). */
+  | 'too_many_keys'
+  /** A user id that is empty, over 200 characters or with control characters. */
+  | 'invalid_user_id'
+  /** An `expiresIn` that is not like 90s, 30m, 12h or 30d, or a public URL that is not an origin. */
+  | 'invalid_argument';
+
+export class MealHostError extends Error {
+  readonly code: MealHostErrorCode;
+  /** For invalid_meal and foreign_meal_id: the position of the record at fault in the input. */
+  readonly index: number | undefined;
+
+  constructor(code: MealHostErrorCode, message: string, index?: number) {
+    super(message);
+    this.name = 'MealHostError';
+    this.code = code;
+    this.index = index;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `meal-export/host`: the diet app's back end's entry point (issue 11). It records meals and
+ * hands out keys and login links from the app's own code, through the same paths as the
+ * command line: `upsertMeals` is `meals import` (every record checked, then one transaction on
+ * the user's change clock, so no API client misses a change), `deleteMeal` is `meals delete`,
+ * `createKey` / `listKeys` / `revokeKey` are `keys …`, `createLoginLink` is
+ * `users login-link`.
+ *
+ *   const host = await openMealHost(process.env.MEAL_EXPORT_DATABASE_URL, { publicUrl });
+ *   await host.upsertMeals(user.id, [{ id: meal.id, title, type: 'lunch', date, caloriesTotal }]);
+ *   res.redirect((await host.createLoginLink(user.id)).url);
+ */
+export { MealHostError, type MealHostErrorCode } from './host-error.js';
+export {
+  type CreatedKey,
+  type KeyInfo,
+  type MealHost,
+  type MealHostOptions,
+  type MealInput,
+  openMealHost,
+  type UpsertOutcome,
+} from './meal-host.js';
+export type { MealType } from '../domain/meal.js';

@@ -1,0 +1,199 @@
+import { parseDuration } from '../domain/duration.js';
+import { formatInstant } from '../domain/instant.js';
+import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
+import type { MealContent, MealType } from '../domain/meal.js';
+import { isValidUserId } from '../domain/user-id.js';
+import { parseMealRecord } from '../meals-io/meal-record.js';
+import { openStorage } from '../storage/open-storage.js';
+import { type ApiKeyRecord, type Storage } from '../storage/storage.js';
+import { isActiveKey } from '../domain/api-key.js';
+import { mintLoginLink } from '../web/login-link.js';
+import { MealHostError } from './host-error.js';
+
+/** A meal as the app records it: the JSON form of a `meals import` record. */
+export interface MealInput {
+  /** Optional: one is made when absent. Unique across all users. */
+  readonly id?: string;
+  readonly title?: string | null;
+  readonly description?: string | null;
+  readonly type: MealType;
+  /** When it was eaten: an ISO 8601 date-time (`2025-03-01T12:15:00Z`). */
+  readonly date: string;
+  readonly caloriesTotal?: number | null;
+  readonly proteins_g?: number | null;
+  readonly fats_g?: number | null;
+  readonly carbs_g?: number | null;
+  readonly fibers_g?: number | null;
+  readonly sodium_mg?: number | null;
+  readonly iron_mg?: number | null;
+  readonly calcium_mg?: number | null;
+}
+
+export interface UpsertOutcome {
+  /** The ids written, in input order (made ones included). */
+  readonly ids: readonly string[];
+  readonly created: number;
+  readonly updated: number;
+}
+
+export interface CreatedKey {
+  readonly id: string;
+  /** The key itself: hand it to the user once; it is stored only as a digest. */
+  readonly key: string;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+}
+
+/** A key as `keys list` shows it: never the secret. */
+export interface KeyInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly status: 'active' | 'revoked' | 'expired';
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+export interface MealHostOptions {
+  /**
+   * The app page's address as browsers reach it (`https://meals.example.com`), the base of
+   * login links (the library reads no environment variable: pass it).
+   */
+  readonly publicUrl?: string;
+}
+
+/** The diet app's back end's handle on the store: see index.ts. */
+export interface MealHost {
+  upsertMeals(userId: string, meals: readonly MealInput[]): Promise<UpsertOutcome>;
+  deleteMeal(userId: string, mealId: string): Promise<'deleted' | 'already_deleted' | 'not_found'>;
+  createKey(userId: string, options?: { name?: string; expiresIn?: string }): Promise<CreatedKey>;
+  listKeys(userId: string): Promise<KeyInfo[]>;
+  revokeKey(userId: string, keyId: string): Promise<boolean>;
+  createLoginLink(userId: string, options?: { publicUrl?: string }): Promise<{ url: string; expiresAt: string }>;
+  close(): Promise<void>;
+}
+
+const orNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
+
+function checkUserId(userId: string): void {
+  if (!isValidUserId(userId)) {
+    throw new MealHostError('invalid_user_id', 'a user id is 1 to 200 printable characters');
+  }
+}
+
+function keyInfo(record: ApiKeyRecord, now: number): KeyInfo {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    status: record.revokedAt !== null ? 'revoked' : isActiveKey(record, now) ? 'active' : 'expired',
+    createdAt: formatInstant(record.createdAt),
+    expiresAt: orNull(record.expiresAt),
+    lastUsedAt: orNull(record.lastUsedAt),
+    revokedAt: orNull(record.revokedAt),
+  };
+}
+
+function originOf(publicUrl: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(publicUrl);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.pathname !== '/') {
+    throw new MealHostError('invalid_argument', `publicUrl must be an origin such as https://meals.example.com`);
+  }
+  return url.origin;
+}
+
+/** The host module over an open store. */
+export function createMealHost(storage: Storage, options: MealHostOptions = {}): MealHost {
+  const defaultPublicUrl = options.publicUrl === undefined ? undefined : originOf(options.publicUrl);
+  return {
+    async upsertMeals(userId, meals) {
+      checkUserId(userId);
+      // The rules and the write of `meals import`: every record checked first, then one
+      // transaction on the user's change clock (CONTRACT.md section 2, "No change is ever missed").
+      const contents: MealContent[] = [];
+      meals.forEach((input, index) => {
+        const result = parseMealRecord(input as unknown as Readonly<Record<string, unknown>>, 'json');
+        if (!result.ok) throw new MealHostError('invalid_meal', `meal ${index}: ${result.message}`, index);
+        contents.push(result.meal);
+      });
+      if (contents.length === 0) return { ids: [], created: 0, updated: 0 };
+      const result = await storage.upsertMeals(userId, contents, Date.now());
+      if (!result.ok) {
+        const id = contents[result.index]?.id ?? '';
+        throw new MealHostError(
+          'foreign_meal_id',
+          `meal ${result.index}: id ${JSON.stringify(id)} belongs to another user`,
+          result.index,
+        );
+      }
+      return { ids: contents.map((meal) => meal.id), created: result.created, updated: result.updated };
+    },
+
+    async deleteMeal(userId, mealId) {
+      checkUserId(userId);
+      return storage.deleteMeal(userId, mealId, Date.now());
+    },
+
+    async createKey(userId, keyOptions = {}) {
+      checkUserId(userId);
+      let lifetimeMs: number | undefined;
+      if (keyOptions.expiresIn !== undefined) {
+        lifetimeMs = parseDuration(keyOptions.expiresIn);
+        if (lifetimeMs === undefined)
+          throw new MealHostError('invalid_argument', 'expiresIn must look like 90s, 30m, 12h or 30d');
+      }
+      const issued = await issueApiKey(storage, { userId, name: keyOptions.name ?? '', lifetimeMs }, Date.now());
+      if (!issued.ok)
+        throw new MealHostError('too_many_keys', `user ${userId} already has ${MAX_ACTIVE_KEYS} active keys`);
+      const { key, record } = issued;
+      return {
+        id: record.id,
+        key,
+        name: record.name,
+        createdAt: formatInstant(record.createdAt),
+        expiresAt: orNull(record.expiresAt),
+      };
+    },
+
+    async listKeys(userId) {
+      checkUserId(userId);
+      const now = Date.now();
+      return (await storage.listApiKeys(userId)).map((record) => keyInfo(record, now));
+    },
+
+    async revokeKey(userId, keyId) {
+      checkUserId(userId);
+      // Only the user's own key: another user's key id is as unknown as a made-up one.
+      if (!(await storage.listApiKeys(userId)).some((record) => record.id === keyId)) return false;
+      return (await storage.revokeApiKey(keyId, Date.now())) !== undefined;
+    },
+
+    async createLoginLink(userId, linkOptions = {}) {
+      checkUserId(userId);
+      const base = linkOptions.publicUrl === undefined ? defaultPublicUrl : originOf(linkOptions.publicUrl);
+      if (base === undefined) {
+        throw new MealHostError('invalid_argument', 'no publicUrl: pass it to openMealHost or createLoginLink');
+      }
+      const link = await mintLoginLink(storage, userId, base, Date.now());
+      return { url: link.url, expiresAt: formatInstant(link.expiresAt) };
+    },
+
+    close: () => storage.close(),
+  };
+}
+
+/**
+ * Opens the store a location names (a SQLite file path, or `postgres://…` where that adapter
+ * is built in), bringing its schema up to date, as every command does.
+ */
+export async function openMealHost(location: string, options: MealHostOptions = {}): Promise<MealHost> {
+  return createMealHost(await openStorage(location), options);
+}

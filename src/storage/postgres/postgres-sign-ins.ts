@@ -1,0 +1,70 @@
+import type { Sql } from 'postgres';
+import type { NewLoginToken, NewSession, SessionRecord } from '../storage.js';
+
+const PREPARED = { prepare: true } as const;
+
+interface SessionRow {
+  readonly user_id: string;
+  readonly created_at: number;
+  readonly expires_at: number;
+}
+
+/** The app page's login tokens and sessions in PostgreSQL: digests only (storage.ts). */
+export function createPostgresSignIns(sql: Sql) {
+  return {
+    async createLoginToken(token: NewLoginToken): Promise<void> {
+      await sql.unsafe(
+        'INSERT INTO login_tokens (digest, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)',
+        [token.digest, token.userId, token.createdAt, token.expiresAt],
+        PREPARED,
+      );
+    },
+
+    /**
+     * One statement deletes and returns: of two instances consuming the same token at once,
+     * the row lock lets exactly one delete it and see it; the other deletes nothing.
+     */
+    async consumeLoginToken(digest: Buffer, now: number): Promise<string | undefined> {
+      const [row] = await sql.unsafe<{ user_id: string; expires_at: number }[]>(
+        'DELETE FROM login_tokens WHERE digest = $1 RETURNING user_id, expires_at',
+        [digest],
+        PREPARED,
+      );
+      return row !== undefined && row.expires_at > now ? row.user_id : undefined;
+    },
+
+    async createSession(session: NewSession): Promise<void> {
+      await sql.unsafe(
+        'INSERT INTO app_sessions (digest, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)',
+        [session.digest, session.userId, session.createdAt, session.expiresAt],
+        PREPARED,
+      );
+    },
+
+    async findSession(digest: Buffer, now: number): Promise<SessionRecord | undefined> {
+      const [row] = await sql.unsafe<SessionRow[]>(
+        'SELECT user_id, created_at, expires_at FROM app_sessions WHERE digest = $1 AND expires_at > $2',
+        [digest, now],
+        PREPARED,
+      );
+      return row === undefined
+        ? undefined
+        : { userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
+    },
+
+    async deleteSession(digest: Buffer): Promise<void> {
+      await sql.unsafe('DELETE FROM app_sessions WHERE digest = $1', [digest], PREPARED);
+    },
+
+    async pruneExpiredSignIns(now: number): Promise<number> {
+      const [row] = await sql.unsafe<{ pruned: number }[]>(
+        `WITH tokens AS (DELETE FROM login_tokens WHERE expires_at <= $1 RETURNING 1),
+              sessions AS (DELETE FROM app_sessions WHERE expires_at <= $1 RETURNING 1)
+         SELECT (SELECT count(*) FROM tokens)::int + (SELECT count(*) FROM sessions)::int AS pruned`,
+        [now],
+        PREPARED,
+      );
+      return Number(row?.pruned ?? 0);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Database } from 'better-sqlite3';
+import type { NewLoginToken, NewSession, SessionRecord } from '../storage.js';
+
+interface SessionRow {
+  readonly user_id: string;
+  readonly created_at: number;
+  readonly expires_at: number;
+}
+
+/** The app page's login tokens and sessions in SQLite: digests only (storage.ts). */
+export function createSqliteSignIns(db: Database) {
+  const insertToken = db.prepare(
+    'INSERT INTO login_tokens (digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+  );
+  // One statement deletes and returns: of two processes consuming the same token, SQLite's
+  // single writer lets exactly one delete the row and see it.
+  const takeToken = db.prepare<[Buffer], { user_id: string; expires_at: number }>(
+    'DELETE FROM login_tokens WHERE digest = ? RETURNING user_id, expires_at',
+  );
+  const insertSession = db.prepare(
+    'INSERT INTO app_sessions (digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+  );
+  const sessionByDigest = db.prepare<[Buffer, number], SessionRow>(
+    'SELECT user_id, created_at, expires_at FROM app_sessions WHERE digest = ? AND expires_at > ?',
+  );
+  const removeSession = db.prepare('DELETE FROM app_sessions WHERE digest = ?');
+  const pruneTokens = db.prepare('DELETE FROM login_tokens WHERE expires_at <= ?');
+  const pruneSessions = db.prepare('DELETE FROM app_sessions WHERE expires_at <= ?');
+  const prune = db.transaction((now: number) => pruneTokens.run(now).changes + pruneSessions.run(now).changes);
+
+  return {
+    createLoginToken(token: NewLoginToken): void {
+      insertToken.run(token.digest, token.userId, token.createdAt, token.expiresAt);
+    },
+    consumeLoginToken(digest: Buffer, now: number): string | undefined {
+      const row = takeToken.get(digest);
+      return row !== undefined && row.expires_at > now ? row.user_id : undefined;
+    },
+    createSession(session: NewSession): void {
+      insertSession.run(session.digest, session.userId, session.createdAt, session.expiresAt);
+    },
+    findSession(digest: Buffer, now: number): SessionRecord | undefined {
+      const row = sessionByDigest.get(digest, now);
+      return row === undefined
+        ? undefined
+        : { userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
+    },
+    deleteSession(digest: Buffer): void {
+      removeSession.run(digest);
+    },
+    pruneExpiredSignIns: (now: number): number => prune.immediate(now),
+  };
+}

@@ -1,0 +1,144 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerFactory,
+  LogController,
+} from 'fastify';
+import { AppError } from '../errors.js';
+import { logRequest } from '../logger.js';
+import type { Storage } from '../storage/storage.js';
+import { registerKeyRoutes } from './key-routes.js';
+import { type PageDeps, sendPage } from './page-context.js';
+import { pageHeaders } from './page-headers.js';
+import { renderMessagePage } from './pages/layout.js';
+import { registerSignInRoutes } from './sign-in-routes.js';
+import { createSessions } from './sessions.js';
+import { registerStaticFiles } from './static-files.js';
+
+export interface AppPageConfig {
+  readonly storage: Storage;
+  readonly host: string;
+  readonly port: number;
+  /** The API listener's certificate (src/tls), or undefined for plain HTTP (--insecure-http). */
+  readonly tls: { readonly cert: string; readonly key: string } | undefined;
+  /** The page's address as browsers see it (--public-url), when behind a proxy. */
+  readonly publicUrl: string | undefined;
+  /** The API's base URL, shown in the quick start. */
+  readonly apiUrl: string;
+  readonly dailyLimit: number;
+  readonly log: FastifyBaseLogger;
+}
+
+export interface RunningAppPage {
+  /** The listener's own address, with the port actually bound. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+/** Daily counts are kept for 90 days: the page charts 30. */
+const KEEP_REQUEST_DAYS = 90;
+const SERVER_LIMITS = { headersTimeout: 10_000, requestTimeout: 30_000 };
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The app page's own listener (issue 11): HTML for browsers, separate from the JSON API, which
+ * refuses them. Forms only (application/x-www-form-urlencoded, parsed by URLSearchParams);
+ * every response carries the page's security headers (page-headers.ts).
+ */
+export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstance> {
+  const tls = config.tls;
+  const serverFactory: FastifyServerFactory = (handler) =>
+    tls === undefined
+      ? http.createServer(SERVER_LIMITS, handler)
+      : https.createServer({ ...SERVER_LIMITS, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
+  const app = Fastify({
+    loggerInstance: config.log,
+    // One line per request below, without the query: a login link's token travels in it.
+    logController: new LogController({ disableRequestLogging: true }),
+    serverFactory,
+    bodyLimit: 8 * 1024,
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));
+  });
+
+  const headers = pageHeaders(tls !== undefined);
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    logRequest(request.log, request.method, request.url.split('?')[0] ?? '', reply.statusCode, reply.elapsedTime);
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const status = error instanceof AppError ? error.status : (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendPage(reply, status, renderMessagePage('This request cannot be answered', ['Go back and try again.']));
+    }
+    if (error instanceof AppError && error.code === 'unavailable') {
+      request.log.warn({ err: error.cause ?? error }, 'storage unavailable');
+      return sendPage(reply, 503, renderMessagePage('Try again in a moment', ['The service is unavailable just now.']));
+    }
+    request.log.error({ err: error }, 'app page request failed');
+    return sendPage(reply, 500, renderMessagePage('Something went wrong', ['Nothing more is known. Try again later.']));
+  });
+  app.setNotFoundHandler((_request, reply) =>
+    sendPage(
+      reply,
+      404,
+      renderMessagePage('No such page', ['Open the app and choose Resources, then Export (API, CSV).']),
+    ),
+  );
+
+  const deps: PageDeps = {
+    storage: config.storage,
+    sessions: createSessions(config.storage),
+    dailyLimit: config.dailyLimit,
+    apiUrl: config.apiUrl,
+    tls: tls !== undefined,
+    publicOrigin: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).origin,
+  };
+  registerStaticFiles(app);
+  registerSignInRoutes(app, deps);
+  registerKeyRoutes(app, deps);
+  return app;
+}
+
+/** Builds and listens; prunes expired sign-ins and old daily counts at start and hourly. */
+export async function startAppPage(config: AppPageConfig): Promise<RunningAppPage> {
+  const app = await buildAppPage(config);
+  if (config.tls === undefined && config.publicUrl === undefined) {
+    // Behind a TLS proxy the browser's origin is https://…, which a plain listener cannot guess.
+    config.log.warn('app page on plain HTTP without --public-url: forms are accepted only from http:// origins');
+  }
+  async function prune(): Promise<void> {
+    try {
+      const now = Date.now();
+      await config.storage.pruneExpiredSignIns(now);
+      await config.storage.pruneKeyRequests(Math.floor(now / DAY_MS) - KEEP_REQUEST_DAYS);
+    } catch (err) {
+      config.log.warn({ err }, 'could not prune expired sign-ins');
+    }
+  }
+  await prune();
+  const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
+  timer.unref();
+  await app.listen({ host: config.host, port: config.port });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    url: `${config.tls === undefined ? 'http' : 'https'}://${formatHost(config.host)}:${port}`,
+    async close() {
+      clearInterval(timer);
+      await app.close();
+    },
+  };
+}

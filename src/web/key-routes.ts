@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parseDuration } from '../domain/duration.js';
+import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
+import { type ApiKeyRecord } from '../storage/storage.js';
+import { isActiveKey } from '../domain/api-key.js';
+import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
+import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
+import { type KeysPageView, EXPIRY_CHOICES, renderKeysPage } from './pages/keys-page.js';
+import { renderMessagePage } from './pages/layout.js';
+import { renderRevokePage } from './pages/revoke-page.js';
+import type { Session } from './sessions.js';
+import { CHART_DAYS } from './usage-chart.js';
+
+const DAY_MS = 86_400_000;
+const MAX_NAME_LENGTH = 100;
+// C0 and C1 controls: a name is shown in pages and `keys list`.
+const CONTROL_CHARACTER_RE = /\p{Cc}/u;
+
+type Extra = Pick<KeysPageView, 'newKey' | 'notice'>;
+
+/** The keys page, the key forms and the CSV download (issue 11, point 2). */
+export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
+  async function sendKeysPage(reply: FastifyReply, status: number, session: Session, extra: Extra) {
+    const now = Date.now();
+    const today = Math.floor(now / DAY_MS);
+    const [keys, requests] = await Promise.all([
+      deps.storage.listApiKeys(session.userId),
+      deps.storage.listKeyRequests(session.userId, today - CHART_DAYS + 1, today),
+    ]);
+    const view: KeysPageView = {
+      signedIn: signedInAs(session),
+      keys,
+      requests,
+      now,
+      dailyLimit: deps.dailyLimit,
+      apiUrl: deps.apiUrl,
+      ...extra,
+    };
+    return sendPage(reply, status, renderKeysPage(view));
+  }
+
+  /** The user's own key with that id: another user's key is as unknown as a made-up id. */
+  async function ownKey(session: Session, keyId: string): Promise<ApiKeyRecord | undefined> {
+    return (await deps.storage.listApiKeys(session.userId)).find((key) => key.id === keyId);
+  }
+
+  function noSuchKey(reply: FastifyReply, session: Session) {
+    return sendPage(
+      reply,
+      404,
+      renderMessagePage('No such key', ['This key does not exist or is already revoked.'], signedInAs(session)),
+    );
+  }
+
+  app.get<{ Querystring: { revoked?: string } }>('/', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined) return reply;
+    const revokedId = request.query.revoked;
+    const revoked = typeof revokedId === 'string' ? await ownKey(session, revokedId) : undefined;
+    const notice =
+      revoked === undefined ? undefined : { kind: 'done' as const, text: `Key ${revoked.prefix}… was revoked.` };
+    return sendKeysPage(reply, 200, session, notice === undefined ? {} : { notice });
+  });
+
+  app.post('/keys', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
+    const form = formOf(request);
+    const name = (form.get('name') ?? '').trim();
+    const expiresIn = form.get('expiresIn') ?? '';
+    if (name.length > MAX_NAME_LENGTH || CONTROL_CHARACTER_RE.test(name)) {
+      const text = `A key's name is at most ${MAX_NAME_LENGTH} characters of text. No key was made.`;
+      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+    }
+    if (!EXPIRY_CHOICES.some((choice) => choice.value === expiresIn)) {
+      const text = 'Choose when the key expires from the list. No key was made.';
+      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+    }
+    const lifetimeMs = expiresIn === '' ? undefined : parseDuration(expiresIn);
+    const issued = await issueApiKey(deps.storage, { userId: session.userId, name, lifetimeMs }, Date.now());
+    if (!issued.ok) {
+      const text = `You already have ${MAX_ACTIVE_KEYS} active keys: revoke one you no longer use, then generate a new one.`;
+      return sendKeysPage(reply, 409, session, { notice: { kind: 'refused', text } });
+    }
+    // The answer to this POST is the one place the key is ever shown: no redirect could carry it.
+    return sendKeysPage(reply, 200, session, { newKey: { key: issued.key, record: issued.record } });
+  });
+
+  app.get<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined) return reply;
+    const key = await ownKey(session, request.params.id);
+    if (key === undefined || !isActiveKey(key, Date.now())) return noSuchKey(reply, session);
+    return sendPage(reply, 200, renderRevokePage(key, signedInAs(session)));
+  });
+
+  app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
+    const key = await ownKey(session, request.params.id);
+    if (key === undefined) return noSuchKey(reply, session);
+    await deps.storage.revokeApiKey(key.id, Date.now());
+    return reply
+      .code(303)
+      .header('location', `/?revoked=${encodeURIComponent(key.id)}`)
+      .send();
+  });
+
+  app.get<{ Querystring: { from?: unknown; to?: unknown } }>('/export.csv', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined) return reply;
+    // A parameter given twice arrives as an array: not a date.
+    const text = (value: unknown) => (value === undefined || typeof value === 'string' ? value : 'repeated');
+    const [from, to] = [text(request.query.from), text(request.query.to)];
+    const range = parseDateRange(from, to);
+    if (range === undefined) {
+      const lines = ['Give dates as YYYY-MM-DD, the first on or before the last (both may be left empty).'];
+      return sendPage(reply, 400, renderMessagePage('These dates cannot be used', lines, signedInAs(session)));
+    }
+    const body = streamMealsCsv(deps.storage, session.userId, range, (err) =>
+      request.log.error({ err }, 'the CSV download failed'),
+    );
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${csvFileName(session.userId, from, to)}"`)
+      .send(body);
+  });
+}

@@ -1,0 +1,31 @@
+import type { Storage } from '../storage/storage.js';
+import { digestSecretToken, newSecretToken } from './secret-token.js';
+
+/** Issue 11: a login link opens a session when used within 15 minutes, once. */
+export const LOGIN_LINK_TTL_MS = 15 * 60_000;
+/** The page's sign-in route; the token travels in its query. */
+export const LOGIN_PATH = '/login';
+
+export interface LoginLink {
+  readonly url: string;
+  readonly expiresAt: number;
+}
+
+/**
+ * Mints a one-time login link for a user: the host app's back end calls it (through
+ * `meal-export/host` or `meal-export users login-link`) and sends the user to the URL. Only the
+ * token's digest is stored; the link is the one place the token exists.
+ */
+export async function mintLoginLink(
+  storage: Storage,
+  userId: string,
+  publicUrl: string,
+  now: number,
+): Promise<LoginLink> {
+  const token = newSecretToken();
+  const expiresAt = now + LOGIN_LINK_TTL_MS;
+  await storage.createLoginToken({ digest: digestSecretToken(token), userId, createdAt: now, expiresAt });
+  const url = new URL(LOGIN_PATH, publicUrl);
+  url.searchParams.set('token', token);
+  return { url: url.href, expiresAt };
+}

@@ -1,0 +1,41 @@
+import { type Html, html } from '../html.js';
+
+/** The CSV download: a GET form (it changes nothing), dates of the meals, both optional. */
+export function renderCsvSection(): Html {
+  return html`<section aria-labelledby="csv-title">
+    <h2 id="csv-title">Download your meals (CSV)</h2>
+    <p>
+      The same file as the app's export: one row per meal, with its nutrients. Leave the dates empty for all your meals.
+    </p>
+    <form method="get" action="/export.csv" class="stacked">
+      <label for="csv-from">Meals eaten from <span class="muted">(optional)</span></label>
+      <input id="csv-from" name="from" type="date" />
+      <label for="csv-to">to <span class="muted">(optional, included)</span></label>
+      <input id="csv-to" name="to" type="date" />
+      <button type="submit">Download CSV</button>
+    </form>
+  </section>`;
+}
+
+/** How to use a key: curl with the base URL filled in, then the sync client. */
+export function renderQuickStart(apiUrl: string): Html {
+  const base = apiUrl.replace(/\/+$/, '');
+  const curl = `export MEAL_EXPORT_API_KEY=mxk_…   # your key, from above
+curl -H "Authorization: Bearer $MEAL_EXPORT_API_KEY" \\
+  "${base}/v1/meals?lastModifiedSince=2025-01-01&limit=1000"`;
+  const pull = `npx meal-export pull --url ${base} --state meals.state.json --out meals.csv`;
+  return html`<section aria-labelledby="quick-start-title">
+    <h2 id="quick-start-title">Quick start</h2>
+    <p>From a terminal or your server (never a browser), read your meals:</p>
+    <pre><code>${curl}</code></pre>
+    <p>
+      Keep a CSV copy up to date: run this again whenever you want the changes since last time (it reads the key from
+      <code>MEAL_EXPORT_API_KEY</code>; add <code>--ca cert.pem</code> if the server's certificate is self-signed).
+    </p>
+    <pre><code>${pull}</code></pre>
+    <p>
+      Answers are JSON; keep <code>nextCursor</code> and send it back as <code>cursor</code> to get only what changed.
+      The full description of the API: <code>${base}/v1/openapi.json</code>.
+    </p>
+  </section>`;
+}

@@ -1,0 +1,152 @@
+import { type ApiKeyRecord, type KeyDayRequests } from '../../storage/storage.js';
+import { isActiveKey } from '../../domain/api-key.js';
+import { type Html, html } from '../html.js';
+import { renderUsageChart } from '../usage-chart.js';
+import { renderCsvSection, renderQuickStart } from './export-sections.js';
+import { csrfField, renderLayout, type SignedIn } from './layout.js';
+
+export interface KeysPageView {
+  readonly signedIn: SignedIn;
+  readonly keys: readonly ApiKeyRecord[];
+  /** Accepted requests per key and day over the chart's 30 days. */
+  readonly requests: readonly KeyDayRequests[];
+  readonly now: number;
+  readonly dailyLimit: number;
+  /** The API's base URL, for the quick start. */
+  readonly apiUrl: string;
+  /** A key just generated: the one time it is shown. */
+  readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
+  /** A one-line outcome ("Key … revoked.") or a refusal, shown above the list. */
+  readonly notice?: { readonly kind: 'done' | 'refused'; readonly text: string };
+}
+
+/** The key lifetimes the form offers (values parsed by domain/duration.ts). */
+export const EXPIRY_CHOICES: readonly { readonly value: string; readonly label: string }[] = [
+  { value: '', label: 'Never (until revoked)' },
+  { value: '7d', label: 'In 7 days' },
+  { value: '30d', label: 'In 30 days' },
+  { value: '90d', label: 'In 90 days' },
+  { value: '365d', label: 'In 1 year' },
+];
+
+const DAY_MS = 86_400_000;
+
+function when(epochMs: number | null, none: string): Html {
+  if (epochMs === null) return html`${none}`;
+  const iso = new Date(epochMs).toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
+}
+
+function statusOf(key: ApiKeyRecord, now: number): 'active' | 'revoked' | 'expired' {
+  if (key.revokedAt !== null) return 'revoked';
+  return isActiveKey(key, now) ? 'active' : 'expired';
+}
+
+function renderNewKey(newKey: NonNullable<KeysPageView['newKey']>): Html {
+  return html`<section class="new-key" aria-labelledby="new-key-title">
+    <h2 id="new-key-title">Your new key${newKey.record.name === '' ? '' : html` “${newKey.record.name}”`}</h2>
+    <p>
+      <strong>Copy it now: this is the only time it is shown.</strong> Keep it secret, in a password manager or your
+      server's secret settings. Never put it in a web page, a browser or an app on someone's phone: anyone who has it
+      can read your meals, and the API refuses browsers.
+    </p>
+    <div class="key-box">
+      <code id="new-key-value">${newKey.key}</code>
+      <button type="button" class="copy" data-copy-from="new-key-value" hidden>Copy</button>
+    </div>
+  </section>`;
+}
+
+function renderKeyRow(key: ApiKeyRecord, view: KeysPageView, today: number): Html {
+  const status = statusOf(key, view.now);
+  const counts = view.requests.filter((row) => row.keyId === key.id);
+  const usedToday = counts.find((row) => row.day === today)?.requests ?? 0;
+  return html`<tr>
+    <th scope="row" data-label="Name">${key.name === '' ? html`<span class="muted">(no name)</span>` : key.name}</th>
+    <td data-label="Key"><code>${key.prefix}…</code></td>
+    <td data-label="Created">${when(key.createdAt, '')}</td>
+    <td data-label="Last used">${when(key.lastUsedAt, 'never')}</td>
+    <td data-label="Expires">${when(key.expiresAt, 'never')}</td>
+    <td data-label="Status"><span class="status status-${status}">${status}</span></td>
+    <td data-label="Today">${usedToday} of ${view.dailyLimit}</td>
+    <td data-label="Last 30 days">${renderUsageChart(today, counts)}</td>
+    <td data-label="">
+      ${
+        status === 'active'
+          ? html`<a class="button-link danger" href="/keys/${encodeURIComponent(key.id)}/revoke"
+              >Revoke<span class="visually-hidden"> the key ${key.prefix}</span>…</a
+            >`
+          : ''
+      }
+    </td>
+  </tr>`;
+}
+
+function renderKeyList(view: KeysPageView): Html {
+  if (view.keys.length === 0) return html`<p>You have no API keys yet.</p>`;
+  const today = Math.floor(view.now / DAY_MS);
+  // Newest first: the key just made or used is the one a person looks for.
+  const keys = [...view.keys].sort((a, b) => b.createdAt - a.createdAt);
+  return html`<table class="keys" aria-describedby="keys-note">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Key</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Status</th>
+          <th scope="col">Today</th>
+          <th scope="col">Last 30 days</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map((key) => renderKeyRow(key, view, today))}
+      </tbody>
+    </table>
+    <p id="keys-note" class="hint">
+      Requests count once accepted (a refused 429 does not); the daily quota resets at 00:00 UTC.
+    </p>`;
+}
+
+function renderGenerateForm(csrf: string): Html {
+  return html`<section aria-labelledby="generate-title">
+    <h2 id="generate-title">Generate a key</h2>
+    <form method="post" action="/keys" class="stacked">
+      ${csrfField(csrf)}
+      <label for="key-name">Name <span class="muted">(optional: what will use it)</span></label>
+      <input id="key-name" name="name" maxlength="100" autocomplete="off" placeholder="e.g. my website" />
+      <label for="key-expiry">Expires</label>
+      <select id="key-expiry" name="expiresIn">
+        ${EXPIRY_CHOICES.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}
+      </select>
+      <button type="submit">Generate a key</button>
+    </form>
+  </section>`;
+}
+
+/** Resources → Export (API, CSV): the user's keys, a new one once, the CSV download and a quick start. */
+export function renderKeysPage(view: KeysPageView): string {
+  const notice =
+    view.notice === undefined
+      ? ''
+      : html`<p class="notice notice-${view.notice.kind}" role="${view.notice.kind === 'refused' ? 'alert' : 'status'}">
+          ${view.notice.text}
+        </p>`;
+  return renderLayout(
+    'Your API keys',
+    view.signedIn,
+    html`<h1>Export (API, CSV)</h1>
+      <p class="lead">
+        API keys let your own programs read your meals from the meal-export API. Each key allows one request every 3
+        seconds and ${view.dailyLimit} a day.
+      </p>
+      ${notice} ${view.newKey === undefined ? '' : renderNewKey(view.newKey)}
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">Your API keys</h2>
+        ${renderKeyList(view)}
+      </section>
+      ${renderGenerateForm(view.signedIn.csrf)} ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
+  );
+}

@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+
+// Read from beside this module: src/web/static when run from source, dist/web/static once built
+// (the build copies the folder).
+const STATIC_DIR = new URL('./static/', import.meta.url);
+
+const FILES = [
+  { path: '/static/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
+  { path: '/static/copy-button.js', file: 'copy-button.js', type: 'text/javascript; charset=utf-8' },
+] as const;
+
+/** The page's one stylesheet and one script, read once at start. */
+export function registerStaticFiles(app: FastifyInstance): void {
+  for (const { path, file, type } of FILES) {
+    const body = readFileSync(new URL(file, STATIC_DIR));
+    app.get(path, (_request, reply) =>
+      reply.header('content-type', type).header('cache-control', 'no-cache').send(body),
+    );
+  }
+}

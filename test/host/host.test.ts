@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
+import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
+import { getMeals, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { appPageUrl, pageRequest, tokenOf } from '../web/page-client.js';
+
+interface Page {
+  readonly count: number;
+  readonly meals: { id: string; title?: string; modifiedAt: string; deleted?: boolean }[];
+}
+
+/** meal-export/host used as the diet app's back end would, against the running server's store. */
+describe('the host module (meal-export/host)', () => {
+  let server: TestServer;
+  let app: string;
+  let host: MealHost;
+
+  before(async () => {
+    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    app = await appPageUrl(server);
+    host = await openMealHost(server.db, { publicUrl: app });
+  });
+
+  after(async () => {
+    await host?.close();
+    await server?.stop();
+  });
+
+  test('meals the back end records and deletes reach API clients, in change order', async () => {
+    const userId = newUserId('host');
+    // Within the tombstone retention: an older start with includeDeleted is answered 410.
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const written = await host.upsertMeals(userId, [
+      { id: 'h1', title: 'Porridge', type: 'breakfast', date: '2025-03-01T07:30:00Z', caloriesTotal: 350 },
+      { title: 'Soup', type: 'lunch', date: '2025-03-01T12:00:00Z' },
+    ]);
+    assert.equal(written.created, 2);
+    assert.equal(written.ids[0], 'h1');
+    assert.deepEqual(
+      await host.upsertMeals(userId, [{ id: 'h1', title: 'Oats', type: 'breakfast', date: '2025-03-01T07:30:00Z' }]),
+      {
+        ids: ['h1'],
+        created: 0,
+        updated: 1,
+      },
+    );
+    assert.equal(await host.deleteMeal(userId, written.ids[1] ?? ''), 'deleted');
+    assert.equal(await host.deleteMeal(userId, written.ids[1] ?? ''), 'already_deleted');
+    assert.equal(await host.deleteMeal(userId, 'nope'), 'not_found');
+
+    const { key } = await host.createKey(userId, { name: 'sync' });
+    const answer = await getMeals(server, key, { lastModifiedSince: since, includeDeleted: 'true' });
+    assert.equal(answer.status, 200);
+    const page = answer.json as Page;
+    assert.deepEqual(
+      page.meals.map((meal) => [meal.id, meal.deleted]),
+      [
+        ['h1', false],
+        [written.ids[1], true],
+      ],
+    );
+    assert.equal(page.meals[0]?.title, 'Oats');
+    assert.ok((page.meals[0]?.modifiedAt ?? '') < (page.meals[1]?.modifiedAt ?? ''), 'the later change comes later');
+  });
+
+  test('a bad record, or another user’s meal id, writes nothing and names the record', async () => {
+    const [owner, other] = [newUserId('host'), newUserId('host')];
+    await host.upsertMeals(owner, [{ id: `owned_${owner}`, type: 'snack', date: '2025-03-01' }]);
+    await assert.rejects(
+      host.upsertMeals(other, [
+        { id: `fine_${other}`, type: 'snack', date: '2025-03-01' },
+        { type: 'brunch' as 'lunch', date: '2025-03-01' },
+      ]),
+      (error: unknown) => error instanceof MealHostError && error.code === 'invalid_meal' && error.index === 1,
+    );
+    await assert.rejects(
+      host.upsertMeals(other, [
+        { id: `fine_${other}`, type: 'snack', date: '2025-03-01' },
+        { id: `owned_${owner}`, type: 'snack', date: '2025-03-01' },
+      ]),
+      (error: unknown) => error instanceof MealHostError && error.code === 'foreign_meal_id' && error.index === 1,
+    );
+    const { key } = await host.createKey(other);
+    const answer = await getMeals(server, key, { lastModifiedSince: '2025-01-01' });
+    assert.equal((answer.json as Page).count, 0, 'nothing of either call was written');
+  });
+
+  test('keys: listed without the secret, revoked only by their own user, at most 10 active', async () => {
+    const [userId, stranger] = [newUserId('host'), newUserId('host')];
+    const created = await host.createKey(userId, { name: 'site', expiresIn: '30d' });
+    assert.ok(created.expiresAt !== null);
+    const [listed] = await host.listKeys(userId);
+    assert.equal(listed?.status, 'active');
+    assert.ok(!JSON.stringify(listed).includes(created.key));
+    assert.equal(await host.revokeKey(stranger, created.id), false, 'another user cannot revoke it');
+    assert.equal(await host.revokeKey(userId, created.id), true);
+    assert.equal((await host.listKeys(userId))[0]?.status, 'revoked');
+    for (let i = 0; i < 10; i += 1) await host.createKey(userId);
+    await assert.rejects(
+      host.createKey(userId),
+      (error: unknown) => error instanceof MealHostError && error.code === 'too_many_keys',
+    );
+    await assert.rejects(host.createKey(userId, { expiresIn: 'soon' }), { code: 'invalid_argument' });
+    await assert.rejects(host.listKeys(''), { code: 'invalid_user_id' });
+  });
+
+  test('a login link from the back end signs in on the app page, once', async () => {
+    const userId = newUserId('host');
+    const { url } = await host.createLoginLink(userId);
+    assert.ok(url.startsWith(`${app}/login?token=`));
+    const form = { token: tokenOf(url) };
+    const first = await pageRequest(app, { path: '/login', headers: { origin: app }, form });
+    assert.equal(first.status, 303);
+    assert.match(String(first.headers['set-cookie']), /^__Host-meal-export-session=/);
+    const again = await pageRequest(app, { path: '/login', headers: { origin: app }, form });
+    assert.equal(again.status, 400);
+  });
+
+  test('the package exports meal-export/host, with its types, from the build', () => {
+    assert.ok(existsSync(path.join(PROJECT_ROOT, 'dist', 'host', 'index.d.ts')));
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('meal-export/host'); console.log(Object.keys(m).sort().join(','))",
+      ],
+      { cwd: PROJECT_ROOT, env: cleanEnv(), encoding: 'utf8' },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), 'MealHostError,openMealHost');
+  });
+});

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/web/page-headers.js';
+import { digestSecretToken, newSecretToken } from '../../src/web/secret-token.js';
+import { SESSION_COOKIE } from '../../src/web/sessions.js';
+import { cliJson } from '../support/cli.js';
+import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { appPageUrl, pageRequest, tokenOf } from './page-client.js';
+
+/** The app page's web security from Node, as a forger or a careless client would talk to it (issue 11, point 3). */
+describe('the app page: security over HTTPS', () => {
+  let server: TestServer;
+  let app: string;
+  let storage: Storage;
+
+  const loginLink = async (userId: string) =>
+    (await cliJson<{ url: string }>(['users', 'login-link', '--user', userId, '--db', server.db, '--public-url', app]))
+      .url;
+  const signIn = (link: string) =>
+    pageRequest(app, { path: '/login', headers: { origin: app }, form: { token: tokenOf(link) } });
+  const cookieOf = (setCookie: string | string[] | undefined) => String(setCookie).split(';')[0] ?? '';
+
+  before(async () => {
+    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    app = await appPageUrl(server);
+    storage = await openSqliteStorage(server.db);
+  });
+
+  after(async () => {
+    await storage?.close();
+    await server?.stop();
+  });
+
+  test('every answer carries the strict CSP, no framing, nosniff, no-store and HSTS: pages, refusals, 404s, files', async () => {
+    const answers = await Promise.all([
+      pageRequest(app, { path: '/' }),
+      pageRequest(app, { path: '/nowhere' }),
+      pageRequest(app, { path: '/login?token=abc' }),
+      pageRequest(app, { path: '/login', form: { token: 'abc' } }),
+      pageRequest(app, { path: '/static/app.css' }),
+      pageRequest(app, { path: '/static/copy-button.js' }),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [401, 404, 200, 403, 200, 200],
+    );
+    for (const answer of answers) {
+      assert.equal(answer.headers['content-security-policy'], CONTENT_SECURITY_POLICY);
+      assert.match(CONTENT_SECURITY_POLICY, /frame-ancestors 'none'/);
+      assert.equal(answer.headers['x-frame-options'], 'DENY');
+      assert.equal(answer.headers['x-content-type-options'], 'nosniff');
+      assert.equal(answer.headers['strict-transport-security'], 'max-age=31536000');
+    }
+    assert.equal(answers[0]?.headers['cache-control'], 'no-store');
+    assert.match(String(answers[4]?.headers['content-type']), /^text\/css/);
+    assert.match(String(answers[5]?.headers['content-type']), /^text\/javascript/);
+    assert.ok(!/<script>|style=/.test(answers[2]?.text ?? ''), 'no inline script or style');
+  });
+
+  test('opening a login link changes nothing; posting it from another site is refused and leaves it usable', async () => {
+    const link = await loginLink(newUserId('sec'));
+    for (let i = 0; i < 2; i += 1)
+      assert.equal((await pageRequest(app, { path: new URL(link).pathname + new URL(link).search })).status, 200);
+    const forged = await pageRequest(app, {
+      path: '/login',
+      headers: { origin: 'https://evil.example' },
+      form: { token: tokenOf(link) },
+    });
+    assert.equal(forged.status, 403, 'login CSRF: another site cannot sign this browser in');
+    assert.equal(
+      (await pageRequest(app, { path: '/login', form: { token: tokenOf(link) } })).status,
+      403,
+      'nor can a post without Origin',
+    );
+    assert.equal((await signIn(link)).status, 303);
+  });
+
+  test('an expired login link and an expired session are refused', async () => {
+    const userId = newUserId('sec');
+    const [token, sessionId] = [newSecretToken(), newSecretToken()];
+    const now = Date.now();
+    await storage.createLoginToken({
+      digest: digestSecretToken(token),
+      userId,
+      createdAt: now - 16 * 60_000,
+      expiresAt: now - 60_000,
+    });
+    await storage.createSession({
+      digest: digestSecretToken(sessionId),
+      userId,
+      createdAt: now - 61 * 60_000,
+      expiresAt: now - 60_000,
+    });
+    const late = await pageRequest(app, { path: '/login', headers: { origin: app }, form: { token } });
+    assert.equal(late.status, 400);
+    const stale = await pageRequest(app, { path: '/', headers: { cookie: `${SESSION_COOKIE}=${sessionId}` } });
+    assert.equal(stale.status, 401);
+  });
+
+  test('the store holds only digests of login tokens and session ids', async () => {
+    const link = await loginLink(newUserId('sec'));
+    const token = tokenOf(link);
+    const signedIn = await signIn(link);
+    const sessionId = cookieOf(signedIn.headers['set-cookie']).split('=')[1] ?? '';
+    assert.equal(sessionId.length, 43);
+    const db = new BetterSqlite3(server.db, { readonly: true });
+    try {
+      const sessions = db.prepare('SELECT digest FROM app_sessions').pluck().all() as Buffer[];
+      assert.ok(sessions.some((digest) => digest.equals(digestSecretToken(sessionId))));
+      const everything = JSON.stringify([
+        db.prepare('SELECT * FROM app_sessions').all(),
+        db.prepare('SELECT * FROM login_tokens').all(),
+      ]);
+      assert.ok(!everything.includes(sessionId) && !everything.includes(token));
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a form that is not urlencoded is refused, and the key name is escaped on the page', async () => {
+    const link = await loginLink(newUserId('sec'));
+    const cookie = cookieOf((await signIn(link)).headers['set-cookie']);
+    const page = await pageRequest(app, { path: '/', headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    const json = await pageRequest(app, {
+      method: 'POST',
+      path: '/keys',
+      headers: { cookie, origin: app, 'content-type': 'application/json' },
+    });
+    assert.equal(json.status, 415);
+    const made = await pageRequest(app, {
+      path: '/keys',
+      headers: { cookie, origin: app },
+      form: { csrf, name: '<img src=x onerror=alert(1)>', expiresIn: '' },
+    });
+    assert.equal(made.status, 200);
+    assert.ok(made.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
+    assert.ok(!made.text.includes('<img src=x'));
+  });
+
+  test('the JSON API stays as it was: it has no page routes and still refuses browsers', async () => {
+    const login = await request(server, { path: '/login' });
+    assert.equal(login.status, 404);
+    assert.match(String(login.headers['content-type']), /^application\/json/);
+    const browser = await request(server, { path: '/v1/meals?lastModifiedSince=2025-01-01', headers: { origin: app } });
+    assert.equal(browser.status, 403);
+  });
+});

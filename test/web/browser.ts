@@ -1,0 +1,38 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { PROJECT_ROOT } from '../support/project.js';
+
+/** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when missing. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests cannot run here, or undefined when they can. */
+export function browserMissing(): string | undefined {
+  return existsSync(CHROMIUM)
+    ? undefined
+    : `${CHROMIUM} is missing: the browser tests need Chromium (apt-get install -y chromium; .ci/run installs it)`;
+}
+
+/** Headless Chromium with the flags of issue 11 (no sandbox in containers, no background traffic). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Screenshots for review go here (git-ignored). */
+export function screenshotPath(name: string): string {
+  const dir = path.join(PROJECT_ROOT, 'test-results');
+  mkdirSync(dir, { recursive: true });
+  return path.join(dir, name);
+}

@@ -1,0 +1,55 @@
+import https from 'node:https';
+import type { TestServer } from '../support/server.js';
+
+/** The app page's address, from the server's log line (stdout carries only the API's). */
+export async function appPageUrl(server: TestServer): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const m = /"url":"(https?:\/\/[^"]+)"[^\n]*"msg":"app page listening"/.exec(server.logs());
+    if (m?.[1] !== undefined) return m[1];
+    if (Date.now() > deadline) throw new Error(`no "app page listening" line in the logs:\n${server.logs()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface PageResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+/** One HTTPS request to the app page from Node (as a forger would send it), self-signed certificate accepted. */
+export function pageRequest(
+  base: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; form?: Record<string, string> },
+): Promise<PageResponse> {
+  const url = new URL(options.path, base);
+  const body = options.form === undefined ? undefined : new URLSearchParams(options.form).toString();
+  const headers: Record<string, string> = { ...options.headers };
+  if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      url,
+      {
+        method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers,
+        rejectUnauthorized: false,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The token of a login link. */
+export function tokenOf(link: string): string {
+  return new URL(link).searchParams.get('token') ?? '';
+}

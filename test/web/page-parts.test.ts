@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { csvFileName, parseDateRange } from '../../src/web/csv-download.js';
+import { csrfTokenFor, isSameOriginPost, isValidCsrfToken } from '../../src/web/csrf.js';
+import { escapeHtml, html } from '../../src/web/html.js';
+import { newSecretToken } from '../../src/web/secret-token.js';
+import { readCookie } from '../../src/web/sessions.js';
+import { renderUsageChart } from '../../src/web/usage-chart.js';
+
+const DAY = 20_000;
+
+describe('the app page parts', () => {
+  test('html escapes every interpolated value, arrays included, and keeps Html as it is', () => {
+    assert.equal(escapeHtml(`<a href="x" title='y'>&`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;');
+    const inner = html`<b>${'<i>'}</b>`;
+    assert.equal(html`<p>${inner}${['<', 1, null, undefined]}</p>`.text, '<p><b>&lt;i&gt;</b>&lt;1</p>');
+  });
+
+  test('a CSRF token belongs to one session and is checked in full', () => {
+    const [one, two] = [newSecretToken(), newSecretToken()];
+    assert.ok(isValidCsrfToken(one, csrfTokenFor(one)));
+    assert.ok(!isValidCsrfToken(two, csrfTokenFor(one)));
+    assert.ok(!isValidCsrfToken(one, csrfTokenFor(one).slice(1)));
+    assert.ok(!isValidCsrfToken(one, null));
+  });
+
+  test('a POST is same-origin by its Origin, else by Sec-Fetch-Site; Origin null is refused', () => {
+    const origins = new Set(['https://app.example']);
+    assert.ok(isSameOriginPost({ origin: 'https://app.example' }, origins));
+    assert.ok(!isSameOriginPost({ origin: 'https://evil.example' }, origins));
+    assert.ok(!isSameOriginPost({ origin: 'null', 'sec-fetch-site': 'same-origin' }, origins));
+    assert.ok(isSameOriginPost({ 'sec-fetch-site': 'same-origin' }, origins));
+    assert.ok(!isSameOriginPost({ 'sec-fetch-site': 'cross-site' }, origins));
+    assert.ok(!isSameOriginPost({}, origins));
+  });
+
+  test('the cookie reader finds one cookie among several', () => {
+    assert.equal(readCookie('a=1; __Host-s=xyz; b=2', '__Host-s'), 'xyz');
+    assert.equal(readCookie('a=1', '__Host-s'), undefined);
+    assert.equal(readCookie(undefined, 'a'), undefined);
+  });
+
+  test('the date range takes optional YYYY-MM-DD days, the last one included, and refuses the rest', () => {
+    assert.deepEqual(parseDateRange('', undefined), { from: undefined, until: undefined });
+    assert.deepEqual(parseDateRange('2025-03-01', '2025-03-01'), {
+      from: Date.UTC(2025, 2, 1),
+      until: Date.UTC(2025, 2, 2),
+    });
+    for (const [from, to] of [
+      ['2025-03-02', '2025-03-01'],
+      ['2025-02-30', ''],
+      ['2025-03-01T00:00:00Z', ''],
+      ['', 'yesterday'],
+    ]) {
+      assert.equal(parseDateRange(from, to), undefined, `${from} to ${to}`);
+    }
+    assert.equal(csvFileName('u/1 "x"', '2025-03-01', ''), 'meals-u_1__x_-2025-03-01-to-now.csv');
+  });
+
+  test('the usage chart draws 30 days, today marked, with a text summary', () => {
+    const chart = renderUsageChart(DAY, [
+      { day: DAY, requests: 4 },
+      { day: DAY - 3, requests: 8 },
+      { day: DAY - 30, requests: 99 },
+    ]).text;
+    assert.equal(chart.match(/<rect\b/g)?.length, 30);
+    assert.equal(chart.match(/chart-today/g)?.length, 1);
+    assert.match(chart, /12 requests in the last 30 days; the busiest day was 2024-10-\d\d with 8\./);
+    assert.ok(!chart.includes('style='), 'no inline style: the CSP forbids it');
+    assert.match(renderUsageChart(DAY, []).text, /No requests in the last 30 days\./);
+  });
+});
