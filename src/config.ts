@@ -11,6 +11,8 @@ export const ENV = {
   tlsKey: 'MEAL_EXPORT_TLS_KEY',
   logLevel: 'MEAL_EXPORT_LOG_LEVEL',
   apiKey: 'MEAL_EXPORT_API_KEY',
+  /** Set by `serve --workers N` for each worker it forks (1..N), never by users. */
+  workerSlot: 'MEAL_EXPORT_WORKER_SLOT',
 } as const;
 
 export const DEFAULT_DATA_DIR = './data';

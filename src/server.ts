@@ -4,13 +4,19 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
+import type { FastifyBaseLogger } from 'fastify';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
+import type { ServiceMetrics } from './metrics/service-metrics.js';
+import { createTimedStorage } from './metrics/timed-storage.js';
 import { createMemoryRateLimiter } from './ratelimit/memory.js';
 import { createMemoryAuthFailureLimiter } from './ratelimit/memory-auth-failures.js';
+import { observeAuthFailureLimiter, observeRateLimiter } from './ratelimit/observed-limiters.js';
+import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { openStorage } from './storage/open-storage.js';
-import { loadTlsMaterial } from './tls/certificate.js';
+import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
+import { startTombstonePruning } from './tombstone-pruning.js';
 
 export interface ServeConfig {
   readonly database: string;
@@ -24,6 +30,26 @@ export interface ServeConfig {
   readonly dailyLimit: number;
   readonly tombstoneDays: number;
   readonly logLevel: string;
+  /** The admin listener's port (`/metrics`); undefined: none, and nothing is counted. */
+  readonly adminPort: number | undefined;
+  /** Processes serving the public port: 1 is this process alone; more, a node:cluster (cluster/). */
+  readonly workers: number;
+}
+
+export interface Limiters {
+  readonly limiter: RateLimiter;
+  readonly authFailures: AuthFailureLimiter;
+}
+
+/** How this process serves: alone (the default), or as one worker of a cluster. */
+export interface ServerOptions {
+  /** What /metrics counts in this process; undefined when there is no admin listener. */
+  readonly metrics?: ServiceMetrics;
+  /**
+   * Set in a cluster worker: the primary has logged the certificate and prunes tombstones;
+   * `limiters` are the worker's (its client of the primary's, cluster/worker.ts).
+   */
+  readonly clusterWorker?: { readonly limiters: Limiters };
 }
 
 export interface RunningServer {
@@ -36,7 +62,6 @@ export interface RunningServer {
 
 const DAY_MS = 86_400_000;
 const KEY_USE_FLUSH_MS = 5_000;
-const PRUNE_EVERY_MS = 3_600_000;
 const DRAIN_TIMEOUT_MS = 30_000;
 
 // Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
@@ -52,22 +77,56 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Says how the public listener speaks: the certificate's fingerprint, or a warning for plain HTTP. */
+export function logTransport(log: FastifyBaseLogger, tlsMaterial: TlsMaterial | undefined): void {
+  if (tlsMaterial === undefined) {
+    log.warn('serving plain HTTP (--insecure-http): only behind a proxy that terminates TLS');
+  } else {
+    log.info(
+      { fingerprint256: tlsMaterial.fingerprint256, source: tlsMaterial.source, certificate: tlsMaterial.certPath },
+      'TLS certificate',
+    );
+  }
+}
+
+/** The certificate of the public listener (made on first start), or undefined for plain HTTP. */
+export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | undefined> {
+  if (config.insecureHttp) return undefined;
+  return loadTlsMaterial({
+    dataDir: config.dataDir,
+    host: config.host,
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsKeyFile,
+  });
+}
+
+/**
+ * This process's limiters: a cluster worker's are given; otherwise the in-process pair. With
+ * metrics, the decisions of both are reported with backend `memory` (the primary's limiters
+ * are in-process too).
+ */
+function openLimiters(policy: RateLimitPolicy, options: ServerOptions): Limiters {
+  const limiters = options.clusterWorker?.limiters ?? {
+    limiter: createMemoryRateLimiter(policy),
+    authFailures: createMemoryAuthFailureLimiter(),
+  };
+  const observer = options.metrics?.limiters;
+  if (observer === undefined) return limiters;
+  return {
+    limiter: observeRateLimiter(limiters.limiter, observer, 'memory'),
+    authFailures: observeAuthFailureLimiter(limiters.authFailures, observer, 'memory'),
+  };
+}
+
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
-export async function startServer(config: ServeConfig): Promise<RunningServer> {
+export async function startServer(config: ServeConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-  const storage = await openStorage(config.database);
-  const tlsMaterial = config.insecureHttp
-    ? undefined
-    : await loadTlsMaterial({
-        dataDir: config.dataDir,
-        host: config.host,
-        certFile: config.tlsCertFile,
-        keyFile: config.tlsKeyFile,
-      });
+  const opened = await openStorage(config.database);
+  const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
+  const tlsMaterial = await loadServeTls(config);
   const tls = tlsMaterial !== undefined;
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
-  const limiter = createMemoryRateLimiter(policy);
-  const authFailures = createMemoryAuthFailureLimiter();
+  const { limiter, authFailures } = openLimiters(policy, options);
   const authenticator = createKeyAuthenticator(storage);
 
   let connections: ConnectionDrain | undefined;
@@ -95,32 +154,19 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     version,
     serverFactory,
     clientErrorHandler: createClientErrorHandler(tls),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
-  if (tlsMaterial === undefined) {
-    app.log.warn('serving plain HTTP (--insecure-http): only behind a proxy that terminates TLS');
-  } else {
-    app.log.info(
-      { fingerprint256: tlsMaterial.fingerprint256, source: tlsMaterial.source, certificate: tlsMaterial.certPath },
-      'TLS certificate',
-    );
-  }
+  if (options.clusterWorker === undefined) logTransport(app.log, tlsMaterial);
 
-  const maintenance = [
-    setInterval(() => {
-      authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
-    }, KEY_USE_FLUSH_MS),
-    setInterval(() => void prune(), PRUNE_EVERY_MS),
-  ];
-  for (const timer of maintenance) timer.unref();
-  async function prune(): Promise<void> {
-    try {
-      const removed = await storage.pruneTombstones(Date.now() - config.tombstoneDays * DAY_MS);
-      if (removed > 0) app.log.info({ removed }, 'pruned tombstones');
-    } catch (err) {
-      app.log.warn({ err }, 'could not prune tombstones');
-    }
-  }
-  await prune();
+  const flushTimer = setInterval(() => {
+    authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+  }, KEY_USE_FLUSH_MS);
+  flushTimer.unref();
+  // In a cluster the primary prunes, once for all workers (cluster/primary.ts).
+  const stopPruning =
+    options.clusterWorker === undefined
+      ? await startTombstonePruning(storage, config.tombstoneDays, app.log)
+      : () => {};
 
   await app.listen({
     host: config.host,
@@ -133,7 +179,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     url: `${tls ? 'https' : 'http'}://${formatHost(config.host)}:${port}`,
     app,
     async close() {
-      for (const timer of maintenance) clearInterval(timer);
+      clearInterval(flushTimer);
+      stopPruning();
       // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
       const drained = app.close();
       let timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,63 @@
+import { createLogger } from '../logger.js';
+import { startAdminListener } from '../metrics/admin-listener.js';
+import { createPrimaryMetrics } from '../metrics/cluster-metrics.js';
+import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
+import { createMemoryRateLimiter } from '../ratelimit/memory.js';
+import { createMemoryAuthFailureLimiter } from '../ratelimit/memory-auth-failures.js';
+import { loadServeTls, logTransport, type ServeConfig } from '../server.js';
+import { waitForStopSignal } from '../stop-signal.js';
+import { openStorage } from '../storage/open-storage.js';
+import { startTombstonePruning } from '../tombstone-pruning.js';
+import { startWorkerFleet } from './worker-fleet.js';
+
+/**
+ * The primary of `serve --workers N` (node:cluster, one host): it serves no request itself.
+ * Before any worker starts it brings the store's schema up to date and makes the certificate,
+ * once; it prunes tombstones at start and hourly (the workers never do); it holds the
+ * cluster's one in-process limiter pair, which the workers consume over IPC (limits stay
+ * exact across workers); it serves /metrics on the admin listener, summing up every worker's.
+ * It prints the one `listening on` line once every worker listens, and on SIGTERM or SIGINT
+ * tells each worker to drain and exits once all have.
+ */
+export async function runClusterPrimary(config: ServeConfig): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const storage = await openStorage(config.database);
+  const release: (() => Promise<void> | void)[] = [() => storage.close()];
+  async function releaseAll(): Promise<void> {
+    for (const step of release.reverse()) await step();
+  }
+
+  try {
+    logTransport(log, await loadServeTls(config));
+    release.push(await startTombstonePruning(storage, config.tombstoneDays, log));
+    const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
+    const limiters = { limiter: createMemoryRateLimiter(policy), authFailures: createMemoryAuthFailureLimiter() };
+    release.push(() => Promise.all([limiters.limiter.close(), limiters.authFailures.close()]).then(() => {}));
+    release.push(hostLimitersForWorkers(limiters));
+    const metrics = config.adminPort === undefined ? undefined : createPrimaryMetrics();
+    if (metrics !== undefined && config.adminPort !== undefined) {
+      const admin = await startAdminListener(config.adminPort, metrics.scrape, log);
+      release.push(() => admin.close());
+    }
+
+    const fleet = startWorkerFleet(config.workers, log, metrics);
+    let url: string;
+    try {
+      url = await fleet.ready;
+    } catch (error) {
+      await fleet.stop();
+      throw error;
+    }
+    process.stdout.write(`listening on ${url}\n`);
+    log.info({ url, workers: config.workers }, 'listening');
+
+    const signal = await waitForStopSignal();
+    log.info({ signal }, 'shutting down: every worker finishes the responses in flight');
+    if (!(await fleet.stop())) {
+      log.error('a worker did not drain cleanly');
+      process.exitCode = 1;
+    }
+  } finally {
+    await releaseAll();
+  }
+}
