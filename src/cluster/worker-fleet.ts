@@ -67,7 +67,7 @@ export function startWorkerFleet(
     slot.restart = undefined;
     const worker = cluster.fork({ [ENV.workerSlot]: String(slot.number) });
     Object.assign(slot, { worker, startedAt: Date.now(), listening: false, failure: undefined });
-    log.info({ worker: slot.number, pid: worker.process.pid }, 'worker started');
+    log.info({ worker: slot.number, workerPid: worker.process.pid }, 'worker started');
     worker.on('message', (message: unknown) => {
       if (!isWorkerMessage(message)) return;
       if (message.type === WORKER_LISTENING) {
@@ -91,7 +91,7 @@ export function startWorkerFleet(
     countListening();
     if (stopping !== undefined) {
       if (code !== 0) clean = false;
-      log.info({ worker: slot.number, pid: worker.process.pid, code, signal }, 'worker exited');
+      log.info({ worker: slot.number, workerPid: worker.process.pid, code, signal }, 'worker exited');
       if (slots.every((s) => s.worker === undefined)) allExited?.();
       return;
     }
@@ -107,7 +107,7 @@ export function startWorkerFleet(
     slot.quickExits = nextQuickExits(slot.quickExits, Date.now() - slot.startedAt);
     const delayMs = restartDelayMs(slot.quickExits);
     log.warn(
-      { worker: slot.number, pid: worker.process.pid, code, signal, restartInMs: delayMs },
+      { worker: slot.number, workerPid: worker.process.pid, code, signal, restartInMs: delayMs },
       'worker exited unexpectedly: starting it again',
     );
     slot.restart = setTimeout(() => {
