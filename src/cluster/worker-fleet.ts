@@ -47,6 +47,7 @@ export function startWorkerFleet(
     restart: undefined,
   }));
   let settled = false;
+  let serving = false;
   let stopping: Promise<boolean> | undefined;
   let allExited: (() => void) | undefined;
   let clean = true;
@@ -74,11 +75,13 @@ export function startWorkerFleet(
         slot.listening = true;
         if (countListening() === count && !settled) {
           settled = true;
+          serving = true;
           resolveReady(message.url);
         }
       } else {
         slot.failure = message.message;
-        log.error({ worker: slot.number, reason: message.message }, 'worker could not start');
+        // Before every worker has listened, the failure is the command's own (its one line).
+        if (serving && stopping === undefined) log.error({ worker: slot.number, reason: message.message }, 'worker could not start');
       }
     });
     worker.on('exit', (code, signal) => exited(slot, worker, code, signal));
