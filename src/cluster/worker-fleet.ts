@@ -81,7 +81,8 @@ export function startWorkerFleet(
       } else {
         slot.failure = message.message;
         // Before every worker has listened, the failure is the command's own (its one line).
-        if (serving && stopping === undefined) log.error({ worker: slot.number, reason: message.message }, 'worker could not start');
+        if (serving && stopping === undefined)
+          log.error({ worker: slot.number, reason: message.message }, 'worker could not start');
       }
     });
     worker.on('exit', (code, signal) => exited(slot, worker, code, signal));
