@@ -99,13 +99,12 @@ export function startWorkerFleet(
       if (slots.every((s) => s.worker === undefined)) allExited?.();
       return;
     }
-    if (!settled) {
+    // Before the service was ever ready, an exit fails the command (once); no restart.
+    if (!serving) {
+      if (settled) return;
       settled = true;
-      rejectReady(
-        new CliError(
-          slot.failure ?? `worker ${slot.number} exited (code ${code}, signal ${signal}) before it listened`,
-        ),
-      );
+      const reason = slot.failure ?? `worker ${slot.number} exited (code ${code}, signal ${signal}) before it listened`;
+      rejectReady(new CliError(reason));
       return;
     }
     slot.quickExits = nextQuickExits(slot.quickExits, Date.now() - slot.startedAt);
