@@ -22,8 +22,8 @@ interface Pending {
 const DEFAULT_TIMEOUT_MS = 1_000;
 
 type Question =
-  | { readonly op: 'consume'; readonly keyId: string; readonly now: number }
-  | { readonly op: 'registerFailure'; readonly address: string; readonly now: number }
+  | { readonly op: 'consume'; readonly keyId: string }
+  | { readonly op: 'registerFailure'; readonly address: string }
   | { readonly op: 'ping' };
 
 /**
@@ -91,8 +91,9 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
 
   return {
     limiter: {
-      async consume(keyId, now): Promise<RateDecision> {
-        const answer = await ask({ op: 'consume', keyId, now });
+      // `now` is not sent: the primary decides on its clock, in arrival order (cluster-limiter-host.ts).
+      async consume(keyId): Promise<RateDecision> {
+        const answer = await ask({ op: 'consume', keyId });
         if ('decision' in answer) return answer.decision;
         throw failure(answer);
       },
@@ -104,8 +105,8 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
       close,
     },
     authFailures: {
-      async registerFailure(address, now) {
-        const answer = await ask({ op: 'registerFailure', address, now });
+      async registerFailure(address) {
+        const answer = await ask({ op: 'registerFailure', address });
         if ('waitMs' in answer) return answer.waitMs;
         throw failure(answer);
       },

@@ -17,7 +17,10 @@ export interface HostedLimiters {
  * concurrency"): every worker's consume and registerFailure reach these one limiter pair, in
  * the order they arrive, in one JavaScript thread, so of N simultaneous requests with one key,
  * spread over any number of workers, exactly one is accepted, and the daily quota and the
- * brute-force guard count every worker's requests. Returns the function that stops answering.
+ * brute-force guard count every worker's requests. The decisions are made on the primary's
+ * clock, not on the `now` each worker read: they are made in arrival order, and a worker's
+ * earlier `now` arriving after another's later one would look like time going back (an
+ * interval not yet over, even a 0 ms one). Returns the function that stops answering.
  */
 export function hostLimitersForWorkers(limiters: HostedLimiters): () => void {
   const onMessage = (worker: Worker, message: unknown) => {
@@ -39,12 +42,12 @@ async function answer(limiters: HostedLimiters, request: LimiterRequest): Promis
   try {
     switch (request.op) {
       case 'consume':
-        return { type: LIMITER_ANSWER, id, decision: await limiters.limiter.consume(request.keyId, request.now) };
+        return { type: LIMITER_ANSWER, id, decision: await limiters.limiter.consume(request.keyId, Date.now()) };
       case 'registerFailure':
         return {
           type: LIMITER_ANSWER,
           id,
-          waitMs: await limiters.authFailures.registerFailure(request.address, request.now),
+          waitMs: await limiters.authFailures.registerFailure(request.address, Date.now()),
         };
       case 'ping':
         await limiters.limiter.ping();

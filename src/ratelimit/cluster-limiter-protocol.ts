@@ -4,7 +4,8 @@ import type { RateDecision } from './rate-limiter.js';
 /**
  * The messages between cluster workers and the primary that holds the in-process limiters
  * (`serve --workers N` without Redis): a worker asks, the primary decides and answers. Over
- * Node's IPC channel, JSON-serialised.
+ * Node's IPC channel, JSON-serialised. No time is sent: the primary decides on its own clock
+ * (cluster-limiter-host.ts).
  */
 export const LIMITER_REQUEST = 'meal-export:limiter-request';
 export const LIMITER_ANSWER = 'meal-export:limiter-answer';
@@ -15,14 +16,12 @@ export type LimiterRequest =
       readonly id: number;
       readonly op: 'consume';
       readonly keyId: string;
-      readonly now: number;
     }
   | {
       readonly type: typeof LIMITER_REQUEST;
       readonly id: number;
       readonly op: 'registerFailure';
       readonly address: string;
-      readonly now: number;
     }
   | { readonly type: typeof LIMITER_REQUEST; readonly id: number; readonly op: 'ping' };
 
@@ -36,9 +35,9 @@ export function isLimiterRequest(message: unknown): message is LimiterRequest {
   if (!isRecord(message) || message.type !== LIMITER_REQUEST || typeof message.id !== 'number') return false;
   switch (message.op) {
     case 'consume':
-      return typeof message.keyId === 'string' && typeof message.now === 'number';
+      return typeof message.keyId === 'string';
     case 'registerFailure':
-      return typeof message.address === 'string' && typeof message.now === 'number';
+      return typeof message.address === 'string';
     case 'ping':
       return true;
     default:
