@@ -2,9 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, FastifyServerFactory } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
-import type { FastifyBaseLogger } from 'fastify';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
@@ -100,16 +99,18 @@ export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | u
   });
 }
 
+/** The in-process limiter pair: this process's alone, or the one a cluster's primary holds for its workers. */
+export function createInProcessLimiters(policy: RateLimitPolicy): Limiters {
+  return { limiter: createMemoryRateLimiter(policy), authFailures: createMemoryAuthFailureLimiter() };
+}
+
 /**
  * This process's limiters: a cluster worker's are given; otherwise the in-process pair. With
  * metrics, the decisions of both are reported with backend `memory` (the primary's limiters
  * are in-process too).
  */
 function openLimiters(policy: RateLimitPolicy, options: ServerOptions): Limiters {
-  const limiters = options.clusterWorker?.limiters ?? {
-    limiter: createMemoryRateLimiter(policy),
-    authFailures: createMemoryAuthFailureLimiter(),
-  };
+  const limiters = options.clusterWorker?.limiters ?? createInProcessLimiters(policy);
   const observer = options.metrics?.limiters;
   if (observer === undefined) return limiters;
   return {
