@@ -6,7 +6,7 @@ import { createInProcessLimiters, loadServeTls, logTransport, type ServeConfig }
 import { waitForStopSignal } from '../stop-signal.js';
 import { openStorage } from '../storage/open-storage.js';
 import { startTombstonePruning } from '../tombstone-pruning.js';
-import { startWorkerFleet } from './worker-fleet.js';
+import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
 
 /**
  * The primary of `serve --workers N` (node:cluster, one host): it serves no request itself.
@@ -32,13 +32,17 @@ export async function runClusterPrimary(config: ServeConfig): Promise<void> {
     const limiters = createInProcessLimiters(policy);
     release.push(() => Promise.all([limiters.limiter.close(), limiters.authFailures.close()]).then(() => {}));
     release.push(hostLimitersForWorkers(limiters));
-    const metrics = config.adminPort === undefined ? undefined : createPrimaryMetrics();
+    const metrics = config.adminPort === undefined ? undefined : createPrimaryMetrics(log);
+    // Scrapes ask the workers that listen; none until the fleet below has started.
+    const serving: { workers: WorkerFleet['listeningWorkers'] } = { workers: () => [] };
     if (metrics !== undefined && config.adminPort !== undefined) {
-      const admin = await startAdminListener(config.adminPort, metrics.scrape, log);
+      // Bound before any worker starts: a port in use fails the command at once.
+      const admin = await startAdminListener(config.adminPort, () => metrics.scrape(serving.workers()), log);
       release.push(() => admin.close());
     }
 
     const fleet = startWorkerFleet(config.workers, log, metrics);
+    serving.workers = fleet.listeningWorkers;
     let url: string;
     try {
       url = await fleet.ready;

@@ -11,6 +11,8 @@ export interface WorkerFleet {
   readonly ready: Promise<string>;
   /** Asks every worker to drain; resolves once all have exited: true when all exited 0. */
   stop(): Promise<boolean>;
+  /** The workers serving now (a scrape asks these only: one still starting would not answer). */
+  listeningWorkers(): Worker[];
 }
 
 interface Slot {
@@ -142,5 +144,9 @@ export function startWorkerFleet(
   }
 
   for (const slot of slots) fork(slot);
-  return { ready, stop };
+  return {
+    ready,
+    stop,
+    listeningWorkers: () => slots.flatMap((slot) => (slot.listening && slot.worker !== undefined ? [slot.worker] : [])),
+  };
 }

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { resolveSetting } from '../config.js';
-import { exposeToPrimary } from '../metrics/cluster-metrics.js';
+import { answerPrimaryScrapes } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { createClusterLimiters } from '../ratelimit/cluster-limiter-client.js';
 import { type RunningServer, type ServeConfig, startServer } from '../server.js';
@@ -24,7 +24,7 @@ export async function runClusterWorker(config: ServeConfig): Promise<void> {
   });
   const slot = resolveSetting(undefined, 'workerSlot', String(cluster.worker?.id ?? 0));
   const metrics = config.adminPort === undefined ? undefined : createServiceMetrics({ worker: slot });
-  if (metrics !== undefined) exposeToPrimary(metrics.registry);
+  if (metrics !== undefined) answerPrimaryScrapes(metrics.registry);
 
   let server: RunningServer;
   try {
