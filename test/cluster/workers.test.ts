@@ -76,6 +76,23 @@ describe('serve --workers 2 with the spec limits', () => {
     assert.ok(samples(text, 'process_resident_memory_bytes').length >= 2, "each worker's process metrics");
   });
 
+  test('a worker that does not answer is left out of the scrape, which still answers', async () => {
+    const [, second] = workerPids(server);
+    assert.ok(second !== undefined);
+    process.kill(second, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      const { status, text } = await scrape(server.adminUrl);
+      assert.equal(status, 200);
+      assert.ok(Date.now() - started < 10_000, 'within the 2 s wait, give or take a loaded machine');
+      const workers = new Set(samples(text, 'meal_export_http_requests_total').map((s) => s.labels.worker));
+      assert.deepEqual([...workers], ['1'], 'the stopped worker 2 is missing, worker 1 is there');
+      assert.match(server.logs(), /"msg":"a worker did not answer the scrape in time"/);
+    } finally {
+      process.kill(second, 'SIGCONT');
+    }
+  });
+
   test('a worker killed with SIGKILL is replaced, and service goes on', async () => {
     const [first] = workerPids(server);
     assert.ok(first !== undefined);
