@@ -14,10 +14,10 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { createGatekeeper, preAuthRefusal } from './http/gatekeeper.js';
 import { registerInfoRoutes } from './http/info-routes.js';
 import { sendError } from './http/json-response.js';
-import { createLargePageGate } from './http/large-page-gate.js';
+import { createLargePageGate, type LargePageObserver } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { logRequest } from './logger.js';
+import { createRequestReport, type RequestMetrics } from './http/request-report.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
 
@@ -37,6 +37,12 @@ export interface AppDeps {
   readonly serverFactory: FastifyServerFactory;
   /** Answers what the HTTP parser refuses (http/client-error.ts). */
   readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
+  /** What /metrics counts (metrics/service-metrics.ts); nothing is counted without it. */
+  readonly metrics?: AppMetrics;
+}
+
+export interface AppMetrics extends RequestMetrics {
+  readonly largePages: LargePageObserver;
 }
 
 // The same compression for the routes Fastify answers as for /v1/meals (http/compression.ts).
@@ -70,7 +76,13 @@ function isMealsPath(url: string | undefined): boolean {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { log } = deps;
-  const logRequests = ['info', 'debug', 'trace'].includes(deps.logLevel);
+  const report = createRequestReport({
+    logRequests: ['info', 'debug', 'trace'].includes(deps.logLevel),
+    metrics: deps.metrics,
+  });
+  const largePages = createLargePageGate(
+    deps.metrics === undefined ? LARGE_PAGES : { ...LARGE_PAGES, observer: deps.metrics.largePages },
+  );
   const meals = createMealsEndpoint({
     storage: deps.storage,
     authenticator: deps.authenticator,
@@ -78,10 +90,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authFailures: deps.authFailures,
     policy: deps.policy,
     cursors: createCursorCodec(await deps.storage.cursorSecret()),
-    largePages: createLargePageGate(LARGE_PAGES),
+    largePages,
     tls: deps.tls,
     log,
-    logRequests,
+    report,
   });
 
   const app = Fastify({
@@ -116,10 +128,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(compress, COMPRESSION);
   app.addHook('onRequest', createGatekeeper(deps.tls));
-  // One line per request at info and below; at warn and above the hook is not registered.
-  if (logRequests) {
+  // One line and one count per request; with neither wanted the hook is not registered.
+  if (report !== undefined) {
     app.addHook('onResponse', async (request, reply) => {
-      logRequest(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
+      report(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
     });
   }
   registerErrorHandling(app);

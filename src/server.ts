@@ -2,20 +2,21 @@ import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, FastifyServerFactory } from 'fastify';
-import type { Logger } from 'pino';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
-import { tombstonePruneCutoff } from './domain/tombstone-retention.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
 import { createLogger } from './logger.js';
+import type { ServiceMetrics } from './metrics/service-metrics.js';
+import { createTimedStorage } from './metrics/timed-storage.js';
 import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
-import { createInProcessLimiters, type LimiterSet } from './ratelimit/limiter-set.js';
+import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf } from './ratelimit/limiter-set.js';
 import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { createSharedLimiters } from './ratelimit/shared-limiters.js';
 import { openStorage } from './storage/open-storage.js';
-import { loadTlsMaterial } from './tls/certificate.js';
+import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
+import { startTombstonePruning } from './tombstone-pruning.js';
 import { type RunningAppPage, startAppPage } from './web/app-page.js';
 
 export interface ServeConfig {
@@ -30,6 +31,10 @@ export interface ServeConfig {
   readonly dailyLimit: number;
   readonly tombstoneDays: number;
   readonly logLevel: string;
+  /** The admin listener's port (`/metrics`); undefined: none, and nothing is counted. */
+  readonly adminPort: number | undefined;
+  /** Processes serving the public port: 1 is this process alone; more, a node:cluster (cluster/). */
+  readonly workers: number;
   /** The shared limiter store (`--redis`); in-process limiters when undefined. */
   readonly redisUrl: string | undefined;
   /** Every Redis key under this prefix (`--redis-prefix`). */
@@ -40,18 +45,29 @@ export interface ServeConfig {
   readonly publicUrl?: string | undefined;
 }
 
+/** How this process serves: alone (the default), or as one worker of a cluster. */
+export interface ServerOptions {
+  /** What /metrics counts in this process; undefined when there is no admin listener. */
+  readonly metrics?: ServiceMetrics;
+  /**
+   * Set in a cluster worker: the primary has logged the certificate and prunes tombstones.
+   * `limiters`: the worker's client of the primary's (cluster/worker.ts), when there is no
+   * Redis; with Redis every worker decides there itself.
+   */
+  readonly clusterWorker?: { readonly limiters?: Limiters | undefined };
+}
+
 export interface RunningServer {
   /** `https://HOST:PORT` (or http:// with insecureHttp), with the port actually bound. */
   readonly url: string;
   readonly app: FastifyInstance;
-  /** The app page's own address, when it runs (`--app-port`). */
+  /** The app page's address (`https://HOST:PORT`) when `appPort` is set. */
   readonly appUrl: string | undefined;
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   close(): Promise<void>;
 }
 
 const KEY_USE_FLUSH_MS = 5_000;
-const PRUNE_EVERY_MS = 3_600_000;
 const DRAIN_TIMEOUT_MS = 30_000;
 
 // Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
@@ -67,33 +83,61 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/**
- * The limiters: shared in Redis when configured (each instance falling back to its own while
- * Redis does not answer, CONTRACT.md section 4), otherwise in this process.
- */
-function openLimiters(config: ServeConfig, policy: RateLimitPolicy, log: Logger): Promise<LimiterSet> {
-  if (config.redisUrl === undefined) {
-    return Promise.resolve(createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER }));
+/** Says how the public listener speaks: the certificate's fingerprint, or a warning for plain HTTP. */
+export function logTransport(log: FastifyBaseLogger, tlsMaterial: TlsMaterial | undefined): void {
+  if (tlsMaterial === undefined) {
+    log.warn('serving plain HTTP (--insecure-http): only behind a proxy that terminates TLS');
+  } else {
+    log.info(
+      { fingerprint256: tlsMaterial.fingerprint256, source: tlsMaterial.source, certificate: tlsMaterial.certPath },
+      'TLS certificate',
+    );
   }
-  return createSharedLimiters({ url: config.redisUrl, prefix: config.redisPrefix, policy, log });
+}
+
+/** The certificate of the public listener (made on first start), or undefined for plain HTTP. */
+export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | undefined> {
+  if (config.insecureHttp) return undefined;
+  return loadTlsMaterial({
+    dataDir: config.dataDir,
+    host: config.host,
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsKeyFile,
+  });
+}
+
+/**
+ * This process's limiters, each decision reported to /metrics when it is counted:
+ * - with Redis, the shared ones (each instance falling back to its own while Redis does not
+ *   answer, CONTRACT.md section 4), which report their own decisions and fallbacks;
+ * - in a cluster worker without Redis, its client of the primary's (exact across workers);
+ * - otherwise this process's own.
+ */
+function openLimiters(
+  config: ServeConfig,
+  policy: RateLimitPolicy,
+  log: FastifyBaseLogger,
+  options: ServerOptions,
+): Promise<LimiterSet> {
+  const observer = options.metrics?.limiters ?? NO_LIMITER_OBSERVER;
+  if (config.redisUrl !== undefined) {
+    return createSharedLimiters({ url: config.redisUrl, prefix: config.redisPrefix, policy, log, observer });
+  }
+  const primary = options.clusterWorker?.limiters;
+  if (primary !== undefined) return Promise.resolve(limiterSetOf(primary, observer));
+  return Promise.resolve(createInProcessLimiters({ policy, observer }));
 }
 
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
-export async function startServer(config: ServeConfig): Promise<RunningServer> {
+export async function startServer(config: ServeConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-  const storage = await openStorage(config.database);
-  const tlsMaterial = config.insecureHttp
-    ? undefined
-    : await loadTlsMaterial({
-        dataDir: config.dataDir,
-        host: config.host,
-        certFile: config.tlsCertFile,
-        keyFile: config.tlsKeyFile,
-      });
+  const opened = await openStorage(config.database);
+  const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
+  const tlsMaterial = await loadServeTls(config);
   const tls = tlsMaterial !== undefined;
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
   const log = createLogger(config.logLevel);
-  const limiters = await openLimiters(config, policy, log);
+  const limiters = await openLimiters(config, policy, log, options);
   const { limiter, authFailures } = limiters;
   const authenticator = createKeyAuthenticator(storage);
 
@@ -122,32 +166,19 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     version,
     serverFactory,
     clientErrorHandler: createClientErrorHandler(tls),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
-  if (tlsMaterial === undefined) {
-    app.log.warn('serving plain HTTP (--insecure-http): only behind a proxy that terminates TLS');
-  } else {
-    app.log.info(
-      { fingerprint256: tlsMaterial.fingerprint256, source: tlsMaterial.source, certificate: tlsMaterial.certPath },
-      'TLS certificate',
-    );
-  }
+  if (options.clusterWorker === undefined) logTransport(app.log, tlsMaterial);
 
-  const maintenance = [
-    setInterval(() => {
-      authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
-    }, KEY_USE_FLUSH_MS),
-    setInterval(() => void prune(), PRUNE_EVERY_MS),
-  ];
-  for (const timer of maintenance) timer.unref();
-  async function prune(): Promise<void> {
-    try {
-      const removed = await storage.pruneTombstones(tombstonePruneCutoff(Date.now(), config.tombstoneDays));
-      if (removed > 0) app.log.info({ removed }, 'pruned tombstones');
-    } catch (err) {
-      app.log.warn({ err }, 'could not prune tombstones');
-    }
-  }
-  await prune();
+  const flushTimer = setInterval(() => {
+    authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+  }, KEY_USE_FLUSH_MS);
+  flushTimer.unref();
+  // In a cluster the primary prunes, once for all workers (cluster/primary.ts).
+  const stopPruning =
+    options.clusterWorker === undefined
+      ? await startTombstonePruning(storage, config.tombstoneDays, app.log)
+      : () => {};
 
   await app.listen({
     host: config.host,
@@ -178,7 +209,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     app,
     appUrl: appPage?.url,
     async close() {
-      for (const timer of maintenance) clearInterval(timer);
+      clearInterval(flushTimer);
+      stopPruning();
       // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
       const drained = app.close();
       let timer: NodeJS.Timeout | undefined;

@@ -1,14 +1,22 @@
+import cluster from 'node:cluster';
 import path from 'node:path';
+import { runClusterPrimary } from '../cluster/primary.js';
+import { runClusterWorker } from '../cluster/worker.js';
 import { DEFAULT_DATA_DIR, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
+import { type AdminListener, startAdminListener } from '../metrics/admin-listener.js';
+import { scrapeRegistry } from '../metrics/cluster-metrics.js';
+import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
-import { startServer } from '../server.js';
+import { type ServeConfig, startServer } from '../server.js';
+import { waitForStopSignal } from '../stop-signal.js';
 import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--data-dir ./data] [--db FILE|postgres://…] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--redis URL] [--redis-prefix meal-export:] [--log-level info] [--app-port N [--public-url URL]]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const MAX_WORKERS = 64;
 
 /** `serve`: runs the API until SIGTERM or SIGINT, then drains and exits 0. */
 export async function runServe(argv: string[]): Promise<void> {
@@ -18,6 +26,7 @@ export async function runServe(argv: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string' },
       'admin-port': { type: 'string' },
+      workers: { type: 'string' },
       'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
@@ -35,9 +44,6 @@ export async function runServe(argv: string[]): Promise<void> {
   );
   if (positionals.length > 0)
     throw new CliError(`unexpected argument ${positionals[0]} (usage: ${USAGE})`, { usage: true });
-  if (values['admin-port'] !== undefined) {
-    throw new CliError('--admin-port (the /metrics listener) is not available in this build yet', { usage: true });
-  }
   const tlsCertFile = resolveSetting(values['tls-cert'], 'tlsCert');
   const tlsKeyFile = resolveSetting(values['tls-key'], 'tlsKey');
   if (values['insecure-http'] && (tlsCertFile !== undefined || tlsKeyFile !== undefined)) {
@@ -48,7 +54,7 @@ export async function runServe(argv: string[]): Promise<void> {
     throw new CliError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`, { usage: true });
   const dataDir = values['data-dir'];
 
-  const server = await startServer({
+  const config: ServeConfig = {
     // Without --db, the database lives in the data folder (./data/meal-export.db by default).
     database: resolveSetting(values.db, 'databaseUrl', path.join(dataDir, 'meal-export.db')),
     host: values.host,
@@ -61,26 +67,44 @@ export async function runServe(argv: string[]): Promise<void> {
     dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', 1000, 1),
     tombstoneDays: parseTombstoneDaysFlag(values['tombstone-days']),
     logLevel,
+    adminPort:
+      values['admin-port'] === undefined
+        ? undefined
+        : parseIntegerFlag(values['admin-port'], 'admin-port', 0, 0, 65535),
+    workers: parseIntegerFlag(values.workers, 'workers', 1, 1, MAX_WORKERS),
     redisUrl: resolveSetting(values.redis, 'redisUrl'),
     redisPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX,
     appPort:
       values['app-port'] === undefined ? undefined : parseIntegerFlag(values['app-port'], 'app-port', 0, 0, 65535),
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
-  });
+  };
+  // With --workers, this same command runs in the primary and in each worker it forks.
+  if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config) : runClusterWorker(config));
+  else await runAlone(config);
+}
+
+/** One process serves (the default): the public listener, and the admin listener when asked. */
+async function runAlone(config: ServeConfig): Promise<void> {
+  const metrics = config.adminPort === undefined ? undefined : createServiceMetrics();
+  const server = await startServer(config, metrics === undefined ? {} : { metrics });
+  let admin: AdminListener | undefined;
+  if (metrics !== undefined && config.adminPort !== undefined) {
+    try {
+      admin = await startAdminListener(config.adminPort, scrapeRegistry(metrics.registry), server.app.log);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+  }
   process.stdout.write(`listening on ${server.url}\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      server.app.log.info({ signal }, 'shutting down: finishing the responses in flight');
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      server.close().then(resolve, (err: unknown) => {
-        server.app.log.error({ err }, 'shutdown failed');
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  const signal = await waitForStopSignal();
+  server.app.log.info({ signal }, 'shutting down: finishing the responses in flight');
+  try {
+    await server.close();
+  } catch (err) {
+    server.app.log.error({ err }, 'shutdown failed');
+    process.exitCode = 1;
+  }
+  await admin?.close();
 }

@@ -14,10 +14,16 @@ export interface LargePageGate {
   admit(limit: number): Promise<() => void> | undefined;
 }
 
+/** Told of each large page once it is admitted, with how long it waited (0: at once), for /metrics. */
+export interface LargePageObserver {
+  admitted(waitedMs: number): void;
+}
+
 export interface LargePageGateOptions {
   readonly smallPageLimit: number;
   readonly capacity: number;
   readonly maxHoldMs: number;
+  readonly observer?: LargePageObserver;
 }
 
 interface Waiter {
@@ -52,8 +58,20 @@ export function createLargePageGate(options: LargePageGateOptions): LargePageGat
       if (limit <= options.smallPageLimit) return undefined;
       // One page larger than the whole budget still gets through, alone.
       const weight = Math.min(limit, options.capacity);
-      if (waiting.length === 0 && weight <= available) return Promise.resolve(grant(weight));
-      return new Promise((admitted) => waiting.push({ weight, admitted }));
+      if (waiting.length === 0 && weight <= available) {
+        options.observer?.admitted(0);
+        return Promise.resolve(grant(weight));
+      }
+      const since = performance.now();
+      return new Promise((admitted) =>
+        waiting.push({
+          weight,
+          admitted: (release) => {
+            options.observer?.admitted(performance.now() - since);
+            admitted(release);
+          },
+        }),
+      );
     },
   };
 }

@@ -6,7 +6,6 @@ import type { KeyAuthenticator } from '../domain/key-authenticator.js';
 import { renderMealPage } from '../domain/meal-page.js';
 import { parseMealsQuery } from '../domain/meals-query.js';
 import { AppError, errorBody } from '../errors.js';
-import { logRequest } from '../logger.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { Storage } from '../storage/storage.js';
 import { authenticateRequest } from './authenticate.js';
@@ -15,6 +14,7 @@ import { failureOf } from './error-handler.js';
 import { commonHeaders, JSON_CONTENT_TYPE } from './json-response.js';
 import type { LargePageGate } from './large-page-gate.js';
 import { addRateLimitHeaders, rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
+import type { RequestReport } from './request-report.js';
 
 export interface MealsEndpointDeps {
   /** The endpoint's one storage operation. */
@@ -29,8 +29,8 @@ export interface MealsEndpointDeps {
   /** True when the listener speaks TLS (HSTS is sent then). */
   readonly tls: boolean;
   readonly log: FastifyBaseLogger;
-  /** One log line per request (info level and below), as Fastify's routes write it. */
-  readonly logRequests: boolean;
+  /** Logs and counts each request, as for Fastify's routes (undefined: neither is wanted). */
+  readonly report: RequestReport | undefined;
 }
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -123,14 +123,15 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
     await writeBody(request, response, status, headers, body);
   }
 
+  const { report } = deps;
   return function mealsEndpoint(request, response) {
-    const started = deps.logRequests ? performance.now() : 0;
+    const started = report === undefined ? 0 : performance.now();
     serve(request, response).then(
       () => {
-        if (!deps.logRequests) return;
+        if (report === undefined) return;
         // No status when the client left before its answer was written.
         const status = response.headersSent ? response.statusCode : null;
-        logRequest(deps.log, request.method, request.url ?? '', status, performance.now() - started);
+        report(deps.log, request.method, request.url ?? '', status, performance.now() - started);
       },
       (error: unknown) => {
         // Only writing can fail here (compression, a socket gone): nothing more can be sent.

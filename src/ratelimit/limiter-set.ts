@@ -1,6 +1,7 @@
 import type { LimiterObserver } from './limiter-observer.js';
 import { createMemoryRateLimiter } from './memory.js';
 import { createMemoryAuthFailureLimiter } from './memory-auth-failures.js';
+import { observeAuthFailureLimiter, observeRateLimiter } from './observed-limiters.js';
 import type { AuthFailureLimiter, AuthFailurePolicy, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
 
 /**
@@ -19,38 +20,43 @@ export interface LimiterSet {
   close(): Promise<void>;
 }
 
+/** A rate limiter and a brute-force guard: what the HTTP layer consumes. */
+export interface Limiters {
+  readonly limiter: RateLimiter;
+  readonly authFailures: AuthFailureLimiter;
+}
+
+/**
+ * A pair that does not report its own decisions (in-process, or a cluster worker's client of
+ * the primary's), as a LimiterSet whose every decision goes to the observer as `memory`.
+ */
+export function limiterSetOf(limiters: Limiters, observer: LimiterObserver): LimiterSet {
+  return {
+    limiter: observeRateLimiter(limiters.limiter, observer, 'memory'),
+    authFailures: observeAuthFailureLimiter(limiters.authFailures, observer, 'memory'),
+    mode: () => 'in-process',
+    async close() {
+      await Promise.all([limiters.limiter.close(), limiters.authFailures.close()]);
+    },
+  };
+}
+
 export interface InProcessLimitersOptions {
   readonly policy: RateLimitPolicy;
   readonly authFailurePolicy?: AuthFailurePolicy;
   readonly observer: LimiterObserver;
 }
 
-/** The embedded default: both limiters in this process, each decision reported to the observer. */
+/**
+ * The embedded default: both limiters in this process (or, with --workers, in the primary for
+ * every worker), each decision reported to the observer.
+ */
 export function createInProcessLimiters(options: InProcessLimitersOptions): LimiterSet {
-  const { observer } = options;
-  const rate = createMemoryRateLimiter(options.policy);
-  const auth = createMemoryAuthFailureLimiter(options.authFailurePolicy);
-  return {
-    limiter: {
-      async consume(keyId, now) {
-        const decision = await rate.consume(keyId, now);
-        observer.decision('rate', 'memory', decision.allowed);
-        return decision;
-      },
-      ping: () => rate.ping(),
-      close: () => rate.close(),
+  return limiterSetOf(
+    {
+      limiter: createMemoryRateLimiter(options.policy),
+      authFailures: createMemoryAuthFailureLimiter(options.authFailurePolicy),
     },
-    authFailures: {
-      async registerFailure(address, now) {
-        const waitMs = await auth.registerFailure(address, now);
-        observer.decision('auth_failures', 'memory', waitMs === 0);
-        return waitMs;
-      },
-      close: () => auth.close(),
-    },
-    mode: () => 'in-process',
-    async close() {
-      await Promise.all([rate.close(), auth.close()]);
-    },
-  };
+    options.observer,
+  );
 }

@@ -72,4 +72,19 @@ describe('the large-page gate', () => {
     await sleep(80);
     assert.equal(await settled(next), true, 'a reader that stopped does not block the others for good');
   });
+
+  test('tells its observer of each large page admitted, with how long it waited', async () => {
+    const waits: number[] = [];
+    const gate = createLargePageGate({ ...OPTIONS, capacity: 5000, observer: { admitted: (ms) => waits.push(ms) } });
+    assert.equal(gate.admit(1000), undefined);
+    const first = await gate.admit(5000);
+    const second = gate.admit(5000);
+    assert.ok(first !== undefined && second !== undefined);
+    await sleep(30);
+    first();
+    (await second)();
+    assert.equal(waits.length, 2, 'small pages are not large pages');
+    assert.equal(waits[0], 0, 'the first passed at once');
+    assert.ok((waits[1] ?? 0) >= 20, `the second waited for the first: ${waits[1]} ms`);
+  });
 });

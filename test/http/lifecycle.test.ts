@@ -1,53 +1,8 @@
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import { connect as netConnect } from 'node:net';
 import { test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { makeMeal, newUserId, pausedGet, refused, startTestServer } from '../support/server.js';
 import { OLD, sleep } from './http-expect.js';
-
-/** Opens a GET and stops reading the answer as soon as its headers arrive. */
-function pausedGet(server: TestServer, key: string, path: string) {
-  return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
-    const req = https.request(
-      {
-        host: server.host,
-        port: server.port,
-        path,
-        headers: { authorization: `Bearer ${key}` },
-        rejectUnauthorized: false,
-        agent: false,
-      },
-      (res) => {
-        res.pause();
-        resolve({
-          status: res.statusCode ?? 0,
-          readAll: () =>
-            new Promise((done, fail) => {
-              const chunks: Buffer[] = [];
-              res.on('data', (d: Buffer) => chunks.push(d));
-              res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
-              res.on('error', fail);
-              res.resume();
-            }),
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** Resolves true when a TCP connection to the port is refused. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = netConnect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.on('error', () => resolve(true));
-  });
-}
 
 test('on SIGTERM the server stops accepting, sends the answer in flight in full, and exits 0', async () => {
   const server = await startTestServer();

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
+import { connect as netConnect } from 'node:net';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import zlib from 'node:zlib';
@@ -14,6 +15,8 @@ export interface TestServer {
   readonly db: string;
   readonly dir: string;
   readonly child: ChildProcess;
+  /** `http://127.0.0.1:PORT` of the admin listener (/metrics), when started with `adminPort`. */
+  readonly adminUrl: string | undefined;
   /** Everything the server wrote to stderr (its logs) so far. */
   logs(): string;
   stdout(): string;
@@ -35,12 +38,19 @@ export interface StartOptions {
   readonly dataDir?: string;
   readonly minIntervalMs?: number;
   readonly dailyLimit?: number;
+  /** `--admin-port`: 0 for a free port, read back from the server's log into `adminUrl`. */
+  readonly adminPort?: number;
+  /** `--workers N` (node:cluster). */
+  readonly workers?: number;
   readonly extraArgs?: readonly string[];
   /** The store (`--db`): a postgres:// URL, say; by default a SQLite file in the data folder. */
   readonly db?: string;
   /** The shared limiter store (`--redis`) and its key prefix. */
   readonly redis?: { readonly url: string; readonly prefix: string };
 }
+
+// The admin listener's address, as the server logs it (metrics/admin-listener.ts).
+const ADMIN_LINE_RE = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"admin listening"/;
 
 /**
  * Starts the built `meal-export serve` on a free port with its own SQLite file and data
@@ -54,6 +64,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   if (options.redis !== undefined) args.push('--redis', options.redis.url, '--redis-prefix', options.redis.prefix);
   args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
   args.push('--daily-limit', String(options.dailyLimit ?? 1_000_000));
+  if (options.adminPort !== undefined) args.push('--admin-port', String(options.adminPort));
+  if (options.workers !== undefined) args.push('--workers', String(options.workers));
   args.push(...(options.extraArgs ?? []));
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
@@ -62,18 +74,23 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   });
   let stdout = '';
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString('utf8');
-  });
-  const url = await new Promise<string>((resolve, reject) => {
+  const { url, adminUrl } = await new Promise<{ url: string; adminUrl: string | undefined }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server not ready in 30 s:\n${stderr}`)), 30_000);
+    // Ready once the `listening on` line is out, and the admin address logged when one was asked.
+    const check = () => {
+      const listening = /listening on (\S+)/.exec(stdout)?.[1];
+      const admin = ADMIN_LINE_RE.exec(stderr)?.[1];
+      if (listening === undefined || (options.adminPort !== undefined && admin === undefined)) return;
+      clearTimeout(timer);
+      resolve({ url: listening, adminUrl: admin });
+    };
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+      check();
+    });
     child.stdout?.on('data', (d: Buffer) => {
       stdout += d.toString('utf8');
-      const m = /listening on (\S+)/.exec(stdout);
-      if (m?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
+      check();
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -88,6 +105,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     db,
     dir,
     child,
+    adminUrl,
     logs: () => stderr,
     stdout: () => stdout,
     async stop() {
@@ -168,6 +186,49 @@ export function request(
     );
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** Opens a GET and stops reading the answer as soon as its headers arrive. */
+export function pausedGet(server: TestServer, key: string, path: string) {
+  return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
+    const req = https.request(
+      {
+        host: server.host,
+        port: server.port,
+        path,
+        headers: { authorization: `Bearer ${key}` },
+        rejectUnauthorized: false,
+        agent: false,
+      },
+      (res) => {
+        res.pause();
+        resolve({
+          status: res.statusCode ?? 0,
+          readAll: () =>
+            new Promise((done, fail) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (d: Buffer) => chunks.push(d));
+              res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+              res.on('error', fail);
+              res.resume();
+            }),
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Resolves true when a TCP connection to the port is refused. */
+export function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
   });
 }
 

@@ -1,0 +1,70 @@
+import { createLogger } from '../logger.js';
+import { startAdminListener } from '../metrics/admin-listener.js';
+import { createPrimaryMetrics } from '../metrics/cluster-metrics.js';
+import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
+import { NO_LIMITER_OBSERVER } from '../ratelimit/limiter-observer.js';
+import { createInProcessLimiters } from '../ratelimit/limiter-set.js';
+import { loadServeTls, logTransport, type ServeConfig } from '../server.js';
+import { waitForStopSignal } from '../stop-signal.js';
+import { openStorage } from '../storage/open-storage.js';
+import { startTombstonePruning } from '../tombstone-pruning.js';
+import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
+
+/**
+ * The primary of `serve --workers N` (node:cluster, one host): it serves no request itself.
+ * Before any worker starts it brings the store's schema up to date and makes the certificate,
+ * once; it prunes tombstones at start and hourly (the workers never do); it holds the
+ * cluster's one in-process limiter pair, which the workers consume over IPC (limits stay
+ * exact across workers); it serves /metrics on the admin listener, summing up every worker's.
+ * It prints the one `listening on` line once every worker listens, and on SIGTERM or SIGINT
+ * tells each worker to drain and exits once all have.
+ */
+export async function runClusterPrimary(config: ServeConfig): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const storage = await openStorage(config.database);
+  const release: (() => Promise<void> | void)[] = [() => storage.close()];
+  async function releaseAll(): Promise<void> {
+    for (const step of release.reverse()) await step();
+  }
+
+  try {
+    logTransport(log, await loadServeTls(config));
+    release.push(await startTombstonePruning(storage, config.tombstoneDays, log));
+    const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
+    // With Redis the workers share limits there; without it, here, for every worker.
+    if (config.redisUrl === undefined) {
+      const limiters = createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER });
+      release.push(() => limiters.close());
+      release.push(hostLimitersForWorkers(limiters));
+    }
+    const metrics = config.adminPort === undefined ? undefined : createPrimaryMetrics(log);
+    // Scrapes ask the workers that listen; none until the fleet below has started.
+    const serving: { workers: WorkerFleet['listeningWorkers'] } = { workers: () => [] };
+    if (metrics !== undefined && config.adminPort !== undefined) {
+      // Bound before any worker starts: a port in use fails the command at once.
+      const admin = await startAdminListener(config.adminPort, () => metrics.scrape(serving.workers()), log);
+      release.push(() => admin.close());
+    }
+
+    const fleet = startWorkerFleet(config.workers, log, metrics);
+    serving.workers = fleet.listeningWorkers;
+    let url: string;
+    try {
+      url = await fleet.ready;
+    } catch (error) {
+      await fleet.stop();
+      throw error;
+    }
+    process.stdout.write(`listening on ${url}\n`);
+    log.info({ url, workers: config.workers }, 'listening');
+
+    const signal = await waitForStopSignal();
+    log.info({ signal }, 'shutting down: every worker finishes the responses in flight');
+    if (!(await fleet.stop())) {
+      log.error('a worker did not drain cleanly');
+      process.exitCode = 1;
+    }
+  } finally {
+    await releaseAll();
+  }
+}

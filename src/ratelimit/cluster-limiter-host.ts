@@ -1,0 +1,59 @@
+import cluster, { type Worker } from 'node:cluster';
+import {
+  isLimiterRequest,
+  LIMITER_ANSWER,
+  type LimiterAnswer,
+  type LimiterRequest,
+} from './cluster-limiter-protocol.js';
+import type { AuthFailureLimiter, RateLimiter } from './rate-limiter.js';
+
+export interface HostedLimiters {
+  readonly limiter: RateLimiter;
+  readonly authFailures: AuthFailureLimiter;
+}
+
+/**
+ * The primary's side of the cluster limiters (CONTRACT.md section 4: "exact under
+ * concurrency"): every worker's consume and registerFailure reach these one limiter pair, in
+ * the order they arrive, in one JavaScript thread, so of N simultaneous requests with one key,
+ * spread over any number of workers, exactly one is accepted, and the daily quota and the
+ * brute-force guard count every worker's requests. The decisions are made on the primary's
+ * clock, not on the `now` each worker read: they are made in arrival order, and a worker's
+ * earlier `now` arriving after another's later one would look like time going back (an
+ * interval not yet over, even a 0 ms one). Returns the function that stops answering.
+ */
+export function hostLimitersForWorkers(limiters: HostedLimiters): () => void {
+  const onMessage = (worker: Worker, message: unknown) => {
+    if (!isLimiterRequest(message)) return;
+    answer(limiters, message).then(
+      (reply) => {
+        // A worker that died while it waited has nobody left to answer.
+        if (worker.isConnected()) worker.send(reply, undefined, () => {});
+      },
+      () => {},
+    );
+  };
+  cluster.on('message', onMessage);
+  return () => cluster.off('message', onMessage);
+}
+
+async function answer(limiters: HostedLimiters, request: LimiterRequest): Promise<LimiterAnswer> {
+  const { id } = request;
+  try {
+    switch (request.op) {
+      case 'consume':
+        return { type: LIMITER_ANSWER, id, decision: await limiters.limiter.consume(request.keyId, Date.now()) };
+      case 'registerFailure':
+        return {
+          type: LIMITER_ANSWER,
+          id,
+          waitMs: await limiters.authFailures.registerFailure(request.address, Date.now()),
+        };
+      case 'ping':
+        await limiters.limiter.ping();
+        return { type: LIMITER_ANSWER, id, ok: true };
+    }
+  } catch (error) {
+    return { type: LIMITER_ANSWER, id, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { tombstonePruneCutoff } from './domain/tombstone-retention.js';
+import type { Storage } from './storage/storage.js';
+
+const PRUNE_EVERY_MS = 3_600_000;
+
+/**
+ * Prunes tombstones past the retention when `serve` starts and every hour while it runs
+ * (CONTRACT.md section 2). One process of a host does it: the single server, or with
+ * `--workers` the cluster's primary, never each worker. Resolves once the first prune is done;
+ * the returned function stops the hourly runs.
+ */
+export async function startTombstonePruning(
+  storage: Storage,
+  tombstoneDays: number,
+  log: FastifyBaseLogger,
+): Promise<() => void> {
+  async function prune(): Promise<void> {
+    try {
+      const removed = await storage.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays));
+      if (removed > 0) log.info({ removed }, 'pruned tombstones');
+    } catch (err) {
+      log.warn({ err }, 'could not prune tombstones');
+    }
+  }
+  await prune();
+  const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
