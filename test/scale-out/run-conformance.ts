@@ -77,7 +77,7 @@ if (skip !== undefined) {
 }
 
 const folder = mkdtempSync(path.join(tmpdir(), 'meal-export-scale-out-'));
-let status = 1;
+let status: number;
 try {
   writeFileSync(
     path.join(folder, 'package.json'),
