@@ -2,10 +2,30 @@ import type { FeedStart } from '../domain/feed-start.js';
 import type { FeedPosition, Meal, MealContent } from '../domain/meal.js';
 
 /**
- * The storage behind every command and the HTTP layer. One adapter per backend (sqlite.ts,
- * postgres.ts); all methods are async so that a networked backend fits without touching
- * callers. Adapters wrap driver failures as AppError('unavailable') with the driver error as
- * `cause` when the store cannot be reached.
+ * The storage behind every command and the HTTP layer. One adapter per backend (sqlite/,
+ * postgres/); all methods are async so that a networked backend fits without touching
+ * callers. test/storage/storage.suite.ts holds every adapter to the same behaviour, byte for
+ * byte. What every adapter guarantees, with many instances on one store:
+ *
+ * - **The change clock** (CONTRACT.md section 2): for each user, modifiedAt strictly increases
+ *   in commit order. One user's writes are serialised (SQLite: its single writer; PostgreSQL:
+ *   the user's `user_clocks` row, created with INSERT … ON CONFLICT DO NOTHING, then locked
+ *   with SELECT … FOR UPDATE), and each write takes max(now, the user's last + 1 ms) inside
+ *   that lock (domain/change-clock.ts). So a change becomes visible only after every change
+ *   with a smaller modifiedAt, and a reader resuming after its cursor, at READ COMMITTED or
+ *   above, never skips one.
+ * - **A page is one snapshot**: its items, hasMore and the pruned-tombstone watermark are read
+ *   by one statement.
+ * - **The 10-active-keys limit** holds under concurrent creations on any number of instances
+ *   (no count-then-insert race: SQLite's IMMEDIATE transaction, PostgreSQL's per-user advisory
+ *   lock).
+ * - **The cursor secret** is created once per store, by the first migration to run, and read
+ *   by every instance.
+ * - **The tombstone watermark** moves in the transaction that prunes, forward only, and
+ *   survives restarts.
+ * - **Migrations** run at open, idempotent, safe when several processes start at once.
+ * - Failures to reach the store become AppError('unavailable') with the driver error as
+ *   `cause` (a 503 with Retry-After), never a hang: a networked adapter bounds each call.
  */
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';

@@ -89,6 +89,25 @@ describe('several instances on one PostgreSQL and one Redis', { skip: skip ?? fa
     }
   });
 
+  test('an instance of two workers beside a single one: still exactly one 200 of 20, all on Redis', async () => {
+    const redisUrl = `redis://${redisProxy.host}:${redisProxy.port}`;
+    const workers = await startTestServer({
+      db,
+      redis: { url: redisUrl, prefix: `${prefix}s:` },
+      minIntervalMs: 3000,
+      workers: 2,
+    });
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const { key } = await strict[0].createKey(newUserId('workers'));
+        const answers = await burst([workers, strict[0]], key, 20);
+        assert.deepEqual(statuses(answers), [200, ...Array<number>(19).fill(429)], `round ${round}`);
+      }
+    } finally {
+      assert.equal(await workers.stop(), 0, 'SIGTERM drains every worker and exits 0');
+    }
+  });
+
   test('the daily quota is shared: 3 a day across both instances, then 429 until midnight UTC on either', async () => {
     const { key } = await quota[0].createKey(newUserId('quota'));
     const answers = [];
