@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { type StorageMethod, createTimedStorage } from '../../src/metrics/timed-storage.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { makeTempDir } from '../support/project.js';
+import { NO_NUTRIENTS } from '../support/contract.js';
 
 test('the timed storage reports each call by method, failed calls included, and answers as the store does', async () => {
   const temp = makeTempDir('timed-storage');
@@ -22,14 +23,7 @@ test('the timed storage reports each call by method, failed calls included, and 
           title: 'soup',
           type: 'lunch',
           date: Date.UTC(2025, 0, 1),
-          caloriesTotal: null,
-          proteins_g: null,
-          fats_g: null,
-          carbs_g: null,
-          fibers_g: null,
-          sodium_mg: null,
-          iron_mg: null,
-          calcium_mg: null,
+          ...NO_NUTRIENTS,
         },
       ],
       Date.now(),

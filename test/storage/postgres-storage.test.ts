@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { AppError } from '../../src/errors.js';
 import { openStorage } from '../../src/storage/open-storage.js';
+import { NO_NUTRIENTS } from '../support/contract.js';
 import { freePort } from '../support/redis.js';
 import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -115,12 +116,5 @@ const MEAL = {
   title: 'a meal',
   type: 'lunch',
   date: Date.UTC(2025, 5, 1),
-  caloriesTotal: null,
-  proteins_g: null,
-  fats_g: null,
-  carbs_g: null,
-  fibers_g: null,
-  sodium_mg: null,
-  iron_mg: null,
-  calcium_mg: null,
+  ...NO_NUTRIENTS,
 } as const;

@@ -1,38 +1,14 @@
 import type { Sql } from 'postgres';
 import type { ApiKeyRecord, CreateKeyResult, KeyDayRequests, KeyUses, NewApiKey } from '../storage.js';
+import { KEY_COLUMNS, type KeyRow, keyRecordOf } from '../key-rows.js';
 
 const PREPARED = { prepare: true } as const;
-const KEY_COLUMNS = 'id, user_id, name, prefix, created_at, expires_at, last_used_at, revoked_at';
-
-interface KeyRow {
-  readonly id: string;
-  readonly user_id: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly created_at: number;
-  readonly expires_at: number | null;
-  readonly last_used_at: number | null;
-  readonly revoked_at: number | null;
-}
-
-function toRecord(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
 
 /** The API-key half of the PostgreSQL adapter: digests only, never a plain key. */
 export function createPostgresKeys(sql: Sql) {
   async function byId(keyId: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await sql.unsafe<KeyRow[]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId], PREPARED);
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : keyRecordOf(row);
   }
 
   return {
@@ -61,7 +37,7 @@ export function createPostgresKeys(sql: Sql) {
           PREPARED,
         );
         if (row === undefined) throw new Error('the key just inserted was not returned');
-        return { ok: true, key: toRecord(row) } as const;
+        return { ok: true, key: keyRecordOf(row) } as const;
       });
     },
 
@@ -71,7 +47,7 @@ export function createPostgresKeys(sql: Sql) {
         [userId],
         PREPARED,
       );
-      return rows.map(toRecord);
+      return rows.map(keyRecordOf);
     },
 
     async revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined> {
@@ -89,7 +65,7 @@ export function createPostgresKeys(sql: Sql) {
         [digest],
         PREPARED,
       );
-      return row === undefined ? undefined : toRecord(row);
+      return row === undefined ? undefined : keyRecordOf(row);
     },
 
     /**

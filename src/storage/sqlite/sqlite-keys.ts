@@ -1,31 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { ApiKeyRecord, CreateKeyResult, KeyDayRequests, KeyUses, NewApiKey } from '../storage.js';
-
-interface KeyRow {
-  readonly id: string;
-  readonly user_id: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly created_at: number;
-  readonly expires_at: number | null;
-  readonly last_used_at: number | null;
-  readonly revoked_at: number | null;
-}
-
-const KEY_COLUMNS = 'id, user_id, name, prefix, created_at, expires_at, last_used_at, revoked_at';
-
-function toRecord(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
+import { KEY_COLUMNS, type KeyRow, keyRecordOf } from '../key-rows.js';
 
 /** The API-key half of the SQLite adapter: digests only, never a plain key. */
 export function createSqliteKeys(db: Database) {
@@ -52,7 +27,7 @@ export function createSqliteKeys(db: Database) {
     insert.run(key.id, key.userId, key.name, key.prefix, key.digest, key.createdAt, key.expiresAt);
     const row = byId.get(key.id);
     if (row === undefined) throw new Error('the key just inserted cannot be read back');
-    return { ok: true, key: toRecord(row) };
+    return { ok: true, key: keyRecordOf(row) };
   });
 
   // Counts are added, not set: every instance flushes its own share of a key's day.
@@ -74,15 +49,15 @@ export function createSqliteKeys(db: Database) {
 
   return {
     createApiKey: (key: NewApiKey, maxActive: number, now: number) => create.immediate(key, maxActive, now),
-    listApiKeys: (userId: string) => byUser.all(userId).map(toRecord),
+    listApiKeys: (userId: string) => byUser.all(userId).map(keyRecordOf),
     revokeApiKey(keyId: string, now: number): ApiKeyRecord | undefined {
       revoke.run(now, keyId);
       const row = byId.get(keyId);
-      return row === undefined ? undefined : toRecord(row);
+      return row === undefined ? undefined : keyRecordOf(row);
     },
     findApiKeyByDigest(digest: Buffer): ApiKeyRecord | undefined {
       const row = byDigest.get(digest);
-      return row === undefined ? undefined : toRecord(row);
+      return row === undefined ? undefined : keyRecordOf(row);
     },
     recordKeyUse: (uses: KeyUses) => recordUse.immediate(uses),
     listKeyRequests: (userId: string, fromDay: number, toDay: number): KeyDayRequests[] =>
