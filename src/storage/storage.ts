@@ -25,7 +25,9 @@ import type { FeedPosition, Meal, MealContent } from '../domain/meal.js';
  *   survives restarts.
  * - **Migrations** run at open, idempotent, safe when several processes start at once.
  * - Failures to reach the store become AppError('unavailable') with the driver error as
- *   `cause` (a 503 with Retry-After), never a hang: a networked adapter bounds each call.
+ *   `cause` (a 503 with Retry-After), never a hang: a networked adapter bounds each call of
+ *   the request path (long writes, such as an import, are bounded by connection failures only,
+ *   so that a failure is never reported for a transaction that then commits).
  */
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';

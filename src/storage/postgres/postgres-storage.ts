@@ -32,6 +32,23 @@ function unavailable(error: unknown): AppError {
  * that outlives the deadline) into the contract's 503. Other errors are bugs and pass as they are.
  */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
+  return guardWithin(CALL_DEADLINE_MS, work);
+}
+
+/**
+ * For writes that may rightly take long (an import of 200 000 meals, an hourly prune): only
+ * driver failures become 503. A deadline there would report a failure for a transaction that
+ * still commits after it.
+ */
+async function guardLong<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw isUnavailable(error) ? unavailable(error) : error;
+  }
+}
+
+async function guardWithin<T>(deadlineMs: number, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -74,7 +91,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     types: { int8: INT8_AS_NUMBER },
   });
   try {
-    await guard(() => migratePostgres(sql, Date.now()));
+    await guardLong(() => migratePostgres(sql, Date.now()));
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => undefined);
     const reason =
@@ -99,9 +116,9 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
         }
       })();
     },
-    upsertMeals: (userId, list, now) => guard(() => meals.upsertMeals(userId, list, now)),
+    upsertMeals: (userId, list, now) => guardLong(() => meals.upsertMeals(userId, list, now)),
     deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
-    pruneTombstones: (before) => guard(() => meals.pruneTombstones(before)),
+    pruneTombstones: (before) => guardLong(() => meals.pruneTombstones(before)),
     createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
     revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
