@@ -18,10 +18,11 @@ export interface ServerProbes {
   /** The server's processes: one, or a primary and its workers (read again at each sample). */
   readonly pids: () => readonly number[];
   /**
-   * Cumulative CPU (µs) of the tiers behind it, by name (`postgres`: the backends of its
-   * database, `redis`: the redis-server process), so each tier's cost per request is known.
+   * Cumulative counters of the tiers behind it, by name (`postgres_cpu_us`: the CPU of its
+   * database's backends, `redis_cpu_us`: redis-server's, `redis_evalsha_calls` …), read before
+   * and after the window: their growth per request is each tier's cost of one request.
    */
-  readonly tiers?: Readonly<Record<string, () => number>>;
+  readonly counters?: Readonly<Record<string, () => number | Promise<number>>>;
 }
 
 export interface LoadResult {
@@ -32,8 +33,8 @@ export interface LoadResult {
   readonly requests: number;
   /** Server CPU (user + system) per request over the measured window, in microseconds. */
   readonly cpuUsPerReq: number;
-  /** CPU per request of each tier of `ServerProbes.tiers`, in microseconds. */
-  readonly tierCpuUsPerReq: Readonly<Record<string, number>>;
+  /** Growth per request of each of `ServerProbes.counters`. */
+  readonly perRequest: Readonly<Record<string, number>>;
   /** Server CPU over the window, in % of one core. */
   readonly serverCpuPct: number;
   /** This process's CPU (the load generator) over the window, in % of one core. */
@@ -109,17 +110,18 @@ export async function measureLoad(spec: LoadSpec, probes: ServerProbes): Promise
     count += 1;
   };
   const load = loadAverage();
-  const tiers = Object.entries(probes.tiers ?? {});
+  const counters = Object.entries(probes.counters ?? {});
+  const readCounters = () => Promise.all(counters.map(([, read]) => read()));
   const memory = sampleMemory(probes.pids);
   const cpuBefore = processesCpuMicros(probes.pids());
-  const tiersBefore = tiers.map(([, read]) => read());
+  const countersBefore = await readCounters();
   const clientBefore = process.cpuUsage();
   const started = performance.now();
   const result = await fire(spec, spec.seconds, record);
   const wallMs = performance.now() - started;
   const client = process.cpuUsage(clientBefore);
   const serverCpu = processesCpuMicros(probes.pids()) - cpuBefore;
-  const tiersCpu = tiers.map(([name, read], i) => [name, read() - (tiersBefore[i] ?? 0)] as const);
+  const countersAfter = await readCounters();
   const peaks = memory.stop();
   const sorted = latencies.slice(0, count).sort();
   const requests = result['2xx'];
@@ -131,7 +133,12 @@ export async function measureLoad(spec: LoadSpec, probes: ServerProbes): Promise
     meanMs: round(meanMs, 3),
     requests,
     cpuUsPerReq: round(serverCpu / Math.max(1, requests), 1),
-    tierCpuUsPerReq: Object.fromEntries(tiersCpu.map(([name, cpu]) => [name, round(cpu / Math.max(1, requests), 1)])),
+    perRequest: Object.fromEntries(
+      counters.map(([name], i) => [
+        name,
+        round(((countersAfter[i] ?? 0) - (countersBefore[i] ?? 0)) / Math.max(1, requests), 2),
+      ]),
+    ),
     serverCpuPct: round((serverCpu / 1000 / wallMs) * 100, 1),
     clientCpuPct: round(((client.user + client.system) / 1000 / wallMs) * 100, 1),
     rssMb: round(peaks.rssKb / MB, 1),

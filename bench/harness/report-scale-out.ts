@@ -9,20 +9,21 @@ import type { ScenarioRow } from './results.js';
 const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
-function tiersTable(rows: readonly ScenarioRow[]): string[] {
+function tiersTable(allRows: readonly ScenarioRow[]): string[] {
+  const rows = allRows.filter((row) => row.rps !== null);
   const pairs = ['delta-poll', 'page-100', 'page-5000'].flatMap((name) =>
     [name, `pg-redis-${name}`].flatMap((rowName) => rows.filter((row) => row.name === rowName)),
   );
   if (!pairs.some((row) => row.name.startsWith('pg-redis-'))) return [];
   return [
-    '| scenario | deployment | req/s | ratio | CPU ratio | service CPU µs/req | PostgreSQL CPU µs/req | Redis CPU µs/req | all tiers µs/req | load avg |',
-    `|${'---|'.repeat(10)}`,
+    '| scenario | deployment | req/s | ratio | CPU ratio | service CPU µs/req | PostgreSQL CPU µs/req | Redis CPU µs/req | all tiers µs/req | EVALSHA calls / µs in Redis per req | load avg |',
+    `|${'---|'.repeat(11)}`,
     ...pairs.map((row) => {
       const service = num(row.cpu_us_per_req) ?? 0;
       const pg = num(row.postgres_cpu_us_per_req);
       const redis = num(row.redis_cpu_us_per_req);
       const total = Math.round((service + (pg ?? 0) + (redis ?? 0)) * 10) / 10;
-      return `| ${[row.name, cell(row.deployment ?? 'SQLite'), cell(row.rps), cell(row.ratio), cell(row.cpu_ratio), cell(row.cpu_us_per_req), cell(pg), cell(redis), cell(total), cell(row.load_avg)].join(' | ')} |`;
+      return `| ${[row.name, cell(row.deployment ?? 'SQLite'), cell(row.rps), cell(row.ratio), cell(row.cpu_ratio), cell(row.cpu_us_per_req), cell(pg), cell(redis), cell(total), row.redis_evalsha_calls_per_req === undefined ? '' : `${cell(row.redis_evalsha_calls_per_req)} / ${cell(row.redis_evalsha_us_per_req)}`, cell(row.load_avg)].join(' | ')} |`;
     }),
     '',
   ];
@@ -41,7 +42,7 @@ function seedLines(rows: readonly ScenarioRow[]): string[] {
       `primary key ${cell(seed.bytes_per_meal_primary_key)}; \`meals_by_id\` ${cell(seed.bytes_per_meal_by_id)}); ` +
       `${cell(seed.meals_total_mb)} MB for the meals table, ${cell(seed.database_mb)} MB for the database. ` +
       `Redis: ${keyBytes === undefined ? 'not measured' : `${keyBytes} bytes`} per API key's limiter hash (\`MEMORY USAGE\`). ` +
-      `Tier CPU read from /proc: ${cell(seed.tiers_measured) || 'none'} (PostgreSQL: the backends of the run's database; Redis: the whole redis-server, shared with other users of it).`,
+      `Counters read per load: ${cell(seed.counters_read)} (CPU from /proc: PostgreSQL, the backends of the run's database; Redis, the whole redis-server, shared with its other clients; EVALSHA from \`INFO commandstats\`, Redis's time inside the limiter's script, every client's).`,
     '',
   ];
 }

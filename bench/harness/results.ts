@@ -50,7 +50,7 @@ export function loadRow(
     bytes_per_response: real.bytesPerResponse,
     requests: real.requests,
     // The tiers behind the server (scale-out: PostgreSQL backends, redis-server), per request.
-    ...Object.fromEntries(Object.entries(real.tierCpuUsPerReq).map(([tier, us]) => [`${tier}_cpu_us_per_req`, us])),
+    ...Object.fromEntries(Object.entries(real.perRequest).map(([counter, value]) => [`${counter}_per_req`, value])),
     load_avg: real.loadAverage,
     ceiling_load_avg: ceiling?.loadAverage ?? null,
     ...extra,

@@ -23,8 +23,8 @@ export interface PostgresSizes {
 export interface ScaleOut extends Deployment {
   readonly seeding: SeedRun;
   readonly sizes: PostgresSizes;
-  /** Which tiers' CPU the loads read (a tier on another host cannot be read from /proc). */
-  readonly tiersMeasured: readonly string[];
+  /** The counters the loads read (a tier on another host has no /proc here). */
+  readonly countersRead: readonly string[];
   /** `MEMORY USAGE` of the limiter keys the run made, averaged; null when there are none. */
   redisBytesPerKey(): Promise<number | null>;
   /** Stops the server, drops the database, deletes the keys under the prefix. */
@@ -80,6 +80,12 @@ async function redisCpuReader(redis: Redis): Promise<(() => number) | undefined>
     return undefined;
   }
   return () => processCpuMicros(pid);
+}
+
+/** EVALSHA calls and the µs Redis spent inside them, from INFO commandstats (every client's). */
+async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number }> {
+  const line = /^cmdstat_evalsha:calls=(\d+),usec=(\d+)/m.exec(await redis.info('commandstats'));
+  return { calls: Number(line?.[1] ?? 0), usec: Number(line?.[2] ?? 0) };
 }
 
 /** Every key under a prefix, by SCAN (never KEYS: the Redis is shared). */
@@ -167,19 +173,22 @@ export async function startScaleOut(options: BenchOptions, log: (line: string) =
     // The server's own backends: PostgreSQL titles each `postgres: … USER DATABASE HOST(PORT) STATE`.
     const backends = () =>
       pidsWithCommandLine((line) => line.startsWith('postgres:') && line.includes(` ${database} `));
-    const tiers: Record<string, () => number> = {};
-    if (backends().length > 0) tiers.postgres = () => processesCpuMicros(backends());
+    const counters: Record<string, () => number | Promise<number>> = {};
+    if (backends().length > 0) counters.postgres_cpu_us = () => processesCpuMicros(backends());
     const redisCpu = await redisCpuReader(redis);
-    if (redisCpu !== undefined) tiers.redis = redisCpu;
+    if (redisCpu !== undefined) counters.redis_cpu_us = redisCpu;
+    // Redis's own time inside the limiter's script, without the network I/O around it.
+    counters.redis_evalsha_calls = async () => (await evalshaStats(redis)).calls;
+    counters.redis_evalsha_us = async () => (await evalshaStats(redis)).usec;
     const scaleOut: ScaleOut = {
       rowPrefix: 'pg-redis-',
       label: 'PostgreSQL + Redis',
       db: dbUrl.href,
-      server: { ...server, probes: { pids: () => [server.pid], tiers } },
+      server: { ...server, probes: { pids: () => [server.pid], counters } },
       shape,
       seeding,
       sizes,
-      tiersMeasured: Object.keys(tiers),
+      countersRead: Object.keys(counters),
       async redisBytesPerKey() {
         const keys = (await keysUnder(redis, prefix)).filter((key) => key.startsWith(`${prefix}rate:`));
         if (keys.length === 0) return null;

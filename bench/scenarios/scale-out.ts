@@ -59,7 +59,7 @@ export const pgRedisSeed = onScaleOut(
         bytes_per_meal_primary_key: perMeal(sizes.primaryKeyBytes, sizes.meals),
         bytes_per_meal_by_id: perMeal(sizes.byIdBytes, sizes.meals),
         database_mb: mb(sizes.databaseBytes),
-        tiers_measured: scaleOut.tiersMeasured.join(', '),
+        counters_read: scaleOut.countersRead.join(', '),
       }),
     ]);
   },
