@@ -51,11 +51,11 @@ function workersTable(rows: readonly ScenarioRow[]): string[] {
   const workers = rows.filter((row) => row.name.startsWith('workers-'));
   if (workers.length === 0) return [];
   return [
-    '| scenario | processes | req/s | CPU µs/req (all processes) | CPU vs 1 worker | req/s vs 1 worker | p50 ms | p99 ms | RSS MB (sum) | load avg |',
-    `|${'---|'.repeat(10)}`,
+    '| scenario | processes | req/s | CPU µs/req (all processes) | of which the primary | CPU vs 1 worker | req/s vs 1 worker | p50 ms | p99 ms | RSS MB (sum) | load avg |',
+    `|${'---|'.repeat(11)}`,
     ...workers.map(
       (row) =>
-        `| ${[row.name, cell(row.processes), cell(row.rps), cell(row.cpu_us_per_req), cell(row.cpu_vs_1_worker), cell(row.rps_vs_1_worker), cell(row.p50_ms), cell(row.p99_ms), cell(row.rss_mb), cell(row.load_avg)].join(' | ')} |`,
+        `| ${[row.name, cell(row.processes), cell(row.rps), cell(row.cpu_us_per_req), row.processes === 1 ? '' : cell(row.primary_cpu_us_per_req), cell(row.cpu_vs_1_worker), cell(row.rps_vs_1_worker), cell(row.p50_ms), cell(row.p99_ms), cell(row.rss_mb), cell(row.load_avg)].join(' | ')} |`,
     ),
     '',
     '`--workers 1` is one process (the default); `--workers 2` a primary (it holds the in-process limiter and hands the ' +

@@ -1,7 +1,7 @@
 import type { BenchContext } from '../harness/context.js';
 import type { Deployment } from '../harness/deployment.js';
 import type { LoadResult } from '../harness/load.js';
-import { processTree } from '../harness/proc-stats.js';
+import { processCpuMicros, processTree } from '../harness/proc-stats.js';
 import { loadRow, ratio, type ScenarioRow } from '../harness/results.js';
 import { firstPage, HEAVY_USER, type Scenario } from '../harness/scenario.js';
 import { startRealServer } from '../harness/servers.js';
@@ -23,7 +23,9 @@ async function measureWorkers(context: BenchContext, workers: number): Promise<M
   try {
     // Every process of the server: with --workers 2, the primary and its two workers.
     const pids = processTree(started.pid);
-    const server = { ...started, probes: { pids: () => pids } };
+    // The primary's own share too: with --workers 2 it runs the limiter for every request.
+    const counters = { primary_cpu_us: () => processCpuMicros(started.pid) };
+    const server = { ...started, probes: { pids: () => pids, counters } };
     const deployment: Deployment = { ...context.embedded, rowPrefix: `workers-${workers}-`, server };
     const poll = await deltaPollRequest(context, deployment);
     const delta = await context.measure(server, poll.request, poll.key);
