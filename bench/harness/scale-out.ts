@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { deleteKeysUnder, keysUnder } from '../../test/support/redis.js';
 import { type SeedRun, seedDatabase } from './datasets.js';
 import type { Deployment } from './deployment.js';
 import type { BenchOptions } from './options.js';
@@ -42,7 +43,7 @@ async function probePostgres(url: string): Promise<string | undefined> {
     await sql`SELECT 1`;
     return undefined;
   } catch (error) {
-    return `no PostgreSQL answers at ${url} (${reasonOf(error)})`;
+    return `no PostgreSQL answers at ${url} (${reasonOf(error)}): start one, or set MEAL_EXPORT_BENCH_PG_URL`;
   } finally {
     await sql.end({ timeout: 1 });
   }
@@ -65,7 +66,7 @@ async function probeRedis(url: string): Promise<string | undefined> {
     await redis.ping();
     return undefined;
   } catch (error) {
-    return `no Redis answers at ${url} (${reasonOf(error)})`;
+    return `no Redis answers at ${url} (${reasonOf(error)}): start one, or set MEAL_EXPORT_BENCH_REDIS_URL`;
   } finally {
     redis.disconnect();
   }
@@ -86,19 +87,6 @@ async function redisCpuReader(redis: Redis): Promise<(() => number) | undefined>
 async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number }> {
   const line = /^cmdstat_evalsha:calls=(\d+),usec=(\d+)/m.exec(await redis.info('commandstats'));
   return { calls: Number(line?.[1] ?? 0), usec: Number(line?.[2] ?? 0) };
-}
-
-/** Every key under a prefix, by SCAN (never KEYS: the Redis is shared). */
-async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
-  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  return keys;
 }
 
 async function measureSizes(url: string): Promise<PostgresSizes> {
@@ -147,13 +135,9 @@ export async function startScaleOut(options: BenchOptions, log: (line: string) =
   const admin = postgres(pgUrl, { max: 1, onnotice: () => undefined });
   const redis = connectRedis(redisUrl);
   redis.on('error', () => undefined);
-  await admin.unsafe(`CREATE DATABASE ${database}`);
   const cleanUps: Array<() => Promise<unknown>> = [
     () => admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
-    async () => {
-      const keys = await keysUnder(redis, prefix);
-      if (keys.length > 0) await redis.unlink(...keys);
-    },
+    () => deleteKeysUnder(redis, prefix),
   ];
   const stop = async () => {
     for (const cleanUp of cleanUps.reverse())
@@ -162,6 +146,7 @@ export async function startScaleOut(options: BenchOptions, log: (line: string) =
     await admin.end({ timeout: 1 });
   };
   try {
+    await admin.unsafe(`CREATE DATABASE ${database}`);
     await redis.connect();
     const shape = options.pgDataset;
     log(`scale-out: database ${database}, Redis prefix ${prefix}; seeding PostgreSQL…`);
