@@ -15,7 +15,9 @@ import { memory } from './scenarios/memory.js';
 import { naive } from './scenarios/naive.js';
 import { page100 } from './scenarios/page-100.js';
 import { page5000 } from './scenarios/page-5000.js';
+import { pgRedisDeltaPoll, pgRedisPage100, pgRedisPage5000, pgRedisSeed } from './scenarios/scale-out.js';
 import { seedThroughput } from './scenarios/seed-throughput.js';
+import { workers } from './scenarios/workers.js';
 
 /**
  * `npm run bench` (full) and `npm run bench -- --quick`: seeds (or reuses) the databases,
@@ -24,8 +26,23 @@ import { seedThroughput } from './scenarios/seed-throughput.js';
  * starts the real server under `node --cpu-prof` (summarise with bench/profile-summary.ts).
  */
 
-// In this order: fixed-rate reads page-100's maximum, naive and growth reuse earlier figures.
-const SCENARIOS: readonly Scenario[] = [seedThroughput, deltaPoll, page100, page5000, growth, naive, fixedRate, memory];
+// In this order: fixed-rate reads page-100's maximum, naive and growth reuse earlier figures;
+// the PostgreSQL + Redis rows follow the SQLite ones they compare with.
+const SCENARIOS: readonly Scenario[] = [
+  seedThroughput,
+  deltaPoll,
+  page100,
+  page5000,
+  pgRedisSeed,
+  pgRedisDeltaPoll,
+  pgRedisPage100,
+  pgRedisPage5000,
+  workers,
+  growth,
+  naive,
+  fixedRate,
+  memory,
+];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -65,6 +82,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    await context.closeScaleOut();
     await real.stop();
     for (const { db, id } of createdKeys) await runMealExport(['keys', 'revoke', id, '--db', db, '--json']);
   }

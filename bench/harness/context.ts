@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { Dataset } from './datasets.js';
 import { DATA_DIR } from './datasets.js';
+import type { Deployment } from './deployment.js';
 import { type FetchedResponse, getJson, httpsGet } from './https-get.js';
 import { type LoadResult, type LoadSpec, measureLoad } from './load.js';
 import type { BenchOptions } from './options.js';
 import { runMealExport, type ServerProcess } from './processes.js';
 import type { ScenarioRow } from './results.js';
+import { type ScaleOutStart, startScaleOut } from './scale-out.js';
 import { type Certificate, startCeilingServer } from './servers.js';
 
 /** Everything a scenario needs: options, datasets, the running real server, keys, helpers. */
@@ -15,7 +17,15 @@ export interface BenchContext {
   readonly small: Dataset;
   /** The real server on the big database, up for the whole run. */
   readonly real: ServerProcess;
+  /** The embedded default: the real server on the big SQLite database. */
+  readonly embedded: Deployment;
   readonly certificate: Certificate;
+  /**
+   * The PostgreSQL + Redis deployment, made (seeded, served) on first use and kept until
+   * closeScaleOut(); or why it cannot run here.
+   */
+  scaleOut(): Promise<ScaleOutStart>;
+  closeScaleOut(): Promise<void>;
   /** Rows of the scenarios that ran before (fixed-rate reads page-100's). */
   readonly rows: ScenarioRow[];
   log(line: string): void;
@@ -27,13 +37,14 @@ export interface BenchContext {
   /** Warm-up, then a measured load of one request on one server. */
   measure(server: ServerProcess, pathAndQuery: string, key: string, overrides?: Partial<LoadSpec>): Promise<LoadResult>;
   /**
-   * The request on the real server, then the same bytes from a ceiling server started for
-   * it, under the same load.
+   * The request on a server (the real one unless said), then the same bytes from a ceiling
+   * server started for it, under the same load.
    */
   againstCeiling(
     pathAndQuery: string,
     key: string,
     overrides?: Partial<LoadSpec>,
+    server?: ServerProcess,
   ): Promise<{ real: LoadResult; ceiling: LoadResult; response: FetchedResponse }>;
 }
 
@@ -74,12 +85,28 @@ export function createContext(parts: ContextParts): BenchContext {
         seconds: options.measureSeconds,
         ...overrides,
       },
-      server.pid,
+      server.probes ?? { pids: () => [server.pid] },
     );
 
+  let scaleOut: Promise<ScaleOutStart> | undefined;
   return {
     ...parts,
+    embedded: { rowPrefix: '', label: 'SQLite', db: parts.big.db, server: parts.real, shape: parts.big.shape },
     rows,
+    scaleOut() {
+      scaleOut ??= startScaleOut(options, parts.log);
+      return scaleOut;
+    },
+    async closeScaleOut() {
+      const started = await scaleOut?.catch(() => undefined);
+      if (started?.ok !== true) return;
+      await started.scaleOut.stop();
+      // Its database is gone with its keys: nothing to revoke there.
+      const { db } = started.scaleOut;
+      for (let i = parts.createdKeys.length - 1; i >= 0; i -= 1) {
+        if (parts.createdKeys[i]?.db === db) parts.createdKeys.splice(i, 1);
+      }
+    },
     async createKey(db, userId) {
       // Expiring keys never pile up to the 10-active-key cap, even if a run is killed.
       const out = await runMealExport([
@@ -105,14 +132,14 @@ export function createContext(parts: ContextParts): BenchContext {
       return json;
     },
     measure,
-    async againstCeiling(pathAndQuery, key, overrides = {}) {
-      const response = await fetch(parts.real, pathAndQuery, key);
-      const again = await fetch(parts.real, pathAndQuery, key);
+    async againstCeiling(pathAndQuery, key, overrides = {}, server = parts.real) {
+      const response = await fetch(server, pathAndQuery, key);
+      const again = await fetch(server, pathAndQuery, key);
       if (!again.body.equals(response.body))
         throw new Error(`${pathAndQuery}: the real server's body changes between requests`);
       const ceiling = await startCeilingServer(response, certificate, path.join(DATA_DIR, 'scratch'));
       try {
-        const real = await measure(parts.real, pathAndQuery, key, overrides);
+        const real = await measure(server, pathAndQuery, key, overrides);
         const bare = await measure(ceiling, pathAndQuery, key, overrides);
         return { real, ceiling: bare, response };
       } finally {

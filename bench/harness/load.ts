@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { loadAverage, processCpuMicros, sampleMemory } from './proc-stats.js';
+import { loadAverage, processesCpuMicros, sampleMemory } from './proc-stats.js';
 
 /** One load of a server: autocannon on loopback, bounded in time, pipelining 1. */
 export interface LoadSpec {
@@ -13,6 +13,18 @@ export interface LoadSpec {
   readonly overallRate?: number | undefined;
 }
 
+/** What a load reads of the server under test, besides autocannon's figures. */
+export interface ServerProbes {
+  /** The server's processes: one, or a primary and its workers (read again at each sample). */
+  readonly pids: () => readonly number[];
+  /**
+   * Cumulative counters of the tiers behind it, by name (`postgres_cpu_us`: the CPU of its
+   * database's backends, `redis_cpu_us`: redis-server's, `redis_evalsha_calls` …), read before
+   * and after the window: their growth per request is each tier's cost of one request.
+   */
+  readonly counters?: Readonly<Record<string, () => number | Promise<number>>>;
+}
+
 export interface LoadResult {
   readonly rps: number;
   readonly p50Ms: number;
@@ -21,6 +33,8 @@ export interface LoadResult {
   readonly requests: number;
   /** Server CPU (user + system) per request over the measured window, in microseconds. */
   readonly cpuUsPerReq: number;
+  /** Growth per request of each of `ServerProbes.counters`. */
+  readonly perRequest: Readonly<Record<string, number>>;
   /** Server CPU over the window, in % of one core. */
   readonly serverCpuPct: number;
   /** This process's CPU (the load generator) over the window, in % of one core. */
@@ -81,8 +95,8 @@ async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) =>
   return result;
 }
 
-/** Warms the server up, then measures it: throughput, latency, server CPU and memory. */
-export async function measureLoad(spec: LoadSpec, serverPid: number): Promise<LoadResult> {
+/** Warms the server up, then measures it: throughput, latency, server (and tier) CPU and memory. */
+export async function measureLoad(spec: LoadSpec, probes: ServerProbes): Promise<LoadResult> {
   if (spec.warmupSeconds > 0) await fire(spec, spec.warmupSeconds);
   let latencies = new Float64Array(1 << 16);
   let count = 0;
@@ -96,14 +110,18 @@ export async function measureLoad(spec: LoadSpec, serverPid: number): Promise<Lo
     count += 1;
   };
   const load = loadAverage();
-  const memory = sampleMemory(serverPid);
-  const cpuBefore = processCpuMicros(serverPid);
+  const counters = Object.entries(probes.counters ?? {});
+  const readCounters = () => Promise.all(counters.map(([, read]) => read()));
+  const memory = sampleMemory(probes.pids);
+  const cpuBefore = processesCpuMicros(probes.pids());
+  const countersBefore = await readCounters();
   const clientBefore = process.cpuUsage();
   const started = performance.now();
   const result = await fire(spec, spec.seconds, record);
   const wallMs = performance.now() - started;
   const client = process.cpuUsage(clientBefore);
-  const serverCpu = processCpuMicros(serverPid) - cpuBefore;
+  const serverCpu = processesCpuMicros(probes.pids()) - cpuBefore;
+  const countersAfter = await readCounters();
   const peaks = memory.stop();
   const sorted = latencies.slice(0, count).sort();
   const requests = result['2xx'];
@@ -115,6 +133,12 @@ export async function measureLoad(spec: LoadSpec, serverPid: number): Promise<Lo
     meanMs: round(meanMs, 3),
     requests,
     cpuUsPerReq: round(serverCpu / Math.max(1, requests), 1),
+    perRequest: Object.fromEntries(
+      counters.map(([name], i) => [
+        name,
+        round(((countersAfter[i] ?? 0) - (countersBefore[i] ?? 0)) / Math.max(1, requests), 2),
+      ]),
+    ),
     serverCpuPct: round((serverCpu / 1000 / wallMs) * 100, 1),
     clientCpuPct: round(((client.user + client.system) / 1000 / wallMs) * 100, 1),
     rssMb: round(peaks.rssKb / MB, 1),

@@ -18,6 +18,14 @@ export interface BenchOptions {
   /** The big database (10 M meals, 1 M with --quick) and the 10 k-meal one for growth. */
   readonly big: DatasetShape;
   readonly small: DatasetShape;
+  /**
+   * The PostgreSQL + Redis deployment's dataset: seeded into a database of the run's own, every
+   * run (`seed` writes ≈ 25 k meals/s there, a quarter of SQLite's), so smaller than `big`.
+   */
+  readonly pgDataset: DatasetShape;
+  /** The PostgreSQL server (a database is made on it) and the Redis of the scale-out rows. */
+  readonly pgUrl: string;
+  readonly redisUrl: string;
   /** A fresh seed into a throw-away database, so every run measures `seed` throughput. */
   readonly seedProbe: DatasetShape;
   readonly connections: number;
@@ -48,6 +56,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     only: values.only.split(',').filter((name) => name !== ''),
     profileDir: values.profile,
     big: quick ? { users: 10_000, mealsPerUser: 100, ...HEAVY } : { users: 100_000, mealsPerUser: 100, ...HEAVY },
+    pgDataset: quick ? { users: 1000, mealsPerUser: 100, ...HEAVY } : { users: 10_000, mealsPerUser: 100, ...HEAVY },
+    pgUrl: process.env.MEAL_EXPORT_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    redisUrl: process.env.MEAL_EXPORT_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     // 10 k meals: 90 users of 100 and one heavy user of 1000, whose first page growth reads.
     small: { users: 90, mealsPerUser: 100, heavyUsers: 1, heavyMeals: 1000, seed: '1' },
     seedProbe: quick

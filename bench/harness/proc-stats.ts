@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * What Linux tells of a process in /proc: CPU time (utime + stime, in clock ticks) and memory
@@ -55,18 +55,27 @@ export function processMemory(pid: number): MemoryStatus {
   return { rssKb: field('VmRSS'), hwmKb: field('VmHWM'), rssAnonKb: field('RssAnon'), rssFileKb: field('RssFile') };
 }
 
-/** Peaks of a process's memory, sampled every `everyMs` until stopped. */
-export function sampleMemory(pid: number, everyMs = 100) {
+/**
+ * Peaks of the memory of a set of processes (summed: a primary and its workers), sampled every
+ * `everyMs` until stopped.
+ */
+export function sampleMemory(pids: () => readonly number[], everyMs = 100) {
   const peak = { rssKb: 0, rssAnonKb: 0, rssFileKb: 0 };
   const take = () => {
-    try {
-      const now = processMemory(pid);
-      peak.rssKb = Math.max(peak.rssKb, now.rssKb);
-      peak.rssAnonKb = Math.max(peak.rssAnonKb, now.rssAnonKb);
-      peak.rssFileKb = Math.max(peak.rssFileKb, now.rssFileKb);
-    } catch {
-      // The process has exited: keep the peaks seen so far.
+    const now = { rssKb: 0, rssAnonKb: 0, rssFileKb: 0 };
+    for (const pid of pids()) {
+      try {
+        const one = processMemory(pid);
+        now.rssKb += one.rssKb;
+        now.rssAnonKb += one.rssAnonKb;
+        now.rssFileKb += one.rssFileKb;
+      } catch {
+        // The process has exited: it holds nothing now.
+      }
     }
+    peak.rssKb = Math.max(peak.rssKb, now.rssKb);
+    peak.rssAnonKb = Math.max(peak.rssAnonKb, now.rssAnonKb);
+    peak.rssFileKb = Math.max(peak.rssFileKb, now.rssFileKb);
   };
   take();
   const timer = setInterval(take, everyMs);
@@ -82,4 +91,52 @@ export function sampleMemory(pid: number, everyMs = 100) {
 /** The 1-minute load average: other work on the machine skews every figure. */
 export function loadAverage(): number {
   return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}
+
+/** The numeric entries of /proc: every process this user may see. */
+function allPids(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number);
+}
+
+/** A process and all its descendants (`serve --workers N`: the primary and its workers). */
+export function processTree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const pid of allPids()) {
+    try {
+      parents.set(pid, Number(statFields(pid)[1]));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i += 1) {
+    for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
+  }
+  return tree;
+}
+
+/** The processes whose command line (as they set it: PostgreSQL backends do) matches. */
+export function pidsWithCommandLine(match: (commandLine: string) => boolean): number[] {
+  return allPids().filter((pid) => {
+    try {
+      return match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** utime + stime summed over processes, in µs; a process that has gone counts nothing. */
+export function processesCpuMicros(pids: readonly number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += processCpuMicros(pid);
+    } catch {
+      // Exited: its time is lost (a short window at most).
+    }
+  }
+  return total;
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
+import type { ServerProbes } from './load.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'dist', 'bin.js');
@@ -14,6 +15,8 @@ export interface ServerProcess {
   /** `https://127.0.0.1:PORT`, read from its `listening on` line. */
   readonly url: string;
   readonly pid: number;
+  /** What a load reads of it; unset: the CPU and memory of `pid` alone. */
+  readonly probes?: ServerProbes;
   /** SIGTERM, then waits for the exit (SIGKILL after 35 s). */
   stop(): Promise<void>;
 }

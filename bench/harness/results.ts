@@ -49,18 +49,45 @@ export function loadRow(
     rss_file_mb: real.rssFileMb,
     bytes_per_response: real.bytesPerResponse,
     requests: real.requests,
+    // The tiers behind the server (scale-out: PostgreSQL backends, redis-server), per request.
+    ...Object.fromEntries(Object.entries(real.perRequest).map(([counter, value]) => [`${counter}_per_req`, value])),
     load_avg: real.loadAverage,
     ceiling_load_avg: ceiling?.loadAverage ?? null,
     ...extra,
   };
 }
 
+/** A row with no load behind it (seeding, sizes): only its extras. */
+export function figuresRow(name: string, extra: Readonly<Record<string, unknown>>): ScenarioRow {
+  return {
+    name,
+    rps: null,
+    p50_ms: null,
+    p99_ms: null,
+    cpu_us_per_req: null,
+    rss_mb: null,
+    ceiling_rps: null,
+    ratio: null,
+    ...extra,
+  };
+}
+
+/** A scenario that could not run here (no PostgreSQL, say), and why. */
+export function skippedRow(name: string, reason: string): ScenarioRow {
+  return figuresRow(name, { skipped: reason });
+}
+
 /** One line a person reads while the benchmark runs. */
 export function formatRow(row: ScenarioRow): string {
   const parts = [`${row.name.padEnd(22)}`];
+  if (typeof row.skipped === 'string') return `${parts[0]}  skipped: ${row.skipped}`;
   if (row.rps !== null) parts.push(`${row.rps.toFixed(0).padStart(7)} req/s`);
   if (row.p50_ms !== null && row.p99_ms !== null) parts.push(`p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms`);
   if (row.cpu_us_per_req !== null) parts.push(`cpu ${row.cpu_us_per_req} µs/req`);
+  for (const tier of ['postgres', 'redis']) {
+    const us = row[`${tier}_cpu_us_per_req`];
+    if (typeof us === 'number') parts.push(`${tier} ${us} µs/req`);
+  }
   if (row.rss_mb !== null) parts.push(`rss ${row.rss_mb} MB`);
   if (row.ceiling_rps !== null) parts.push(`ceiling ${row.ceiling_rps.toFixed(0)} req/s`);
   if (row.ratio !== null) parts.push(`ratio ${row.ratio}`);

@@ -22,9 +22,14 @@ export function serverCertificate(): Certificate {
 
 /**
  * `meal-export serve` as users run it (TLS, auth and limiter on), with the limits raised by
- * flags so the load generator is never refused, and warn-level logs.
+ * flags so the load generator is never refused, and warn-level logs. `serveArgs`: more flags
+ * (`--workers 2`, `--redis URL`).
  */
-export function startRealServer(db: string, profileDir?: string): Promise<ServerProcess> {
+export function startRealServer(
+  db: string,
+  profileDir?: string,
+  serveArgs: readonly string[] = [],
+): Promise<ServerProcess> {
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   return startServerProcess('meal-export serve', [
     ...profile,
@@ -42,6 +47,7 @@ export function startRealServer(db: string, profileDir?: string): Promise<Server
     '1000000000',
     '--log-level',
     'warn',
+    ...serveArgs,
   ]);
 }
 

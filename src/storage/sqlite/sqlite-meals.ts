@@ -109,10 +109,12 @@ export function createSqliteMeals(db: Database) {
   const insertRow = db.prepare('INSERT INTO meals (user_id, modified_at, id, deleted, body) VALUES (?, ?, ?, ?, ?)');
   const pruneBefore = db.prepare('DELETE FROM meals WHERE deleted = 1 AND modified_at < ?');
   // Each user's newest tombstone about to be pruned (max() makes SQLite take `id` from its
-  // row; modifiedAt is unique per user), moving the watermark forward only.
+  // row; modifiedAt is unique per user), moving the watermark forward only. INDEXED BY: left
+  // to itself SQLite walks the whole table in user order for the GROUP BY (a full scan at
+  // start and hourly: 0.25 s, every page of a 1.1 M-meal database read) instead of the index.
   const markPruned = db.prepare(`UPDATE user_clocks AS clock
     SET pruned_modified_at = pruned.modified_at, pruned_id = pruned.id
-    FROM (SELECT user_id, max(modified_at) AS modified_at, id FROM meals
+    FROM (SELECT user_id, max(modified_at) AS modified_at, id FROM meals INDEXED BY meals_tombstones
           WHERE deleted = 1 AND modified_at < ? GROUP BY user_id) AS pruned
     WHERE clock.user_id = pruned.user_id
       AND (clock.pruned_modified_at IS NULL
