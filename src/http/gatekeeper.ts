@@ -45,7 +45,7 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
   if (request.method === 'OPTIONS') return browserForbidden();
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
-  if (!PUBLIC_PATHS.has(path)) return new AppError('not_found', `No such resource: ${path.slice(0, 200)}`);
+  if (!PUBLIC_PATHS.has(path)) return notFound();
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return new AppError('method_not_allowed', `${request.method} is not allowed here: use GET or HEAD.`, {
       headers: { allow: 'GET, HEAD' },
@@ -53,6 +53,14 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
   }
   if (request.headers.origin !== undefined) return browserForbidden();
   return undefined;
+}
+
+/**
+ * The path is not echoed: a key pasted into the URL by mistake must not come back in the
+ * body (issue 10), nor anything else of the request.
+ */
+export function notFound(): AppError {
+  return new AppError('not_found', 'No such resource: the API is GET /v1/meals (see /v1/openapi.json).');
 }
 
 // Keys must never be used from a browser (spec: "never exposed on the client side").
