@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { notFound } from './gatekeeper.js';
-import { sendError } from './json-response.js';
+import { sendError } from './error-answer.js';
 
 /** How long a client is told to wait when storage does not answer: a restart or a fail-over. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
