@@ -43,6 +43,10 @@ export function createClientErrorHandler(tls: boolean) {
     // body the framing did not announce): the request itself is answered, the rest ignored,
     // and the connection closes after that answer.
     if (error.code === 'HPE_CLOSED_CONNECTION') return;
+    // The parser fails again on the bytes that follow its first error (a client still sending
+    // past the 64 KiB limit): that first error is being answered, and destroying the socket
+    // now would throw the answer away.
+    if (socket.writableEnded) return;
     if (!socket.writable || error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       socket.destroy();
       return;

@@ -119,6 +119,18 @@ test('every header line counts: past a thousand lines the size limit and the Ori
   assert.equal((authorized.json as { userId?: string }).userId, userId);
 });
 
+test('headers past the parser’s own 64 KiB limit get their 431 even while the client is still sending', async () => {
+  const big = `Authorization: Bearer ${'x'.repeat(17 * 1024)}\r\n`;
+  const lines = Array.from({ length: 3000 }, (_, i) => `x-h${i}: v\r\n`).join('');
+  // The parser fails once on the first 64 KiB, and again on each chunk that follows.
+  await assertRawAnswer(
+    `POST ${MEALS} HTTP/1.1\r\nHost: x\r\n${big}${lines}${big}${big}\r\n`,
+    431,
+    'request_too_large',
+    '87 KB',
+  );
+});
+
 test('a request refused before any route is logged, its key redacted', async () => {
   const stray = generateApiKey();
   const path = `/v1/meals/%ZZ/${stray.replace('_', '%5F')}`;
