@@ -76,6 +76,9 @@ export function openFrontDoor(
     const refusal = preAuthRefusal(request) ?? notFound();
     socket.on('error', () => socket.destroy());
     socket.end(errorAnswerBytes(refusal, deps.tls));
+    // What the client sends after is read and dropped: closing with unread bytes would reset
+    // the connection, and the client could lose the answer (RFC 9112 section 9.6).
+    socket.resume();
     deps.report?.(deps.log, request.method, request.url ?? '', refusal.status, 0);
   });
 }
