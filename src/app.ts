@@ -9,6 +9,7 @@ import Fastify, {
 import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './domain/key-authenticator.js';
 import { AppError } from './errors.js';
+import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
 import { sendError } from './http/error-answer.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -85,6 +86,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     report,
   });
 
+  const answerOrder = createAnswerOrder();
+  const { clientErrorHandler } = deps;
+
   const app = Fastify({
     loggerInstance: log,
     // One line per request, written in onResponse below, instead of Fastify's two.
@@ -99,13 +103,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { querystringParser: () => ({}) },
     serverFactory: (fastifyHandler, options) => {
       const server = deps.serverFactory(
-        createFrontDoor({ tls: deps.tls, meals, framework: fastifyHandler, log, report }),
+        createFrontDoor({ tls: deps.tls, meals, framework: fastifyHandler, log, report, answerOrder }),
         options,
       );
       openFrontDoor(server, { tls: deps.tls, log, report });
       return server;
     },
-    ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
+    // The parser's refusals wait for the connection's answers in flight (http/answer-order.ts).
+    ...(clientErrorHandler === undefined
+      ? {}
+      : {
+          clientErrorHandler: (error: Error, socket: Socket) =>
+            answerOrder.afterAnswers(socket, () => clientErrorHandler(error, socket)),
+        }),
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode ?? 400;
       if (status >= 500) reply.log.error({ err: error }, 'framework error');

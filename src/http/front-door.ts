@@ -2,6 +2,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import type { AnswerOrder } from './answer-order.js';
 import { errorAnswerBytes, writeErrorAnswer } from './error-answer.js';
 import { notFound, preAuthRefusal } from './gatekeeper.js';
 import { commonHeaders } from './json-response.js';
@@ -18,6 +19,8 @@ export interface FrontDoorDeps {
   readonly framework: RequestListener;
   readonly log: FastifyBaseLogger;
   readonly report: RequestReport | undefined;
+  /** Told of every request, so that the parser's refusals wait for the answers in flight. */
+  readonly answerOrder: AnswerOrder;
 }
 
 /**
@@ -27,9 +30,10 @@ export interface FrontDoorDeps {
  * Fastify, with the headers every response carries already set (section 1).
  */
 export function createFrontDoor(deps: FrontDoorDeps): RequestListener {
-  const { tls, meals, framework, log, report } = deps;
+  const { tls, meals, framework, log, report, answerOrder } = deps;
   const headers = Object.entries(commonHeaders(tls));
   return function frontDoor(request, response) {
+    answerOrder.note(request, response);
     const refusal = preAuthRefusal(request);
     if (refusal !== undefined) {
       const started = report === undefined ? 0 : performance.now();

@@ -136,6 +136,21 @@ test('headers past the parser’s own 64 KiB limit get their 431 even while the 
   );
 });
 
+test('bad bytes after a complete request get their 400 after that request’s answer, and a broken body no second answer', async () => {
+  const { key } = await server.createKey('u_pipelined');
+  const statusesOf = (raw: string) => [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+  const pipelined = await rawTlsRequest(
+    server,
+    `GET ${MEALS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\nNOT-HTTP\r\n\r\n`,
+  );
+  assert.deepEqual(statusesOf(pipelined), [200, 400], 'the page, then the refusal of the bad bytes');
+  const brokenBody = await rawTlsRequest(
+    server,
+    'GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n',
+  );
+  assert.deepEqual(statusesOf(brokenBody), [200], 'one request, one answer');
+});
+
 test('a request refused before any route is logged, its key redacted', async () => {
   const stray = generateApiKey();
   const path = `/v1/meals/%ZZ/${stray.replace('_', '%5F')}`;
