@@ -9,11 +9,12 @@ import Fastify, {
 import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './domain/key-authenticator.js';
 import { AppError } from './errors.js';
+import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
+import { sendError } from './http/error-answer.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { createGatekeeper, preAuthRefusal } from './http/gatekeeper.js';
+import { createFrontDoor, openFrontDoor } from './http/front-door.js';
 import { registerInfoRoutes } from './http/info-routes.js';
-import { sendError } from './http/json-response.js';
 import { createLargePageGate, type LargePageObserver } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
@@ -53,26 +54,15 @@ const COMPRESSION = {
   brotliOptions: BROTLI_OPTIONS,
 };
 
-const MEALS_PATH = '/v1/meals';
-
 // Pages of more than 1000 meals share a budget of 40 000 (eight first-sync pages of 5000 at
 // once, ~30 MB with their ciphertext), and hold their share for 30 s at most.
 const LARGE_PAGES = { smallPageLimit: 1000, capacity: 40_000, maxHoldMs: 30_000 };
 
-/** Whether the request asks for /v1/meals, query aside. */
-function isMealsPath(url: string | undefined): boolean {
-  return (
-    url !== undefined &&
-    url.startsWith(MEALS_PATH) &&
-    (url.length === MEALS_PATH.length || url[MEALS_PATH.length] === '?')
-  );
-}
-
 /**
- * The public listener: /v1/meals, the hot path, is answered by http/meals-endpoint.ts straight
- * from Node's request, once the gatekeeper's checks pass; everything else (the other routes,
- * and every refusal before authentication) by Fastify, routes registered explicitly.
- * server.ts listens.
+ * The public listener: every request meets the front door first (http/front-door.ts), which
+ * answers every refusal before authentication; /v1/meals, the hot path, is then answered by
+ * http/meals-endpoint.ts straight from Node's request, and the other routes by Fastify,
+ * registered explicitly. server.ts listens.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { log } = deps;
@@ -96,6 +86,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     report,
   });
 
+  const answerOrder = createAnswerOrder();
+  const { clientErrorHandler } = deps;
+
   const app = Fastify({
     loggerInstance: log,
     // One line per request, written in onResponse below, instead of Fastify's two.
@@ -108,12 +101,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // No route reads request.query: /v1/meals parses its raw query itself, in the contract's
     // fault order (domain/meals-query.ts). Fastify's own parse would be wasted work per request.
     routerOptions: { querystringParser: () => ({}) },
-    serverFactory: (fastifyHandler, options) =>
-      deps.serverFactory((request, response) => {
-        if (isMealsPath(request.url) && preAuthRefusal(request) === undefined) meals(request, response);
-        else fastifyHandler(request, response);
-      }, options),
-    ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
+    serverFactory: (fastifyHandler, options) => {
+      const server = deps.serverFactory(
+        createFrontDoor({ tls: deps.tls, meals, framework: fastifyHandler, log, report, answerOrder }),
+        options,
+      );
+      openFrontDoor(server, { tls: deps.tls, log, report });
+      return server;
+    },
+    // The parser's refusals wait for the connection's answers in flight (http/answer-order.ts).
+    ...(clientErrorHandler === undefined
+      ? {}
+      : {
+          clientErrorHandler: (error: Error, socket: Socket) =>
+            answerOrder.afterAnswers(socket, () => clientErrorHandler(error, socket)),
+        }),
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode ?? 400;
       if (status >= 500) reply.log.error({ err: error }, 'framework error');
@@ -127,7 +129,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(compress, COMPRESSION);
-  app.addHook('onRequest', createGatekeeper(deps.tls));
   // One line and one count per request; with neither wanted the hook is not registered.
   if (report !== undefined) {
     app.addHook('onResponse', async (request, reply) => {

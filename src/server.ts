@@ -74,6 +74,7 @@ const DRAIN_TIMEOUT_MS = 30_000;
 // parser, answers most oversized requests with the right status (414 or 431).
 const SERVER_LIMITS = {
   maxHeaderSize: 64 * 1024,
+  requireHostHeader: false, // http/front-door.ts: the gatekeeper answers a missing Host as JSON.
   headersTimeout: 10_000, // CONTRACT.md section 1: headers within 10 s,
   requestTimeout: 30_000, // the whole request within 30 s,
   connectionsCheckingInterval: 1_000, // checked every second, not every 30 s (Node's default).

@@ -43,23 +43,25 @@ export function displayPrefix(key: string): string {
 
 const KEY_LIKE_RE = /mxk_[0-9A-Za-z]{4,}/g;
 
-function percentDecoded(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+// A key is ASCII letters, digits and `_`: only escapes of ASCII characters can hide one.
+const ASCII_ESCAPE_RE = /%([0-7][0-9A-Fa-f])/g;
+
+/** Decodes each ASCII escape on its own, so that a malformed one elsewhere cannot stop it. */
+function asciiEscapesDecoded(text: string): string {
+  return text.replace(ASCII_ESCAPE_RE, (_escape, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /**
  * Text safe for logs: a key must never reach them, not even one sent in a URL by mistake,
- * percent-encoded (`mxk%5F…`) or encoded twice. The text is decoded until it stops changing
- * (a few rounds at most) and every key-shaped run in it is replaced.
+ * percent-encoded (`mxk%5F…`) or encoded twice. Escapes of ASCII characters are decoded one
+ * by one, never the whole text at once (one malformed escape such as `%ZZ` anywhere would
+ * leave it all undecoded), until the text stops changing (a few rounds at most), and every
+ * key-shaped run in it is replaced. Other escapes are left as they came.
  */
 export function redactApiKeys(text: string): string {
   let decoded = text;
   for (let round = 0; round < 3; round += 1) {
-    const next = percentDecoded(decoded);
+    const next = asciiEscapesDecoded(decoded);
     if (next === decoded) break;
     decoded = next;
   }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { redactApiKeys } from './api-key.js';
 import { parseInstant } from './instant.js';
 import type { FeedPosition } from './meal.js';
 
@@ -110,7 +111,9 @@ export function parseMealsQuery(
 
   for (const name of params.keys()) {
     if (!(MEALS_QUERY_PARAMETERS as readonly string[]).includes(name)) {
-      throw invalid(name, `Unknown query parameter ${name}: expected ${MEALS_QUERY_PARAMETERS.join(', ')}.`);
+      // `param` names it (CONTRACT.md section 5), but a key pasted there by mistake is not sent
+      // back, and the message does not repeat it.
+      throw invalid(redactApiKeys(name), `Unknown query parameter: expected ${MEALS_QUERY_PARAMETERS.join(', ')}.`);
     }
   }
   return { lastModifiedSince, limit, cursor, includeDeleted: includeDeletedText === 'true' };

@@ -1,13 +1,8 @@
 import type { Socket } from 'node:net';
-import { type ErrorCode, errorBody } from '../errors.js';
-import { commonHeaders, JSON_CONTENT_TYPE } from './json-response.js';
+import { AppError } from '../errors.js';
+import { errorAnswerBytes } from './error-answer.js';
 
 const MAX_REQUEST_LINE_BYTES = 8 * 1024;
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  414: 'URI Too Long',
-  431: 'Request Header Fields Too Large',
-};
 
 interface ParserError extends Error {
   readonly code?: string;
@@ -28,6 +23,14 @@ function isRequestLineTooLong(packet: Buffer | undefined): boolean {
   return !startsTheRequest || lineEnd > MAX_REQUEST_LINE_BYTES;
 }
 
+/** The contract's error for what the parser refused. */
+function refusalOf(error: ParserError): AppError {
+  if (error.code !== 'HPE_HEADER_OVERFLOW') return new AppError('bad_request', 'The request is malformed.');
+  return isRequestLineTooLong(error.rawPacket)
+    ? new AppError('request_too_large', 'The URL is longer than 8 KiB.', { status: 414 })
+    : new AppError('request_too_large', 'The request headers are larger than 16 KiB.', { status: 431 });
+}
+
 /**
  * Answers what Node's HTTP parser refuses before any route sees it (CONTRACT.md section 5):
  * headers past the parser's limit are 431 (414 when the request line alone is past 8 KiB),
@@ -35,31 +38,19 @@ function isRequestLineTooLong(packet: Buffer | undefined): boolean {
  * resets just close the connection: slow clients are cut off.
  */
 export function createClientErrorHandler(tls: boolean) {
-  const fixedHeaders = Object.entries(commonHeaders(tls))
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-
   return function onClientError(error: ParserError, socket: Socket): void {
     // Bytes after a complete request on a `Connection: close` connection (a client that sent a
     // body the framing did not announce): the request itself is answered, the rest ignored,
     // and the connection closes after that answer.
     if (error.code === 'HPE_CLOSED_CONNECTION') return;
+    // The parser fails again on the bytes that follow its first error (a client still sending
+    // past the 64 KiB limit): that first error is being answered, and destroying the socket
+    // now would throw the answer away.
+    if (socket.writableEnded) return;
     if (!socket.writable || error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       socket.destroy();
       return;
     }
-    let status = 400;
-    let code: ErrorCode = 'bad_request';
-    let message = 'The request is malformed.';
-    if (error.code === 'HPE_HEADER_OVERFLOW') {
-      const urlTooLong = isRequestLineTooLong(error.rawPacket);
-      status = urlTooLong ? 414 : 431;
-      code = 'request_too_large';
-      message = urlTooLong ? 'The URL is longer than 8 KiB.' : 'The request headers are larger than 16 KiB.';
-    }
-    const body = errorBody(code, message);
-    socket.end(
-      `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${fixedHeaders}connection: close\r\n\r\n${body}`,
-    );
+    socket.end(errorAnswerBytes(refusalOf(error), tls));
   };
 }

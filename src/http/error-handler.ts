@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { sendError } from './json-response.js';
+import { notFound } from './gatekeeper.js';
+import { sendError } from './error-answer.js';
 
 /** How long a client is told to wait when storage does not answer: a restart or a fail-over. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
@@ -40,7 +41,5 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   // Reached only when the gatekeeper let a request through that no route answers.
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('not_found', `No such resource: ${request.url.split('?')[0]?.slice(0, 200)}`)),
-  );
+  app.setNotFoundHandler((_request, reply) => sendError(reply, notFound()));
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
+import { HEALTH_PATH, OPENAPI_PATH, READY_PATH } from './public-routes.js';
 
 export interface InfoRoutesDeps {
   /** Resolves when storage and limiter answer. */
@@ -14,9 +15,9 @@ const OK = '{"ok":true}';
 
 /** /healthz, /readyz and /v1/openapi.json: no key needed (CONTRACT.md section 6). */
 export function registerInfoRoutes(app: FastifyInstance, deps: InfoRoutesDeps): void {
-  app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(OK));
+  app.get(HEALTH_PATH, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(OK));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get(READY_PATH, async (_request, reply) => {
     try {
       await deps.checkReady();
     } catch (error) {
@@ -28,5 +29,5 @@ export function registerInfoRoutes(app: FastifyInstance, deps: InfoRoutesDeps): 
     return reply.type(JSON_CONTENT_TYPE).send(OK);
   });
 
-  app.get('/v1/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(deps.openApiJson));
+  app.get(OPENAPI_PATH, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(deps.openApiJson));
 }

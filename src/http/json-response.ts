@@ -1,6 +1,3 @@
-import type { FastifyReply } from 'fastify';
-import { type AppError, errorBody } from '../errors.js';
-
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -13,13 +10,4 @@ export function commonHeaders(tls: boolean): Readonly<Record<string, string>> {
     'x-content-type-options': 'nosniff',
     ...(tls ? { 'strict-transport-security': 'max-age=31536000' } : {}),
   };
-}
-
-/** The one renderer of the contract's error body. */
-export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  return reply
-    .code(error.status)
-    .headers(error.headers)
-    .type(JSON_CONTENT_TYPE)
-    .send(errorBody(error.code, error.message, error.param));
 }

@@ -5,11 +5,12 @@ import { feedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
 import type { KeyAuthenticator } from '../domain/key-authenticator.js';
 import { renderMealPage } from '../domain/meal-page.js';
 import { parseMealsQuery } from '../domain/meals-query.js';
-import { AppError, errorBody } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { Storage } from '../storage/storage.js';
 import { authenticateRequest } from './authenticate.js';
 import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
+import { errorAnswer } from './error-answer.js';
 import { failureOf } from './error-handler.js';
 import { commonHeaders, JSON_CONTENT_TYPE } from './json-response.js';
 import type { LargePageGate } from './large-page-gate.js';
@@ -113,13 +114,14 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
     try {
       body = await answer(request, response, headers);
       if (body === undefined) return;
+      headers.push('content-type', JSON_CONTENT_TYPE);
     } catch (error) {
-      const failure = failureOf(error, deps.log);
+      // The one renderer of errors (http/error-answer.ts), after the rate-limit headers.
+      const failure = errorAnswer(failureOf(error, deps.log));
       status = failure.status;
       for (const [name, value] of Object.entries(failure.headers)) headers.push(name, value);
-      body = [Buffer.from(errorBody(failure.code, failure.message, failure.param))];
+      body = [Buffer.from(failure.body)];
     }
-    headers.push('content-type', JSON_CONTENT_TYPE);
     await writeBody(request, response, status, headers, body);
   }
 

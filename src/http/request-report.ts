@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { logRequest } from '../logger.js';
-import { PUBLIC_PATHS } from './gatekeeper.js';
+import { PUBLIC_PATHS, pathOf } from './public-routes.js';
 
 /** What /metrics counts per request (metrics/service-metrics.ts implements it). */
 export interface RequestMetrics {
@@ -29,8 +29,7 @@ export interface RequestReportDeps {
  * unknown paths would make one series per request.
  */
 export function routeOf(url: string): string {
-  const query = url.indexOf('?');
-  const path = query < 0 ? url : url.slice(0, query);
+  const path = pathOf(url);
   return PUBLIC_PATHS.has(path) ? path : 'other';
 }
 

@@ -100,6 +100,21 @@ describe('API keys (CONTRACT.md section 3)', () => {
     assert.equal(redactApiKeys('no secrets here'), 'no secrets here');
   });
 
+  test('redaction finds a percent-encoded key even beside a malformed or non-ASCII escape', () => {
+    const key = generateApiKey();
+    const encoded = key.replace('_', '%5F');
+    for (const text of [
+      `/v1/meals?x=%ZZ&api_key=${encoded}`,
+      `/v1/meals?api_key=${encoded.replace('%5F', '%255F')}&y=%E0%A4%A`,
+      `/v1/meals?name=%C3%A9%FF&api_key=${key.slice(0, 10)}%${key.charCodeAt(10).toString(16)}${key.slice(11)}`,
+    ]) {
+      const redacted = redactApiKeys(text);
+      assert.equal(redacted.includes(key.slice(4, 20)), false, `${text} -> ${redacted}`);
+      assert.ok(redacted.includes('mxk_[redacted]'), redacted);
+    }
+    assert.equal(redactApiKeys('/v1/meals?x=%ZZ&t=%C3%A9'), '/v1/meals?x=%ZZ&t=%C3%A9', 'the rest is kept as it came');
+  });
+
   test('10000 generated keys are all distinct', () => {
     const keys = new Set<string>();
     for (let i = 0; i < 10_000; i += 1) keys.add(generateApiKey());

@@ -76,7 +76,9 @@ test('the public listener answers /metrics with the contract 404 JSON', async ()
   const res = await request(server, { path: '/metrics' });
   assert.equal(res.status, 404);
   assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
-  assert.deepEqual(res.json, { error: { message: 'No such resource: /metrics', code: 'not_found' } });
+  assert.deepEqual(res.json, {
+    error: { message: 'No such resource: the API is GET /v1/meals (see /v1/openapi.json).', code: 'not_found' },
+  });
 });
 
 test('the admin listener serves /metrics only, on 127.0.0.1 only', async (t) => {

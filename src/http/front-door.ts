@@ -1,0 +1,88 @@
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AnswerOrder } from './answer-order.js';
+import { errorAnswerBytes, writeErrorAnswer } from './error-answer.js';
+import { notFound, preAuthRefusal } from './gatekeeper.js';
+import { commonHeaders } from './json-response.js';
+import type { RequestListener } from './meals-endpoint.js';
+import { MEALS_PATH, pathOf } from './public-routes.js';
+import type { RequestReport } from './request-report.js';
+
+export interface FrontDoorDeps {
+  /** True when the listener speaks TLS (HSTS is sent then). */
+  readonly tls: boolean;
+  /** GET and HEAD /v1/meals (http/meals-endpoint.ts). */
+  readonly meals: RequestListener;
+  /** Fastify, for the other routes. */
+  readonly framework: RequestListener;
+  readonly log: FastifyBaseLogger;
+  readonly report: RequestReport | undefined;
+  /** Told of every request, so that the parser's refusals wait for the answers in flight. */
+  readonly answerOrder: AnswerOrder;
+}
+
+/**
+ * The first code to see every request of the public listener (CONTRACT.md section 5): it runs
+ * the gatekeeper's checks on the request as it came, before any framework decodes or routes
+ * it, and answers a refusal itself; then /v1/meals goes to its endpoint and the rest to
+ * Fastify, with the headers every response carries already set (section 1).
+ */
+export function createFrontDoor(deps: FrontDoorDeps): RequestListener {
+  const { tls, meals, framework, log, report, answerOrder } = deps;
+  const headers = Object.entries(commonHeaders(tls));
+  return function frontDoor(request, response) {
+    answerOrder.note(request, response);
+    const refusal = preAuthRefusal(request);
+    if (refusal !== undefined) {
+      const started = report === undefined ? 0 : performance.now();
+      writeErrorAnswer(response, refusal, tls);
+      if (report !== undefined) {
+        response.once('finish', () =>
+          report(log, request.method, request.url ?? '', response.statusCode, performance.now() - started),
+        );
+      }
+      return;
+    }
+    if (pathOf(request.url ?? '/') === MEALS_PATH) {
+      meals(request, response);
+      return;
+    }
+    for (const [name, value] of headers) response.setHeader(name, value);
+    framework(request, response);
+  };
+}
+
+/**
+ * Makes the listener give every request to the front door, where Node would otherwise answer
+ * some itself without the contract's JSON and headers:
+ * - past 1000 header lines Node drops the rest unseen: all are kept, so that the 16 KiB limit
+ *   counts them and an Origin or Authorization far down is read (the parser's own 64 KiB
+ *   limit, server.ts, still bounds them);
+ * - an `Expect` other than 100-continue would be a bare 417, and 100-continue an interim 100:
+ *   the request is answered as any other (no request here has content to wait for);
+ * - CONNECT would be a dropped socket: it gets the gatekeeper's refusal (404 or 405).
+ * An HTTP/1.1 request without Host is let through by server.ts (`requireHostHeader: false`)
+ * and refused by the gatekeeper.
+ */
+export function openFrontDoor(
+  server: HttpServer | HttpsServer,
+  deps: Pick<FrontDoorDeps, 'tls' | 'log' | 'report'>,
+): void {
+  server.maxHeadersCount = 0;
+  // Re-emitted as 'request', so that every listener of it (the connection drain too) sees them.
+  const asRequest = (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response);
+  server.on('checkExpectation', asRequest);
+  server.on('checkContinue', asRequest);
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    // Always refused (CONNECT is no method of a route); notFound only satisfies the types.
+    const refusal = preAuthRefusal(request) ?? notFound();
+    socket.on('error', () => socket.destroy());
+    socket.end(errorAnswerBytes(refusal, deps.tls));
+    // What the client sends after is read and dropped: closing with unread bytes would reset
+    // the connection, and the client could lose the answer (RFC 9112 section 9.6).
+    socket.resume();
+    deps.report?.(deps.log, request.method, request.url ?? '', refusal.status, 0);
+  });
+}
