@@ -13,13 +13,34 @@ export interface ConnectionDrain {
  * takes a connection for idle as soon as res.end() was called, even while most of a large body
  * still waits in the process, and destroys it. This server's closeIdleConnections is replaced:
  * a connection is ended only once each of its responses has been handed to the operating
- * system ('close' after 'finish').
+ * system ('close' after 'finish'). A TLS connection still in its handshake has no response in
+ * flight and none to come: the drain destroys it at once, rather than waiting for its handshake
+ * to end or time out.
  */
 export function trackConnections(server: HttpServer | HttpsServer, tls: boolean): ConnectionDrain {
   const inFlight = new Map<Socket, number>();
+  // TLS only: the raw sockets whose handshake is not over, by remote address and port (the
+  // TLS socket Node makes of a raw one names it by no public property; the pair is unique).
+  const handshaking = new Map<string, Socket>();
   let draining = false;
+  const peerOf = (socket: Socket) => `${socket.remoteAddress} ${socket.remotePort}`;
+
+  if (tls) {
+    server.on('connection', (raw: Socket) => {
+      if (draining) {
+        raw.destroy();
+        return;
+      }
+      const peer = peerOf(raw);
+      handshaking.set(peer, raw);
+      raw.once('close', () => {
+        if (handshaking.get(peer) === raw) handshaking.delete(peer);
+      });
+    });
+  }
 
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    handshaking.delete(peerOf(socket));
     inFlight.set(socket, 0);
     socket.once('close', () => inFlight.delete(socket));
   });
@@ -37,11 +58,13 @@ export function trackConnections(server: HttpServer | HttpsServer, tls: boolean)
   // Ends every connection with no response in flight now, and every other one after its last.
   server.closeIdleConnections = () => {
     draining = true;
+    for (const raw of handshaking.values()) raw.destroy();
     for (const [socket, count] of inFlight) if (count === 0) socket.end();
   };
 
   return {
     destroyAll() {
+      for (const raw of handshaking.values()) raw.destroy();
       for (const socket of inFlight.keys()) socket.destroy();
     },
   };
