@@ -1,3 +1,4 @@
+import { type DurationClock, durationNow } from '../domain/duration-clock.js';
 import { clientGroupOf } from './client-group.js';
 import { AUTH_FAILURE_POLICY, type AuthFailureLimiter, type AuthFailurePolicy } from './rate-limiter.js';
 
@@ -8,6 +9,8 @@ export interface MemoryAuthFailureLimiterOptions {
    * failing once, cannot grow the process without bound.
    */
   readonly maxAddresses?: number;
+  /** Tests only: 'caller' measures the window on the `now` given (default 'monotonic'). */
+  readonly clock?: DurationClock;
 }
 
 export interface MemoryAuthFailureLimiter extends AuthFailureLimiter {
@@ -17,13 +20,15 @@ export interface MemoryAuthFailureLimiter extends AuthFailureLimiter {
 
 /**
  * The in-process brute-force guard: per client address (clientGroupOf), the times of its recent
- * failed authentications (at most `maxFailures` kept).
+ * failed authentications (at most `maxFailures` kept), on the monotonic clock: the window is a
+ * duration (domain/duration-clock.ts).
  */
 export function createMemoryAuthFailureLimiter(
   policy: AuthFailurePolicy = AUTH_FAILURE_POLICY,
   options: MemoryAuthFailureLimiterOptions = {},
 ): MemoryAuthFailureLimiter {
   const maxAddresses = options.maxAddresses ?? 100_000;
+  const clock = options.clock ?? 'monotonic';
   // Map order is the order of last failure: an address is re-inserted each time it fails.
   const failures = new Map<string, number[]>();
   let nextSweepAt = 0;
@@ -49,7 +54,8 @@ export function createMemoryAuthFailureLimiter(
     get size() {
       return failures.size;
     },
-    async registerFailure(address, now) {
+    async registerFailure(address, wallNow) {
+      const now = durationNow(clock, wallNow);
       sweep(now);
       const group = clientGroupOf(address);
       const recent = (failures.get(group) ?? []).filter((t) => t > now - policy.windowMs);
