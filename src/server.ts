@@ -132,7 +132,7 @@ function openLimiters(
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
 export async function startServer(config: ServeConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-  const opened = await openStorage(config.database);
+  const opened = await openStorage(config.database, { serving: true });
   const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
   const tlsMaterial = await loadServeTls(config);
   const tls = tlsMaterial !== undefined;
