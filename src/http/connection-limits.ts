@@ -32,14 +32,12 @@ export function limitConnections(server: HttpServer | HttpsServer, tls: boolean)
     // never comes. Close it (after that handler, which runs first).
     server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
   }
-  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+  // Before the handler (the first listener), which may end the response at once.
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
     // From 'prefinish' on (end() called, the whole body handed to the socket) only the
     // client's reading moves the answer. A response with a 'timeout' listener is left to it by
     // Node, so the listener destroys the connection; once the response has finished Node resets
-    // the socket's timer for keep-alive and this listener is no longer called. The handler
-    // runs before this listener and may have ended the response already.
-    const watch = () => response.setTimeout(WRITE_STALL_MS / 2, () => response.socket?.destroy());
-    if (response.writableEnded) watch();
-    else response.once('prefinish', watch);
+    // the socket's timer for keep-alive and this listener is no longer called.
+    response.once('prefinish', () => response.setTimeout(WRITE_STALL_MS / 2, () => response.socket?.destroy()));
   });
 }
