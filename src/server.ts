@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
+import { limitConnections, TLS_HANDSHAKE_TIMEOUT_MS } from './http/connection-limits.js';
 import { createLogger } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
@@ -132,7 +133,7 @@ function openLimiters(
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
 export async function startServer(config: ServeConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-  const opened = await openStorage(config.database);
+  const opened = await openStorage(config.database, { serving: true });
   const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
   const tlsMaterial = await loadServeTls(config);
   const tls = tlsMaterial !== undefined;
@@ -148,10 +149,17 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
       tlsMaterial === undefined
         ? http.createServer(SERVER_LIMITS, handler)
         : https.createServer(
-            { ...SERVER_LIMITS, cert: tlsMaterial.cert, key: tlsMaterial.key, minVersion: 'TLSv1.2' },
+            {
+              ...SERVER_LIMITS,
+              cert: tlsMaterial.cert,
+              key: tlsMaterial.key,
+              minVersion: 'TLSv1.2',
+              handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+            },
             handler,
           );
     connections = trackConnections(server, tls);
+    limitConnections(server, tls);
     return server;
   };
 

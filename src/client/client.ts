@@ -25,6 +25,12 @@ export interface MealExportClientOptions {
   readonly backoff?: BackoffOptions;
   /** A 429 asking for a longer wait (the daily quota) is thrown instead (default 1 hour). */
   readonly maxRetryAfterMs?: number;
+  /**
+   * The largest response body accepted, received and decompressed (default 64 MiB): past it
+   * the request fails with MealExportNetworkError ERR_RESPONSE_TOO_LARGE, not retried.
+   * node:https transport only: a `fetch` or `transport` given bounds its own.
+   */
+  readonly maxResponseBytes?: number;
   /** Send through this fetch instead of node:https (with your own dispatcher, say). Not with `ca`. */
   readonly fetch?: FetchFunction;
   /** Send through this transport instead (tests, other runtimes). Not with `ca` or `fetch`. */
@@ -47,7 +53,10 @@ function chooseTransport(options: MealExportClientOptions): HttpTransport {
   if (given > 1) throw new TypeError('pass at most one of ca, fetch and transport');
   if (options.transport !== undefined) return options.transport;
   if (options.fetch !== undefined) return createFetchTransport(options.fetch);
-  return createHttpsTransport(options.ca === undefined ? {} : { ca: options.ca });
+  return createHttpsTransport({
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
+  });
 }
 
 /**

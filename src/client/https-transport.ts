@@ -3,7 +3,7 @@ import https from 'node:https';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { ResponseInfo } from './errors.js';
-import type { HttpTransport } from './transport.js';
+import { type HttpTransport, RESPONSE_TOO_LARGE } from './transport.js';
 
 const gunzip = promisify(zlib.gunzip);
 const brotliDecompress = promisify(zlib.brotliDecompress);
@@ -13,12 +13,34 @@ export interface HttpsTransportOptions {
   readonly ca?: string | Buffer;
   /** No byte for this long: the request fails (and is retried as a network error). */
   readonly timeoutMs?: number;
+  /** The largest body accepted, as received and once decompressed (default DEFAULT_MAX_RESPONSE_BYTES). */
+  readonly maxResponseBytes?: number;
 }
 
-function decode(body: Buffer, encoding: string | undefined): Promise<Buffer> {
-  if (encoding === 'gzip') return gunzip(body);
-  if (encoding === 'br') return brotliDecompress(body);
-  return Promise.resolve(body);
+/**
+ * A page of 5000 meals is ~1.6 MB (CONTRACT.md section 2); 64 MiB leaves room for pages of
+ * long descriptions while a server (or a proxy, or a gzip bomb) cannot make the client buffer
+ * without end.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+function tooLarge(maxBytes: number): Error {
+  const error = new Error(`the response is larger than ${maxBytes} bytes: ask for smaller pages (limit)`);
+  return Object.assign(error, { code: RESPONSE_TOO_LARGE });
+}
+
+function decode(body: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
+  // maxOutputLength stops inflating at the cap: a few KB of gzip cannot become gigabytes here.
+  const limits = { maxOutputLength: maxBytes };
+  const decoded =
+    encoding === 'gzip'
+      ? gunzip(body, limits)
+      : encoding === 'br'
+        ? brotliDecompress(body, limits)
+        : Promise.resolve(body);
+  return decoded.catch((error: unknown) => {
+    throw (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(maxBytes) : error;
+  });
 }
 
 function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
@@ -36,6 +58,7 @@ function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> 
  */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpTransport {
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const tlsAgent = new https.Agent({
     keepAlive: true,
     maxSockets: 1,
@@ -59,10 +82,15 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
         request.on('error', reject);
         request.on('response', (response) => {
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let received = 0;
+          response.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > maxBytes) request.destroy(tooLarge(maxBytes));
+            else chunks.push(chunk);
+          });
           response.on('error', reject);
           response.on('end', () => {
-            decode(Buffer.concat(chunks), response.headers['content-encoding'])
+            decode(Buffer.concat(chunks), response.headers['content-encoding'], maxBytes)
               .then((body) =>
                 resolve({
                   status: response.statusCode ?? 0,

@@ -6,7 +6,7 @@ import {
   type ResponseInfo,
 } from './errors.js';
 import type { Pacer, Waiter } from './pacer.js';
-import type { HttpTransport } from './transport.js';
+import { type HttpTransport, RESPONSE_TOO_LARGE } from './transport.js';
 import { type BackoffOptions, backoffDelay, parseRetryAfter } from './wait-times.js';
 
 export interface RequestPolicy {
@@ -42,6 +42,11 @@ function networkFailure(info: RequestInfo, error: unknown): { error: MealExportN
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && TLS_TRUST_RE.test(code)) {
     const hint = ": the server's certificate is not trusted; pass its cert.pem as ca (--ca)";
+    return { error: new MealExportNetworkError(info, error, hint), retryable: false };
+  }
+  // The same page would be as large again.
+  if (code === RESPONSE_TOO_LARGE) {
+    const hint = ': ask for smaller pages (limit)';
     return { error: new MealExportNetworkError(info, error, hint), retryable: false };
   }
   return { error: new MealExportNetworkError(info, error), retryable: true };

@@ -11,6 +11,9 @@ export interface HttpTransport {
   close(): void;
 }
 
+/** The code of the error a transport fails with when a body is over its cap; asking again would not help. */
+export const RESPONSE_TOO_LARGE = 'ERR_RESPONSE_TOO_LARGE';
+
 /** The part of the fetch API the client uses (globalThis.fetch, undici's fetch, a test double). */
 export type FetchFunction = (
   url: string,

@@ -21,7 +21,7 @@ import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
  */
 export async function runClusterPrimary(config: ServeConfig): Promise<void> {
   const log = createLogger(config.logLevel);
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config.database, { serving: true });
   const release: (() => Promise<void> | void)[] = [() => storage.close()];
   async function releaseAll(): Promise<void> {
     for (const step of release.reverse()) await step();

@@ -1,11 +1,13 @@
 import type { ApiKeyRecord, KeyDayRequests, Storage } from '../storage/storage.js';
 import { isActiveKey } from './api-key.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key.js';
+import { type DurationClock, durationNow } from './duration-clock.js';
 
 /**
  * Resolves bearer tokens to keys. Lookups are cached for `cacheTtlMs` (below the contract's
  * 1 s revocation bound, CONTRACT.md section 3), so a busy key costs one store lookup per
- * interval, not one per request. Uses are recorded in memory and written in batches.
+ * interval, not one per request. The TTL is a duration (domain/duration-clock.ts): a wall
+ * clock stepped back does not keep a revoked key cached; a key's expiry is an instant. Uses are recorded in memory and written in batches.
  */
 export interface KeyAuthenticator {
   /** The active key the token names, or undefined (unknown, malformed, revoked, expired). */
@@ -27,12 +29,15 @@ const DAY_MS = 86_400_000;
 
 interface CacheEntry {
   readonly key: ApiKeyRecord | undefined;
+  /** On the duration clock. */
   readonly expiresAt: number;
 }
 
 export interface KeyAuthenticatorOptions {
   readonly cacheTtlMs?: number;
   readonly maxCacheEntries?: number;
+  /** Tests only: 'caller' measures the TTL on the `now` given (default 'monotonic'). */
+  readonly clock?: DurationClock;
 }
 
 export function createKeyAuthenticator(
@@ -41,6 +46,7 @@ export function createKeyAuthenticator(
 ): KeyAuthenticator {
   const ttl = options.cacheTtlMs ?? 500;
   const maxEntries = options.maxCacheEntries ?? 10_000;
+  const clock = options.clock ?? 'monotonic';
   const cache = new Map<string, CacheEntry>();
   const inFlight = new Map<string, Promise<ApiKeyRecord | undefined>>();
   let pendingUses = new Map<string, number>();
@@ -54,7 +60,7 @@ export function createKeyAuthenticator(
       const oldest = cache.keys().next();
       if (oldest.done !== true) cache.delete(oldest.value);
     }
-    cache.set(cacheKey, { key, expiresAt: now + ttl });
+    cache.set(cacheKey, { key, expiresAt: durationNow(clock, now) + ttl });
     return key;
   }
 
@@ -67,7 +73,7 @@ export function createKeyAuthenticator(
       const cacheKey = digest.toString('latin1');
       const cached = cache.get(cacheKey);
       let key: ApiKeyRecord | undefined;
-      if (cached !== undefined && cached.expiresAt > now) key = cached.key;
+      if (cached !== undefined && cached.expiresAt > durationNow(clock, now)) key = cached.key;
       else {
         let pending = inFlight.get(cacheKey);
         if (pending === undefined) {

@@ -7,6 +7,9 @@ export interface ConnectionDrain {
   destroyAll(): void;
 }
 
+/** How long, once draining, a connection that has sent no request yet is given to send it. */
+const FIRST_REQUEST_GRACE_MS = 2_000;
+
 /**
  * Graceful shutdown that keeps its promise for large answers (CONTRACT.md section 7: "sends
  * every response in flight in full"). Node's closeIdleConnections, which server.close() calls,
@@ -14,17 +17,46 @@ export interface ConnectionDrain {
  * still waits in the process, and destroys it. This server's closeIdleConnections is replaced:
  * a connection is ended only once each of its responses has been handed to the operating
  * system ('close' after 'finish').
+ *
+ * A connection that opened before the listener closed but has not sent its request yet (still
+ * in its TLS handshake, or its request still on the way) is not idle: its client is about to
+ * ask. It is served if its request comes within FIRST_REQUEST_GRACE_MS of the drain (a
+ * handshake has its own 10 s bound, http/connection-limits.ts), and ended after that. Every
+ * one of them, handshakes included, is destroyed at the drain's deadline (destroyAll).
  */
 export function trackConnections(server: HttpServer | HttpsServer, tls: boolean): ConnectionDrain {
   const inFlight = new Map<Socket, number>();
+  // Connections that have not had a request yet.
+  const fresh = new Set<Socket>();
+  // TLS only: the raw sockets whose handshake is not over, by remote address and port (the
+  // TLS socket Node makes of a raw one names it by no public property; the pair is unique).
+  const handshaking = new Map<string, Socket>();
   let draining = false;
+  const peerOf = (socket: Socket) => `${socket.remoteAddress} ${socket.remotePort}`;
+
+  if (tls) {
+    server.on('connection', (raw: Socket) => {
+      const peer = peerOf(raw);
+      handshaking.set(peer, raw);
+      raw.once('close', () => {
+        if (handshaking.get(peer) === raw) handshaking.delete(peer);
+      });
+    });
+  }
 
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    handshaking.delete(peerOf(socket));
     inFlight.set(socket, 0);
-    socket.once('close', () => inFlight.delete(socket));
+    fresh.add(socket);
+    socket.once('close', () => {
+      inFlight.delete(socket);
+      fresh.delete(socket);
+    });
   });
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  // Before the handler (the first listener), which may answer at once: the header must be set first.
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
+    fresh.delete(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     if (draining) response.setHeader('connection', 'close');
     response.once('close', () => {
@@ -34,14 +66,22 @@ export function trackConnections(server: HttpServer | HttpsServer, tls: boolean)
     });
   });
 
+  function endIdle(includeFresh: boolean): void {
+    for (const [socket, count] of inFlight) {
+      if (count === 0 && (includeFresh || !fresh.has(socket))) socket.end();
+    }
+  }
+
   // Ends every connection with no response in flight now, and every other one after its last.
   server.closeIdleConnections = () => {
     draining = true;
-    for (const [socket, count] of inFlight) if (count === 0) socket.end();
+    endIdle(false);
+    setTimeout(() => endIdle(true), FIRST_REQUEST_GRACE_MS).unref();
   };
 
   return {
     destroyAll() {
+      for (const raw of handshaking.values()) raw.destroy();
       for (const socket of inFlight.keys()) socket.destroy();
     },
   };

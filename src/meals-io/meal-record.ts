@@ -17,6 +17,10 @@ const MAX_TEXT_LENGTH = 10_000;
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(MEAL_FIELDS);
 // C0 controls, DEL and C1 controls: an id is echoed in URLs, logs and CSV cells.
 const CONTROL_CHARACTER_RE = /\p{Cc}/u;
+// With the u flag a surrogate pair is one code point, so this matches lone surrogates only: a
+// string that is not well-formed Unicode (JSON's "\ud800"). UTF-8 has no encoding for them, so
+// the store would keep U+FFFD for each and "\ud800" and "\udc00" would become one id.
+const LONE_SURROGATE_RE = /\p{Cs}/u;
 // Plain decimal notation only: no spaces, hex, "Infinity" or locale separators, which Number() would accept or misread.
 const CSV_NUMBER_RE = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const MEAL_TYPE_LIST = MEAL_TYPES.join(', ');
@@ -41,6 +45,7 @@ function readId(value: unknown): string {
   if (CONTROL_CHARACTER_RE.test(value)) {
     throw new RecordError(`id must not contain control characters, got ${shown(value)}`);
   }
+  if (LONE_SURROGATE_RE.test(value)) throw new RecordError(`id must be well-formed Unicode, got ${shown(value)}`);
   return value;
 }
 
@@ -50,6 +55,9 @@ function readText(field: string, value: unknown): string {
   // Count code points, not UTF-16 units, so the limit means the same for every script.
   if (value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH) {
     throw new RecordError(`${field} must be at most ${MAX_TEXT_LENGTH} characters`);
+  }
+  if (LONE_SURROGATE_RE.test(value)) {
+    throw new RecordError(`${field} must be well-formed Unicode, got ${shown(value)}`);
   }
   return value;
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { clientGroupOf } from './client-group.js';
 import { AUTH_FAILURE_POLICY, type AuthFailureLimiter, type AuthFailurePolicy } from './rate-limiter.js';
 import { DEFAULT_REDIS_PREFIX, redisLimiterKey } from './redis-keys.js';
 import { clockArgument, defineRedisScript, integerReply, LUA_NOW, type RedisLimiterClock } from './redis-script.js';
@@ -42,7 +43,7 @@ export interface RedisAuthFailureLimiterOptions {
   readonly clock?: RedisLimiterClock;
 }
 
-/** The brute-force guard shared by every instance through Redis (CONTRACT.md section 3). */
+/** The brute-force guard shared by every instance through Redis (CONTRACT.md section 3), per clientGroupOf. */
 export function createRedisAuthFailureLimiter(options: RedisAuthFailureLimiterOptions): AuthFailureLimiter {
   const { redis } = options;
   const policy = options.policy ?? AUTH_FAILURE_POLICY;
@@ -52,7 +53,7 @@ export function createRedisAuthFailureLimiter(options: RedisAuthFailureLimiterOp
     async registerFailure(address, now) {
       const reply = await REGISTER_FAILURE.run(
         redis,
-        [redisLimiterKey(prefix, 'auth-failures', address)],
+        [redisLimiterKey(prefix, 'auth-failures', clientGroupOf(address))],
         [policy.maxFailures, policy.windowMs, clockArgument(clock, now)],
       );
       const [waitMs = 0] = integerReply(reply, 1);

@@ -109,6 +109,15 @@ export interface StorageOptions {
    * last batches, never corrupt the store; only for data that can be generated again.
    */
   readonly bulkLoad?: boolean;
+  /**
+   * The store of a serving process (`serve`, a worker, the cluster's primary). Its background
+   * writes, the ones that can be done later (recordKeyUse, pruneTombstones, pruneKeyRequests,
+   * pruneExpiredSignIns), never wait for another connection's write lock: they fail at once
+   * with `unavailable` and their caller tries again at its next turn. SQLite's busy wait
+   * blocks the process's event loop, so waiting there would hold every request, /healthz
+   * included, behind an import (issue 10, item 8). Reads never wait in WAL mode.
+   */
+  readonly serving?: boolean;
 }
 
 export interface FeedQuery {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import {
   createMealExportClient,
   type HttpTransport,
@@ -81,6 +84,51 @@ describe('errors from the real server', { concurrency: true }, () => {
     assert.equal(error.errorCode, 'DEPTH_ZERO_SELF_SIGNED_CERT');
     assert.match(error.message, /pass its cert\.pem as ca/);
     assert.deepEqual(waits, []);
+  });
+});
+
+describe('a response larger than maxResponseBytes', { concurrency: true }, () => {
+  /** A plain HTTP server (the SDK speaks http:// behind a TLS proxy) answering every request with `body`. */
+  async function answering(body: Buffer, headers: Record<string, string>): Promise<{ url: string; close(): void }> {
+    const listener = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', ...headers });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, close: () => listener.close() };
+  }
+
+  async function refusal(body: Buffer, headers: Record<string, string> = {}) {
+    const served = await answering(body, headers);
+    const waits: WaitEvent[] = [];
+    const client = createMealExportClient({
+      baseUrl: served.url,
+      apiKey: 'mxk_k',
+      minIntervalMs: 0,
+      maxResponseBytes: 1024 * 1024,
+      onWait: (e) => waits.push(e),
+    });
+    const error = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    client.close();
+    served.close();
+    return { error, waits };
+  }
+
+  test('is refused once it passes the cap, without a retry, saying to ask for smaller pages', async () => {
+    const { error, waits } = await refusal(Buffer.alloc(3 * 1024 * 1024, 0x20));
+    assert.ok(error instanceof MealExportNetworkError);
+    assert.equal(error.errorCode, 'ERR_RESPONSE_TOO_LARGE');
+    assert.match(error.message, /smaller pages/);
+    assert.deepEqual(waits, []);
+  });
+
+  test('counts the decompressed bytes: under 100 KB of gzip that inflate to 64 MB are refused', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    assert.ok(bomb.length < 100_000);
+    const { error } = await refusal(bomb, { 'content-encoding': 'gzip' });
+    assert.ok(error instanceof MealExportNetworkError);
+    assert.equal(error.errorCode, 'ERR_RESPONSE_TOO_LARGE');
   });
 });
 

@@ -102,7 +102,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
   test('repeated and simultaneous uses of a key within the cache TTL cost one lookup', async () => {
     const { key } = await createKey('u_cache');
     const spy = countLookups(storage);
-    const auth = createKeyAuthenticator(spy.storage, { cacheTtlMs: 500 });
+    const auth = createKeyAuthenticator(spy.storage, { cacheTtlMs: 500, clock: 'caller' });
     const found = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(key, T0)));
     for (const record of found) assert.equal(record?.userId, 'u_cache');
     assert.equal((await auth.authenticate(key, T0 + 499))?.userId, 'u_cache');
@@ -113,7 +113,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
 
   test('a revoked key stops authenticating once the cache TTL has passed, within 1 s', async () => {
     const { key, record } = await createKey('u_revoke');
-    const auth = createKeyAuthenticator(storage);
+    const auth = createKeyAuthenticator(storage, { clock: 'caller' });
     assert.equal((await auth.authenticate(key, T0))?.id, record.id);
     const revoked = await storage.revokeApiKey(record.id, T0 + 10);
     assert.equal(revoked?.revokedAt, T0 + 10);
@@ -123,10 +123,20 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
 
   test('with cacheTtlMs 100, a revocation shows after 100 ms', async () => {
     const { key, record } = await createKey('u_revoke_fast');
-    const auth = createKeyAuthenticator(storage, { cacheTtlMs: 100 });
+    const auth = createKeyAuthenticator(storage, { cacheTtlMs: 100, clock: 'caller' });
     assert.ok(await auth.authenticate(key, T0));
     await storage.revokeApiKey(record.id, T0 + 1);
     assert.equal(await auth.authenticate(key, T0 + 100), undefined);
+  });
+
+  test('a revoked key stops authenticating after the TTL even when the wall clock is set back an hour', async () => {
+    const { key, record } = await createKey('u_revoke_clock');
+    const auth = createKeyAuthenticator(storage, { cacheTtlMs: 100 });
+    assert.ok(await auth.authenticate(key, T0));
+    await storage.revokeApiKey(record.id, T0 + 1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The wall clock now reads an hour earlier: the cache's TTL is a duration, and it is over.
+    assert.equal(await auth.authenticate(key, T0 - 3_600_000), undefined);
   });
 
   test('a key revoked before its first use never authenticates', async () => {

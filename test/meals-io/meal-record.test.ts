@@ -50,6 +50,13 @@ describe('an import record', () => {
     assert.match(message({ ...VALID, id: 'a\u0085b' }), /^id must not contain control characters/);
   });
 
+  test('refuses an id or a text with a lone surrogate, which would collide with others once stored as UTF-8', () => {
+    assert.equal(message({ ...VALID, id: '\ud800' }), 'id must be well-formed Unicode, got "\\ud800"');
+    assert.match(message({ ...VALID, id: 'a\udc00b' }), /^id must be well-formed Unicode/);
+    assert.match(message({ ...VALID, title: 'x\ud83d' }), /^title must be well-formed Unicode/);
+    assert.equal(meal({ ...VALID, id: 'm_😀' }).id, 'm_😀');
+  });
+
   test('ignores modifiedAt, which the store sets', () => {
     assert.equal('modifiedAt' in meal({ ...VALID, modifiedAt: 'not even a date' }), false);
   });

@@ -87,6 +87,22 @@ export function runAuthFailureLimiterSuite(adapter: AuthFailureLimiterAdapter): 
     });
   });
 
+  guardTest('IPv6 addresses count by their /64: rotating inside one does not get around the guard', async () => {
+    await withGuards(undefined, async (guard) => {
+      for (let i = 0; i < 20; i += 1) await guard.registerFailure(`2001:db8:1:2:${i.toString(16)}::1`, T0);
+      assert.ok((await guard.registerFailure('2001:DB8:1:2:ffff:ffff:ffff:ffff', T0 + 1)) > 0);
+      assert.ok((await guard.registerFailure('2001:db8:1:2::7%eth0', T0 + 1)) > 0);
+      assert.equal(await guard.registerFailure('2001:db8:1:3::1', T0 + 1), 0, 'the next /64 is another client');
+    });
+  });
+
+  guardTest('an IPv4 address written as IPv6 by a dual-stack socket is that IPv4 address', async () => {
+    await withGuards(undefined, async (guard) => {
+      for (let i = 0; i < 20; i += 1) await guard.registerFailure('::ffff:203.0.113.9', T0);
+      assert.ok((await guard.registerFailure('203.0.113.9', T0 + 1)) > 0);
+    });
+  });
+
   guardTest('failures spread over more than 60 s never block', async () => {
     await withGuards(undefined, async (guard) => {
       for (let i = 0; i < 200; i += 1) assert.equal(await guard.registerFailure('a', T0 + i * 3001), 0, `failure ${i}`);

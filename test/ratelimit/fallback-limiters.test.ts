@@ -45,7 +45,7 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
         const [first, second] = connections.map((redis) =>
           createFallbackRateLimiter({
             shared: createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
-            local: createMemoryRateLimiter(policy),
+            local: createMemoryRateLimiter(policy, { clock: 'caller' }),
             log: recorder.log,
             observer: recorder.observer,
           }),
@@ -68,7 +68,7 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
         const [first, second] = connections.map((redis) =>
           createFallbackAuthFailureLimiter({
             shared: createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
-            local: createMemoryAuthFailureLimiter(policy),
+            local: createMemoryAuthFailureLimiter(policy, { clock: 'caller' }),
             probe: () => redis.ping(),
             log: recorder.log,
             observer: recorder.observer,

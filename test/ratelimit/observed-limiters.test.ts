@@ -16,7 +16,10 @@ function recordingObserver(seen: string[]): LimiterObserver {
 test('the in-process limiters report each decision with backend memory, and decide as before', async () => {
   const seen: string[] = [];
   const observer = recordingObserver(seen);
-  const rate = observeRateLimiter(createMemoryRateLimiter({ minIntervalMs: 3000, dailyLimit: 10 }), observer);
+  const rate = observeRateLimiter(
+    createMemoryRateLimiter({ minIntervalMs: 3000, dailyLimit: 10 }, { clock: 'caller' }),
+    observer,
+  );
   const now = Date.UTC(2025, 5, 10, 12);
   assert.equal((await rate.consume('k', now)).allowed, true);
   const refused = await rate.consume('k', now + 1000);
@@ -24,7 +27,7 @@ test('the in-process limiters report each decision with backend memory, and deci
   assert.equal(refused.retryAfterMs, 2000);
 
   const guard = observeAuthFailureLimiter(
-    createMemoryAuthFailureLimiter({ maxFailures: 1, windowMs: 60_000 }),
+    createMemoryAuthFailureLimiter({ maxFailures: 1, windowMs: 60_000 }, { clock: 'caller' }),
     observer,
   );
   assert.equal(await guard.registerFailure('10.0.0.1', now), 0);

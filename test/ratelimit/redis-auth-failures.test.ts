@@ -62,12 +62,13 @@ describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? 
     assert.equal(await guard.registerFailure('a', 0), 0);
   });
 
-  test('keeps one hash-tagged key per address under the prefix, expiring one window after the last failure', async () => {
+  test('keeps one hash-tagged key per address (IPv6: per /64) under the prefix, expiring one window after the last failure', async () => {
     const prefix = freshPrefix();
     const guard = createRedisAuthFailureLimiter({ redis: connections[0], prefix });
     await guard.registerFailure('2001:db8::1', Date.now());
-    assert.deepEqual(await keysUnder(connections[0], prefix), [`${prefix}auth-failures:{2001:db8::1}`]);
-    const ttl = await connections[0].pttl(`${prefix}auth-failures:{2001:db8::1}`);
+    await guard.registerFailure('2001:db8::2', Date.now());
+    assert.deepEqual(await keysUnder(connections[0], prefix), [`${prefix}auth-failures:{2001:db8:0:0::/64}`]);
+    const ttl = await connections[0].pttl(`${prefix}auth-failures:{2001:db8:0:0::/64}`);
     assert.ok(ttl > 0 && ttl <= 60_000, `ttl ${ttl} ms`);
   });
 });

@@ -27,9 +27,12 @@ function guard<T>(work: () => T): Promise<T> {
   }
 }
 
+/** How long a write waits for another connection's write lock (a command beside an import). */
+const BUSY_TIMEOUT_MS = 5000;
+
 function open(file: string, options: StorageOptions): Database {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new BetterSqlite3(file, { timeout: 5000 });
+  const db = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
   // WAL: readers (the server) never block the writer (an import) nor the other way round.
   db.pragma('journal_mode = WAL');
   // NORMAL is durable against a crash of the process in WAL mode; only an OS crash can lose
@@ -60,6 +63,18 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
   let secret: Buffer | undefined;
 
+  // StorageOptions.serving: a background write fails with SQLITE_BUSY (503 unavailable) at once
+  // rather than blocking the event loop for up to BUSY_TIMEOUT_MS.
+  function background<T>(work: () => T): Promise<T> {
+    if (options.serving !== true) return guard(work);
+    db.pragma('busy_timeout = 0');
+    try {
+      return guard(work);
+    } finally {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
   return {
     kind: 'sqlite',
     listFeed: (query) => guard(() => meals.listFeed(query)),
@@ -71,20 +86,20 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     },
     upsertMeals: (userId, list, now) => guard(() => meals.upsertMeals(userId, list, now)),
     deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
-    pruneTombstones: (before) => guard(() => meals.pruneTombstones(before)),
+    pruneTombstones: (before) => background(() => meals.pruneTombstones(before)),
     createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
     revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
     findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
-    recordKeyUse: (uses) => guard(() => keys.recordKeyUse(uses)),
+    recordKeyUse: (uses) => background(() => keys.recordKeyUse(uses)),
     listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
-    pruneKeyRequests: (beforeDay) => guard(() => keys.pruneKeyRequests(beforeDay)),
+    pruneKeyRequests: (beforeDay) => background(() => keys.pruneKeyRequests(beforeDay)),
     createLoginToken: (token) => guard(() => signIns.createLoginToken(token)),
     consumeLoginToken: (digest, now) => guard(() => signIns.consumeLoginToken(digest, now)),
     createSession: (session) => guard(() => signIns.createSession(session)),
     findSession: (digest, now) => guard(() => signIns.findSession(digest, now)),
     deleteSession: (digest) => guard(() => signIns.deleteSession(digest)),
-    pruneExpiredSignIns: (now) => guard(() => signIns.pruneExpiredSignIns(now)),
+    pruneExpiredSignIns: (now) => background(() => signIns.pruneExpiredSignIns(now)),
     cursorSecret: () =>
       guard(() => {
         secret ??= readSecret.get(CURSOR_SECRET_SETTING);

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { connect as netConnect, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
+import { PROC_SKIP, residentBytes, serverConnections } from '../support/process-probes.js';
+import { makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { OLD, sleep } from './http-expect.js';
+
+/**
+ * Every resource a connection can hold is bounded (issue 10, items 6 and 7;
+ * src/http/connection-limits.ts): the TLS handshake, an answer nobody reads, the number of
+ * connections, and the drain on SIGTERM.
+ */
+
+/** A TCP connection to the TLS port that never starts its handshake; resolves once it is open. */
+function silentConnection(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.on('error', reject);
+  });
+}
+
+/** Ms until the server closes the socket (from now), or `giveUpMs` when it does not. */
+function closedWithin(socket: Socket, giveUpMs: number): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    if (socket.destroyed) resolve(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(giveUpMs);
+    }, giveUpMs);
+    socket.on('error', () => {});
+    socket.on('data', () => {});
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(performance.now() - started);
+    });
+  });
+}
+
+describe('the TLS handshake', () => {
+  test('a connection that does not finish its TLS handshake within 10 s is cut off', { timeout: 40_000 }, async () => {
+    const server = await startTestServer();
+    try {
+      const closedAfterMs = await closedWithin(await silentConnection(server.port), 30_000);
+      assert.ok(closedAfterMs >= 9_000, `cut off after ${Math.round(closedAfterMs)} ms: not before 10 s`);
+      assert.ok(closedAfterMs <= 14_000, `cut off after ${Math.round(closedAfterMs)} ms: within a few s of 10 s`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test(
+    "SIGTERM waits for a connection still in its handshake no longer than the handshake's 10 s",
+    { timeout: 60_000 },
+    async () => {
+      const server = await startTestServer();
+      const silent = await Promise.all(Array.from({ length: 5 }, () => silentConnection(server.port)));
+      let signal: NodeJS.Signals | null = null;
+      server.child.once('exit', (_code, received) => {
+        signal = received;
+      });
+      const started = performance.now();
+      const code = await server.stop();
+      const tookMs = performance.now() - started;
+      for (const socket of silent) socket.destroy();
+      assert.equal(code, 0, `exit signal ${signal}; logs: ${server.logs().slice(-2000)}`);
+      assert.ok(tookMs < 14_000, `exited ${Math.round(tookMs)} ms after SIGTERM (Node's default handshake: 120 s)`);
+    },
+  );
+
+  test(
+    'a connection whose handshake ends after SIGTERM still has its request answered',
+    { timeout: 60_000 },
+    async () => {
+      const server = await startTestServer();
+      try {
+        const raw = await silentConnection(server.port);
+        const exited = server.stop();
+        await sleep(300);
+        // The handshake and the request on the connection opened before SIGTERM.
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = tlsConnect({ socket: raw, rejectUnauthorized: false }, () =>
+            socket.end('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n'),
+          );
+          const chunks: Buffer[] = [];
+          socket.on('data', (d: Buffer) => chunks.push(d));
+          socket.on('error', reject);
+          socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+        });
+        assert.match(answer, /^HTTP\/1\.1 200 /);
+        assert.match(answer, /\{"ok":true\}$/);
+        assert.equal(await exited, 0);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
+});
+
+describe('the number of connections', () => {
+  test(
+    'past 1000 open connections a new one is closed at once, and one is accepted again when others close',
+    { timeout: 60_000 },
+    async () => {
+      const server = await startTestServer();
+      const open: Socket[] = [];
+      try {
+        for (let i = 0; i < 1000; i += 1) open.push(await silentConnection(server.port));
+        // Node counts a connection once it has accepted it: give the last ones time to be counted.
+        await sleep(500);
+        const extra = await silentConnection(server.port);
+        const closedAfterMs = await closedWithin(extra, 5_000);
+        assert.ok(closedAfterMs < 2_000, `the 1001st connection was closed after ${Math.round(closedAfterMs)} ms`);
+        for (const socket of open.splice(0, 10)) socket.destroy();
+        await sleep(500);
+        const health = await request(server, { path: '/healthz' });
+        assert.equal(health.status, 200, 'a connection is accepted again once others have closed');
+      } finally {
+        for (const socket of open) socket.destroy();
+        await server.stop();
+      }
+    },
+  );
+});
+
+/** A GET that reads nothing of the answer; destroy() it at the end. */
+function stalledReader(server: TestServer, key: string, path: string): { destroy(): void } {
+  const req = https.request({
+    host: server.host,
+    port: server.port,
+    path,
+    headers: { authorization: `Bearer ${key}` },
+    rejectUnauthorized: false,
+    agent: false,
+  });
+  req.on('response', (res) => res.pause());
+  req.on('error', () => {});
+  req.end();
+  return { destroy: () => req.destroy() };
+}
+
+describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
+  let server: TestServer;
+  let key: string;
+
+  before(async () => {
+    server = await startTestServer();
+    const userId = newUserId('stall');
+    key = (await server.createKey(userId)).key;
+    // ~10 MB a page: more than loopback's socket buffers take from a reader that stopped, so
+    // most of each answer stays in the server process (a 1.6 MB page would sit in the kernel).
+    const description = 'a long description of the meal, '.repeat(60);
+    await server.importMeals(
+      userId,
+      Array.from({ length: 5000 }, () => makeMeal(undefined, { description })),
+    );
+  });
+
+  after(async () => {
+    await server.stop();
+  });
+
+  test(
+    '50 readers of 5000-meal pages that stop reading are cut off, while memory stays bounded and other clients answer at once',
+    { timeout: 240_000 },
+    async () => {
+      const pid = server.child.pid ?? 0;
+      const baseline = residentBytes(pid);
+      let peak = baseline;
+      const started = performance.now();
+      const readers = Array.from({ length: 50 }, () =>
+        stalledReader(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`),
+      );
+      try {
+        await sleep(2_000);
+        assert.ok(serverConnections(server.port) >= 40, 'the stalled readers are connected');
+        // Other clients meanwhile: small pages never wait for the large ones' budget (app.ts).
+        const latencies: number[] = [];
+        while (serverConnections(server.port) > 0 && performance.now() - started < 150_000) {
+          for (const path of ['/healthz', `/v1/meals?lastModifiedSince=${OLD}&limit=10`]) {
+            const sent = performance.now();
+            const res = await request(server, { path, key });
+            latencies.push(performance.now() - sent);
+            assert.equal(res.status, 200, path);
+          }
+          peak = Math.max(peak, residentBytes(pid));
+          await sleep(500);
+        }
+        const tookS = (performance.now() - started) / 1000;
+        const left = serverConnections(server.port);
+        const grownMb = (peak - baseline) / 1024 / 1024;
+        const worstMs = Math.max(...latencies);
+        console.log(
+          `50 stalled readers of ~10 MB pages: all cut after ${tookS.toFixed(0)} s (${left} left); ` +
+            `server memory +${grownMb.toFixed(0)} MB at most; other clients: worst ${worstMs.toFixed(0)} ms over ${latencies.length} requests`,
+        );
+        // Eight pages at once (app.ts LARGE_PAGES), each cut 10 s after it stalls: ~7 rounds.
+        assert.equal(left, 0, `every stalled connection is cut (${left} left after ${tookS.toFixed(0)} s)`);
+        // Eight ~10 MB pages held at once, with their ciphertext; without the cut, a share came
+        // back after 30 s while its memory did not, and fifty pages would be ~1 GB.
+        assert.ok(grownMb < 500, `the server grew by ${grownMb.toFixed(0)} MB`);
+        assert.ok(worstMs < 3_000, `other clients answered within 3 s (worst ${worstMs.toFixed(0)} ms)`);
+      } finally {
+        for (const reader of readers) reader.destroy();
+      }
+    },
+  );
+});
