@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
+import { describe, test } from 'node:test';
 import { createFallbackAuthFailureLimiter } from '../../src/ratelimit/fallback-auth-failures.js';
 import { createFallbackRateLimiter } from '../../src/ratelimit/fallback-rate-limiter.js';
 import { createMemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createMemoryAuthFailureLimiter } from '../../src/ratelimit/memory-auth-failures.js';
 import { createRedisAuthFailureLimiter } from '../../src/ratelimit/redis-auth-failures.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
-import { connectTestRedis, deleteKeysUnder, redisSkipReason, uniqueTestPrefix } from '../support/redis.js';
+import { deleteKeysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
 import { recordLimiterEvents } from './limiter-recorder.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
@@ -17,32 +16,17 @@ import { runRateLimiterSuite } from './rate-limiter.suite.js';
 const skip = await redisSkipReason();
 
 describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { skip: skip ?? false }, () => {
-  let connections: [Redis, Redis];
+  // Two connections: two service instances sharing one Redis.
+  const pair = useTestRedisPair('fallback');
   const recorder = recordLimiterEvents();
-  const prefixes: string[] = [];
-
-  before(() => {
-    connections = [connectTestRedis(), connectTestRedis()];
-  });
-
-  after(async () => {
-    for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
-    await Promise.all(connections.map((redis) => redis.quit()));
-  });
-
-  function freshPrefix(): string {
-    const prefix = uniqueTestPrefix('fallback');
-    prefixes.push(prefix);
-    return prefix;
-  }
 
   // The suites pass explicit instants: the Redis limiters inside use the caller clock, as in
   // redis-rate-limiter.test.ts.
   describe('the rate limiter suite', () => {
     runRateLimiterSuite({
       async open(policy) {
-        const prefix = freshPrefix();
-        const [first, second] = connections.map((redis) =>
+        const prefix = pair.freshPrefix();
+        const [first, second] = pair.connections.map((redis) =>
           createFallbackRateLimiter({
             shared: createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
             local: createMemoryRateLimiter(policy, { clock: 'caller' }),
@@ -54,7 +38,7 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
           instances: [first!, second!],
           async close() {
             await Promise.all([first!.close(), second!.close()]);
-            await deleteKeysUnder(connections[0], prefix);
+            await deleteKeysUnder(pair.connections[0], prefix);
           },
         };
       },
@@ -64,8 +48,8 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
   describe('the brute-force guard suite', () => {
     runAuthFailureLimiterSuite({
       async open(policy) {
-        const prefix = freshPrefix();
-        const [first, second] = connections.map((redis) =>
+        const prefix = pair.freshPrefix();
+        const [first, second] = pair.connections.map((redis) =>
           createFallbackAuthFailureLimiter({
             shared: createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
             local: createMemoryAuthFailureLimiter(policy, { clock: 'caller' }),
@@ -78,7 +62,7 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
           instances: [first!, second!],
           async close() {
             await Promise.all([first!.close(), second!.close()]);
-            await deleteKeysUnder(connections[0], prefix);
+            await deleteKeysUnder(pair.connections[0], prefix);
           },
         };
       },

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
+import { describe, test } from 'node:test';
 import { createRedisAuthFailureLimiter } from '../../src/ratelimit/redis-auth-failures.js';
-import { connectTestRedis, deleteKeysUnder, keysUnder, redisSkipReason, uniqueTestPrefix } from '../support/redis.js';
+import { deleteKeysUnder, keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
@@ -11,23 +10,7 @@ const skip = await redisSkipReason();
 
 describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
-  let connections: [Redis, Redis];
-  const prefixes: string[] = [];
-
-  before(() => {
-    connections = [connectTestRedis(), connectTestRedis()];
-  });
-
-  after(async () => {
-    for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
-    await Promise.all(connections.map((redis) => redis.quit()));
-  });
-
-  function freshPrefix(): string {
-    const prefix = uniqueTestPrefix('auth');
-    prefixes.push(prefix);
-    return prefix;
-  }
+  const pair = useTestRedisPair('auth');
 
   describe('the shared suite, on the caller clock', () => {
     // The suite's cases pass explicit instants a minute apart that Redis TIME cannot reach in a
@@ -35,13 +18,13 @@ describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? 
     // only `now` comes from the argument. The Redis clock is tested below.
     runAuthFailureLimiterSuite({
       async open(policy) {
-        const prefix = freshPrefix();
-        const [first, second] = connections.map((redis) =>
+        const prefix = pair.freshPrefix();
+        const [first, second] = pair.connections.map((redis) =>
           createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
         );
         return {
           instances: [first!, second!],
-          close: () => deleteKeysUnder(connections[0], prefix),
+          close: () => deleteKeysUnder(pair.connections[0], prefix),
         };
       },
     });
@@ -49,9 +32,9 @@ describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? 
 
   test('decides on Redis TIME and blocks for the window on real elapsed time', async () => {
     const guard = createRedisAuthFailureLimiter({
-      redis: connections[0],
+      redis: pair.connections[0],
       policy: { maxFailures: 2, windowMs: 1000 },
-      prefix: freshPrefix(),
+      prefix: pair.freshPrefix(),
     });
     // Instants a year apart by the caller clock are one moment by Redis TIME.
     assert.equal(await guard.registerFailure('a', Date.UTC(2000, 0, 1)), 0);
@@ -63,12 +46,12 @@ describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? 
   });
 
   test('keeps one hash-tagged key per address (IPv6: per /64) under the prefix, expiring one window after the last failure', async () => {
-    const prefix = freshPrefix();
-    const guard = createRedisAuthFailureLimiter({ redis: connections[0], prefix });
+    const prefix = pair.freshPrefix();
+    const guard = createRedisAuthFailureLimiter({ redis: pair.connections[0], prefix });
     await guard.registerFailure('2001:db8::1', Date.now());
     await guard.registerFailure('2001:db8::2', Date.now());
-    assert.deepEqual(await keysUnder(connections[0], prefix), [`${prefix}auth-failures:{2001:db8:0:0::/64}`]);
-    const ttl = await connections[0].pttl(`${prefix}auth-failures:{2001:db8:0:0::/64}`);
+    assert.deepEqual(await keysUnder(pair.connections[0], prefix), [`${prefix}auth-failures:{2001:db8:0:0::/64}`]);
+    const ttl = await pair.connections[0].pttl(`${prefix}auth-failures:{2001:db8:0:0::/64}`);
     assert.ok(ttl > 0 && ttl <= 60_000, `ttl ${ttl} ms`);
   });
 });

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { nextUtcMidnight } from '../../src/domain/instant.js';
 import { AppError } from '../../src/errors.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
-import {
-  connectTestRedis,
-  deleteKeysUnder,
-  freePort,
-  keysUnder,
-  redisSkipReason,
-  uniqueTestPrefix,
-} from '../support/redis.js';
+import { deleteKeysUnder, freePort, keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
@@ -20,23 +13,7 @@ const skip = await redisSkipReason();
 
 describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
-  let connections: [Redis, Redis];
-  const prefixes: string[] = [];
-
-  before(() => {
-    connections = [connectTestRedis(), connectTestRedis()];
-  });
-
-  after(async () => {
-    for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
-    await Promise.all(connections.map((redis) => redis.quit()));
-  });
-
-  function freshPrefix(): string {
-    const prefix = uniqueTestPrefix('rate');
-    prefixes.push(prefix);
-    return prefix;
-  }
+  const pair = useTestRedisPair('rate');
 
   describe('the shared suite, on the caller clock', () => {
     // The suite's cases pass explicit instants (midnight, days later) that Redis's TIME cannot
@@ -44,13 +21,13 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
     // only `now` comes from the argument. The Redis clock is tested below on real time.
     runRateLimiterSuite({
       async open(policy) {
-        const prefix = freshPrefix();
-        const [first, second] = connections.map((redis) =>
+        const prefix = pair.freshPrefix();
+        const [first, second] = pair.connections.map((redis) =>
           createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
         );
         return {
           instances: [first!, second!],
-          close: () => deleteKeysUnder(connections[0], prefix),
+          close: () => deleteKeysUnder(pair.connections[0], prefix),
         };
       },
     });
@@ -58,9 +35,9 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
 
   test('decides on Redis TIME, whatever instant the caller passes', async () => {
     const limiter = createRedisRateLimiter({
-      redis: connections[0],
+      redis: pair.connections[0],
       policy: { minIntervalMs: 60_000, dailyLimit: 5 },
-      prefix: freshPrefix(),
+      prefix: pair.freshPrefix(),
     });
     const before = Date.now();
     const first = await limiter.consume('k1', Date.UTC(2000, 0, 1));
@@ -75,9 +52,9 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
 
   test('on real elapsed time, refuses within the interval and accepts once retryAfterMs has passed', async () => {
     const limiter = createRedisRateLimiter({
-      redis: connections[0],
+      redis: pair.connections[0],
       policy: { minIntervalMs: 1000, dailyLimit: 100 },
-      prefix: freshPrefix(),
+      prefix: pair.freshPrefix(),
     });
     assert.equal((await limiter.consume('k1', Date.now())).allowed, true);
     const refused = await limiter.consume('k1', Date.now());
@@ -90,16 +67,16 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
   });
 
   test('keeps one hash-tagged key per API key under the prefix, expiring once its day and interval are over', async () => {
-    const prefix = freshPrefix();
+    const prefix = pair.freshPrefix();
     const limiter = createRedisRateLimiter({
-      redis: connections[0],
+      redis: pair.connections[0],
       policy: { minIntervalMs: 3000, dailyLimit: 5 },
       prefix,
     });
     const decision = await limiter.consume('key_abc', Date.now());
     const refused = await limiter.consume('key_abc', Date.now());
-    assert.deepEqual(await keysUnder(connections[0], prefix), [`${prefix}rate:{key_abc}`]);
-    const ttl = await connections[0].pttl(`${prefix}rate:{key_abc}`);
+    assert.deepEqual(await keysUnder(pair.connections[0], prefix), [`${prefix}rate:{key_abc}`]);
+    const ttl = await pair.connections[0].pttl(`${prefix}rate:{key_abc}`);
     const untilReset = decision.resetAt - Date.now();
     assert.ok(ttl > 0 && ttl <= Math.max(untilReset, 3000) + 1000, `ttl ${ttl} ms, reset in ${untilReset} ms`);
     assert.equal(refused.allowed, false);
@@ -107,19 +84,19 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
 
   test('uses the prefix meal-export: when none is given', async () => {
     const keyId = `test-${process.pid}-${Date.now()}`;
-    const limiter = createRedisRateLimiter({ redis: connections[0], policy: { minIntervalMs: 0, dailyLimit: 5 } });
+    const limiter = createRedisRateLimiter({ redis: pair.connections[0], policy: { minIntervalMs: 0, dailyLimit: 5 } });
     try {
       await limiter.consume(keyId, Date.now());
-      assert.equal(await connections[0].exists(`meal-export:rate:{${keyId}}`), 1);
+      assert.equal(await pair.connections[0].exists(`meal-export:rate:{${keyId}}`), 1);
     } finally {
-      await connections[0].del(`meal-export:rate:{${keyId}}`);
+      await pair.connections[0].del(`meal-export:rate:{${keyId}}`);
     }
   });
 
   test('limiters under different prefixes do not share limits', async () => {
     const policy = { minIntervalMs: 60_000, dailyLimit: 5 };
-    const a = createRedisRateLimiter({ redis: connections[0], policy, prefix: freshPrefix() });
-    const b = createRedisRateLimiter({ redis: connections[1], policy, prefix: freshPrefix() });
+    const a = createRedisRateLimiter({ redis: pair.connections[0], policy, prefix: pair.freshPrefix() });
+    const b = createRedisRateLimiter({ redis: pair.connections[1], policy, prefix: pair.freshPrefix() });
     assert.equal((await a.consume('k1', Date.now())).allowed, true);
     assert.equal((await b.consume('k1', Date.now())).allowed, true);
   });

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { makeTempDir } from './project.js';
 import { skipUnlessRequired } from './required-services.js';
+import { after, before } from 'node:test';
 
 /** The Redis the shared-limiter tests use: the machine's, unless MEAL_EXPORT_TEST_REDIS_URL says otherwise. */
 export const TEST_REDIS_URL = process.env.MEAL_EXPORT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -139,4 +140,39 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no TCP port');
   return address.port;
+}
+
+export interface TestRedisPair {
+  /** Two connections to the test Redis: two service instances sharing one Redis. */
+  readonly connections: [Redis, Redis];
+  /** A key prefix no other case uses; every key under it is deleted after the suite. */
+  freshPrefix(): string;
+}
+
+/**
+ * For the enclosing describe: two connections opened before its cases and closed after them,
+ * and fresh prefixes whose keys are deleted then.
+ */
+export function useTestRedisPair(label: string): TestRedisPair {
+  let connections: [Redis, Redis] | undefined;
+  const prefixes: string[] = [];
+  before(() => {
+    connections = [connectTestRedis(), connectTestRedis()];
+  });
+  after(async () => {
+    if (connections === undefined) return;
+    for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
+    await Promise.all(connections.map((redis) => redis.quit()));
+  });
+  return {
+    get connections() {
+      if (connections === undefined) throw new Error('the Redis connections open before the first case');
+      return connections;
+    },
+    freshPrefix() {
+      const prefix = uniqueTestPrefix(label);
+      prefixes.push(prefix);
+      return prefix;
+    },
+  };
 }
