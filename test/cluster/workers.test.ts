@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { sampleSum, samples, scrape } from '../support/metrics.js';
 import {
   getMeals,
-  makeMeal,
   newUserId,
   pausedGet,
   refused,
   request,
   startTestServer,
+  userWithLargePage,
   type TestServer,
 } from '../support/server.js';
 
@@ -164,15 +164,8 @@ describe('serve --workers 2 without an interval', () => {
   });
 
   test('SIGTERM drains every worker: the answer in flight is sent in full, then the primary exits 0', async () => {
-    const userId = newUserId();
-    const { key } = await server.createKey(userId);
-    // About 16 MB, far more than the socket buffers hold for a reader that has stopped (as in
-    // test/http/lifecycle.test.ts): most of it is still in a worker when SIGTERM arrives.
-    const description = 'a long description of the meal, '.repeat(100);
-    await server.importMeals(
-      userId,
-      Array.from({ length: 5000 }, () => makeMeal(undefined, { description })),
-    );
+    // About 16 MB: most of it is still in a worker when SIGTERM arrives.
+    const { key } = await userWithLargePage(server);
     const inFlight = await pausedGet(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`);
     assert.equal(inFlight.status, 200);
     const exited = server.stop();

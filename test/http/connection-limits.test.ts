@@ -4,7 +4,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { PROC_SKIP, residentBytes, serverConnections } from '../support/process-probes.js';
-import { makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { keyedGetOptions, request, startTestServer, type TestServer, userWithLargePage } from '../support/server.js';
 import { OLD, sleep } from './http-expect.js';
 
 /**
@@ -134,14 +134,7 @@ describe('the number of connections', () => {
 
 /** A GET that reads nothing of the answer; destroy() it at the end. */
 function stalledReader(server: TestServer, key: string, path: string): { destroy(): void } {
-  const req = https.request({
-    host: server.host,
-    port: server.port,
-    path,
-    headers: { authorization: `Bearer ${key}` },
-    rejectUnauthorized: false,
-    agent: false,
-  });
+  const req = https.request(keyedGetOptions(server, key, path));
   req.on('response', (res) => res.pause());
   req.on('error', () => {});
   req.end();
@@ -154,15 +147,9 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
 
   before(async () => {
     server = await startTestServer();
-    const userId = newUserId('stall');
-    key = (await server.createKey(userId)).key;
     // ~10 MB a page: more than loopback's socket buffers take from a reader that stopped, so
     // most of each answer stays in the server process (a 1.6 MB page would sit in the kernel).
-    const description = 'a long description of the meal, '.repeat(60);
-    await server.importMeals(
-      userId,
-      Array.from({ length: 5000 }, () => makeMeal(undefined, { description })),
-    );
+    ({ key } = await userWithLargePage(server, 60));
   });
 
   after(async () => {

@@ -4,7 +4,15 @@ import { describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { newPostgresDatabase, postgresSkipReason } from '../support/postgres.js';
 import { redisSkipReason, TEST_REDIS_URL, uniqueTestPrefix } from '../support/redis.js';
-import { makeMeal, newUserId, refused, request, type StartOptions, startTestServer } from '../support/server.js';
+import {
+  keyedGetOptions,
+  makeMeal,
+  newUserId,
+  refused,
+  request,
+  type StartOptions,
+  startTestServer,
+} from '../support/server.js';
 import { OLD, sleep } from './http-expect.js';
 
 /**
@@ -27,27 +35,17 @@ function fetchPage(
   sent: () => void,
 ): Promise<PageResult> {
   return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: server.host,
-        port: server.port,
-        path,
-        headers: { authorization: `Bearer ${key}` },
-        rejectUnauthorized: false,
-        agent: false,
-      },
-      (res) => {
-        res.pause();
-        void readFrom.then(() => res.resume());
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('error', reject);
-        res.on('end', () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { count: number; meals: unknown[] };
-          resolve({ status: res.statusCode ?? 0, count: body.count, items: body.meals.length });
-        });
-      },
-    );
+    const req = https.request(keyedGetOptions(server, key, path), (res) => {
+      res.pause();
+      void readFrom.then(() => res.resume());
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('error', reject);
+      res.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { count: number; meals: unknown[] };
+        resolve({ status: res.statusCode ?? 0, count: body.count, items: body.meals.length });
+      });
+    });
     req.on('error', reject);
     // Written on the TLS connection: the server process has accepted it and finished its handshake.
     req.on('finish', sent);

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
-import { makeMeal, newUserId, pausedGet, refused, startTestServer } from '../support/server.js';
+import { pausedGet, refused, startTestServer, userWithLargePage } from '../support/server.js';
 import { OLD, sleep } from './http-expect.js';
 
 test('on SIGTERM the server stops accepting, sends the answer in flight in full, and exits 0', async () => {
   const server = await startTestServer();
   try {
-    const userId = newUserId();
-    const { key } = await server.createKey(userId);
-    // About 16 MB: far more than the kernel's socket buffers hold for a reader that has
-    // stopped, so most of the answer is still in the server process when SIGTERM arrives.
-    const description = 'a long description of the meal, '.repeat(100);
-    await server.importMeals(
-      userId,
-      Array.from({ length: 5000 }, () => makeMeal(undefined, { description })),
-    );
+    // About 16 MB: most of the answer is still in the server process when SIGTERM arrives.
+    const { key } = await userWithLargePage(server);
     const inFlight = await pausedGet(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`);
     assert.equal(inFlight.status, 200);
     const exited = server.stop();

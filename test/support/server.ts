@@ -189,33 +189,55 @@ export function request(
   });
 }
 
+/** A GET with the key on a connection of its own, trusting the server's self-signed certificate. */
+export function keyedGetOptions(
+  server: { host: string; port: number },
+  key: string,
+  path: string,
+): https.RequestOptions {
+  return {
+    host: server.host,
+    port: server.port,
+    path,
+    headers: { authorization: `Bearer ${key}` },
+    rejectUnauthorized: false,
+    agent: false,
+  };
+}
+
+/**
+ * A new user with a key and 5000 meals whose descriptions repeat a sentence `repeats` times:
+ * 100 makes a page of all of them about 16 MB, far more than the kernel's socket buffers hold
+ * for a reader that has stopped, so most of the answer stays in the server process.
+ */
+export async function userWithLargePage(server: TestServer, repeats = 100): Promise<{ userId: string; key: string }> {
+  const userId = newUserId('large');
+  const { key } = await server.createKey(userId);
+  const description = 'a long description of the meal, '.repeat(repeats);
+  await server.importMeals(
+    userId,
+    Array.from({ length: 5000 }, () => makeMeal(undefined, { description })),
+  );
+  return { userId, key };
+}
+
 /** Opens a GET and stops reading the answer as soon as its headers arrive. */
 export function pausedGet(server: TestServer, key: string, path: string) {
   return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
-    const req = https.request(
-      {
-        host: server.host,
-        port: server.port,
-        path,
-        headers: { authorization: `Bearer ${key}` },
-        rejectUnauthorized: false,
-        agent: false,
-      },
-      (res) => {
-        res.pause();
-        resolve({
-          status: res.statusCode ?? 0,
-          readAll: () =>
-            new Promise((done, fail) => {
-              const chunks: Buffer[] = [];
-              res.on('data', (d: Buffer) => chunks.push(d));
-              res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
-              res.on('error', fail);
-              res.resume();
-            }),
-        });
-      },
-    );
+    const req = https.request(keyedGetOptions(server, key, path), (res) => {
+      res.pause();
+      resolve({
+        status: res.statusCode ?? 0,
+        readAll: () =>
+          new Promise((done, fail) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (d: Buffer) => chunks.push(d));
+            res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+            res.on('error', fail);
+            res.resume();
+          }),
+      });
+    });
     req.on('error', reject);
     req.end();
   });
