@@ -2,6 +2,7 @@ import type { ApiKeyRecord, KeyDayRequests, Storage } from '../storage/storage.j
 import { isActiveKey } from './api-key.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key.js';
 import { type DurationClock, durationNow } from './duration-clock.js';
+import { createPacedBatches } from './paced-batches.js';
 
 /**
  * Resolves bearer tokens to keys. Lookups are cached for `cacheTtlMs` (below the contract's
@@ -10,8 +11,14 @@ import { type DurationClock, durationNow } from './duration-clock.js';
  * clock stepped back does not keep a revoked key cached; a key's expiry is an instant. Uses are recorded in memory and written in batches.
  */
 export interface KeyAuthenticator {
-  /** The active key the token names, or undefined (unknown, malformed, revoked, expired). */
-  authenticate(token: string, now: number): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The active key the token names, or undefined (unknown, malformed, revoked, expired).
+   * 'paced' (for a client address the brute-force guard has blocked): a key not cached is
+   * looked up in a paced batch with the others waiting (domain/paced-batches.ts), and only a
+   * key found is cached, so that a flood of made-up keys costs the store a few queries a
+   * second and cannot push the keys in use out of the cache.
+   */
+  authenticate(token: string, now: number, lookup?: KeyLookup): Promise<ApiKeyRecord | undefined>;
   /**
    * Notes that a key was used, for `keys list`'s lastUsedAt, and, when the request was
    * `accepted` (not refused with 429: CONTRACT.md section 4), counts it for its UTC day: the
@@ -23,7 +30,10 @@ export interface KeyAuthenticator {
 }
 
 /** The two storage operations authentication needs: its narrow port of Storage. */
-export type KeyAuthenticatorStore = Pick<Storage, 'findApiKeyByDigest' | 'recordKeyUse'>;
+export type KeyAuthenticatorStore = Pick<Storage, 'findApiKeysByDigests' | 'recordKeyUse'>;
+
+/** 'at-once': one query of its own (the default); 'paced': in a paced batch. */
+export type KeyLookup = 'at-once' | 'paced';
 
 const DAY_MS = 86_400_000;
 
@@ -36,6 +46,9 @@ interface CacheEntry {
 export interface KeyAuthenticatorOptions {
   readonly cacheTtlMs?: number;
   readonly maxCacheEntries?: number;
+  /** Paced lookups: one batch at most every this many ms (default 50), of at most maxBatch (default 1000). */
+  readonly pacedBatchIntervalMs?: number;
+  readonly pacedMaxBatch?: number;
   /** Tests only: 'caller' measures the TTL on the `now` given (default 'monotonic'). */
   readonly clock?: DurationClock;
 }
@@ -53,8 +66,19 @@ export function createKeyAuthenticator(
   // `${day} ${keyId}` -> accepted requests of that key that day since the last flush.
   let pendingRequests = new Map<string, KeyDayRequests>();
 
-  async function lookup(digest: Buffer, cacheKey: string, now: number): Promise<ApiKeyRecord | undefined> {
-    const key = await storage.findApiKeyByDigest(digest);
+  const pacedBatches = createPacedBatches((digests: readonly Buffer[]) => storage.findApiKeysByDigests(digests), {
+    minIntervalMs: options.pacedBatchIntervalMs ?? 50,
+    maxBatch: options.pacedMaxBatch ?? 1000,
+  });
+
+  async function lookup(
+    digest: Buffer,
+    cacheKey: string,
+    now: number,
+    pace: KeyLookup,
+  ): Promise<ApiKeyRecord | undefined> {
+    const key = pace === 'paced' ? await pacedBatches.load(digest) : (await storage.findApiKeysByDigests([digest]))[0];
+    if (key === undefined && pace === 'paced') return undefined;
     // Map order is insertion order: dropping the first entry drops the oldest.
     if (cache.size >= maxEntries) {
       const oldest = cache.keys().next();
@@ -65,7 +89,7 @@ export function createKeyAuthenticator(
   }
 
   return {
-    async authenticate(token, now) {
+    async authenticate(token, now, pace = 'at-once') {
       // A token that fails the checksum is refused without a lookup.
       if (!isWellFormedApiKey(token)) return undefined;
       const digest = digestApiKey(token);
@@ -77,7 +101,7 @@ export function createKeyAuthenticator(
       else {
         let pending = inFlight.get(cacheKey);
         if (pending === undefined) {
-          pending = lookup(digest, cacheKey, now).finally(() => inFlight.delete(cacheKey));
+          pending = lookup(digest, cacheKey, now, pace).finally(() => inFlight.delete(cacheKey));
           inFlight.set(cacheKey, pending);
         }
         key = await pending;

@@ -8,7 +8,8 @@ import { parseMealsQuery } from '../domain/meals-query.js';
 import { AppError } from '../errors.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { Storage } from '../storage/storage.js';
-import { authenticateRequest } from './authenticate.js';
+import { createKnownBlocks } from '../ratelimit/known-blocks.js';
+import { type AuthFailureGuard, authenticateRequest } from './authenticate.js';
 import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
 import { errorAnswer } from './error-answer.js';
 import { failureOf } from './error-handler.js';
@@ -50,6 +51,7 @@ type Headers = string[];
 export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
   const policyHeader = rateLimitPolicyHeader(deps.policy);
   const fixedHeaders = Object.entries(commonHeaders(deps.tls)).flat();
+  const guard: AuthFailureGuard = { limiter: deps.authFailures, known: createKnownBlocks() };
 
   async function answer(
     request: IncomingMessage,
@@ -61,7 +63,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
       request.headers.authorization,
       () => request.socket.remoteAddress ?? '',
       deps.authenticator,
-      deps.authFailures,
+      guard,
       now,
     );
     const decision = await deps.limiter.consume(key.id, now);

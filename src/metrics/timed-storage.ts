@@ -15,7 +15,7 @@ const PROMISE_METHODS = [
   'createApiKey',
   'listApiKeys',
   'revokeApiKey',
-  'findApiKeyByDigest',
+  'findApiKeysByDigests',
   'recordKeyUse',
   'listKeyRequests',
   'pruneKeyRequests',

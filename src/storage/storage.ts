@@ -60,7 +60,12 @@ export interface Storage {
   listApiKeys(userId: string): Promise<ApiKeyRecord[]>;
   /** Revokes a key (idempotent: an already revoked key keeps its first revokedAt). */
   revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined>;
-  findApiKeyByDigest(digest: Buffer): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The keys stored under these digests, in the order asked (undefined where there is none),
+   * revoked and expired ones included: one query for the whole batch, so that many lookups
+   * waiting together cost the store one round trip (domain/key-authenticator.ts).
+   */
+  findApiKeysByDigests(digests: readonly Buffer[]): Promise<(ApiKeyRecord | undefined)[]>;
   /**
    * Records a batch of key uses in one transaction: each key's lastUsedAt (never moved back)
    * and its accepted requests per UTC day, ADDED to what the store holds (several instances

@@ -13,17 +13,22 @@ const T0 = Date.UTC(2025, 5, 10, 12);
 /** A real SQLite store whose digest lookups are counted (a spy on the real thing, not a mock). */
 interface CountingStore {
   readonly storage: Storage;
+  /** Store calls. */
   lookups: number;
+  /** Digests asked, over all calls. */
+  digests: number;
 }
 
 function countLookups(storage: Storage): CountingStore {
   const counted: CountingStore = {
     lookups: 0,
+    digests: 0,
     storage: {
       ...storage,
-      findApiKeyByDigest(digest) {
+      findApiKeysByDigests(digests) {
         counted.lookups += 1;
-        return storage.findApiKeyByDigest(digest);
+        counted.digests += digests.length;
+        return storage.findApiKeysByDigests(digests);
       },
     },
   };
@@ -194,5 +199,64 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     for (let round = 0; round < 3; round += 1) {
       for (const { key, record } of keys) assert.equal((await auth.authenticate(key, T0 + round))?.id, record.id);
     }
+  });
+
+  describe("paced lookups (a blocked address's keys: issue 10, item 9)", () => {
+    test('200 made-up keys at once cost one store call, and a valid key among them still authenticates', async () => {
+      const { key, record } = await createKey('u_paced');
+      const spy = countLookups(storage);
+      const auth = createKeyAuthenticator(spy.storage);
+      const madeUp = Array.from({ length: 200 }, () => auth.authenticate(generateApiKey(), T0, 'paced'));
+      const valid = auth.authenticate(key, T0, 'paced');
+      assert.deepEqual(
+        await Promise.all(madeUp),
+        Array.from({ length: 200 }, () => undefined),
+      );
+      assert.equal((await valid)?.id, record.id);
+      assert.equal(spy.lookups, 1);
+      assert.equal(spy.digests, 201);
+    });
+
+    test('batches are paced: lookups arriving in a row cost one store call per interval, not one each', async () => {
+      const spy = countLookups(storage);
+      const auth = createKeyAuthenticator(spy.storage, { pacedBatchIntervalMs: 100 });
+      const started = performance.now();
+      const answers: Promise<unknown>[] = [];
+      // 50 lookups spread over ~250 ms.
+      for (let i = 0; i < 50; i += 1) {
+        answers.push(auth.authenticate(generateApiKey(), T0, 'paced'));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await Promise.all(answers);
+      const elapsed = performance.now() - started;
+      assert.equal(spy.digests, 50);
+      assert.ok(spy.lookups <= Math.ceil(elapsed / 100) + 1, `${spy.lookups} store calls in ${Math.round(elapsed)} ms`);
+      assert.ok(spy.lookups >= 2, 'the lookups after the first batch wait for the next');
+    });
+
+    test('a batch of at most pacedMaxBatch digests: the rest wait for the next one', async () => {
+      const spy = countLookups(storage);
+      const auth = createKeyAuthenticator(spy.storage, { pacedMaxBatch: 10, pacedBatchIntervalMs: 1 });
+      await Promise.all(Array.from({ length: 25 }, () => auth.authenticate(generateApiKey(), T0, 'paced')));
+      assert.equal(spy.lookups, 3);
+      assert.equal(spy.digests, 25);
+    });
+
+    test('made-up keys are not cached (they cannot push keys in use out); a key found is', async () => {
+      const { key, record } = await createKey('u_paced_cache');
+      const spy = countLookups(storage);
+      const auth = createKeyAuthenticator(spy.storage, { maxCacheEntries: 2, clock: 'caller' });
+      assert.equal((await auth.authenticate(key, T0, 'paced'))?.id, record.id);
+      await Promise.all(Array.from({ length: 10 }, () => auth.authenticate(generateApiKey(), T0, 'paced')));
+      const before = spy.lookups;
+      assert.equal((await auth.authenticate(key, T0 + 1))?.id, record.id);
+      assert.equal(spy.lookups, before, 'the valid key is still cached');
+    });
+
+    test('a revoked key is refused when looked up paced', async () => {
+      const { key, record } = await createKey('u_paced_revoked');
+      await storage.revokeApiKey(record.id, T0);
+      assert.equal(await createKeyAuthenticator(storage).authenticate(key, T0 + 1, 'paced'), undefined);
+    });
   });
 });

@@ -67,7 +67,7 @@ test('/metrics has the latency histogram, the limiter decisions and the storage 
 
   const queries = 'meal_export_storage_query_duration_seconds_count';
   assert.ok(sampleSum(text, queries, { method: 'listFeed' }) >= 2, 'each page is one timed listFeed');
-  assert.ok(sampleSum(text, queries, { method: 'findApiKeyByDigest' }) >= 1);
+  assert.ok(sampleSum(text, queries, { method: 'findApiKeysByDigests' }) >= 1);
   assert.ok(sampleSum(text, queries, { method: 'pruneTombstones' }) >= 1, 'the prune at start');
   assert.ok(samples(text, 'process_cpu_user_seconds_total').length > 0, "Node's process metrics too");
 });

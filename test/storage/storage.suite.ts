@@ -625,9 +625,30 @@ export function runStorageSuite(backend: StorageBackend): void {
             revokedAt: null,
           };
           assert.deepEqual(created, { ok: true, key: expected });
-          assert.deepEqual(await storage.findApiKeyByDigest(key.digest), expected);
+          assert.deepEqual(await storage.findApiKeysByDigests([key.digest]), [expected]);
           assert.deepEqual(await storage.listApiKeys('u1'), [expected]);
-          assert.equal(await storage.findApiKeyByDigest(digestApiKey(generateApiKey())), undefined);
+          assert.deepEqual(await storage.findApiKeysByDigests([digestApiKey(generateApiKey())]), [undefined]);
+        });
+      });
+
+      test('finds a batch of digests in one call, in the order asked, unknown ones as undefined', async () => {
+        await withStore(async (storage) => {
+          const [a, b] = [newKey('u1'), newKey('u2')];
+          await storage.createApiKey(a, 10, T0);
+          await storage.createApiKey(b, 10, T0);
+          await storage.revokeApiKey(b.id, T0 + 1);
+          const unknown = digestApiKey(generateApiKey());
+          const found = await storage.findApiKeysByDigests([unknown, b.digest, a.digest, unknown, a.digest]);
+          assert.deepEqual(
+            found.map((key) => key?.id),
+            [undefined, b.id, a.id, undefined, a.id],
+          );
+          assert.equal(found[1]?.revokedAt, T0 + 1, 'a revoked key is found, revoked');
+          assert.deepEqual(await storage.findApiKeysByDigests([]), []);
+          const many = Array.from({ length: 1000 }, () => digestApiKey(generateApiKey()));
+          many[999] = a.digest;
+          const last = (await storage.findApiKeysByDigests(many)).findIndex((key) => key !== undefined);
+          assert.equal(last, 999, 'a batch of 1000');
         });
       });
 
@@ -669,7 +690,7 @@ export function runStorageSuite(backend: StorageBackend): void {
           await storage.createApiKey(key, 10, T0);
           assert.equal((await storage.revokeApiKey(key.id, T0 + 5))?.revokedAt, T0 + 5);
           assert.equal((await storage.revokeApiKey(key.id, T0 + 9))?.revokedAt, T0 + 5);
-          assert.equal((await storage.findApiKeyByDigest(key.digest))?.revokedAt, T0 + 5);
+          assert.equal((await storage.findApiKeysByDigests([key.digest]))[0]?.revokedAt, T0 + 5);
           assert.equal(await storage.revokeApiKey('key_unknown', T0), undefined);
         });
       });

@@ -3,6 +3,8 @@ import type { ApiKeyRecord, CreateKeyResult, KeyDayRequests, KeyUses, NewApiKey 
 import { KEY_COLUMNS, type KeyRow, keyRecordOf } from '../key-rows.js';
 
 const PREPARED = { prepare: true } as const;
+/** The type oid of bytea[]: postgres.js sends the Buffers as one binary-safe array parameter. */
+const BYTEA_ARRAY = 1001;
 
 /** The API-key half of the PostgreSQL adapter: digests only, never a plain key. */
 export function createPostgresKeys(sql: Sql) {
@@ -59,13 +61,19 @@ export function createPostgresKeys(sql: Sql) {
       return byId(keyId);
     },
 
-    async findApiKeyByDigest(digest: Buffer): Promise<ApiKeyRecord | undefined> {
-      const [row] = await sql.unsafe<KeyRow[]>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE digest = $1`,
-        [digest],
+    /** One statement for the batch: each digest probes the unique index; `n` puts the answers back in order. */
+    async findApiKeysByDigests(digests: readonly Buffer[]): Promise<(ApiKeyRecord | undefined)[]> {
+      const found: (ApiKeyRecord | undefined)[] = digests.map(() => undefined);
+      if (digests.length === 0) return found;
+      const rows = await sql.unsafe<(KeyRow & { n: number })[]>(
+        `SELECT asked.n::int AS n, ${KEY_COLUMNS}
+         FROM unnest($1::bytea[]) WITH ORDINALITY AS asked (digest, n)
+         JOIN api_keys USING (digest)`,
+        [sql.array([...digests], BYTEA_ARRAY)],
         PREPARED,
       );
-      return row === undefined ? undefined : keyRecordOf(row);
+      for (const row of rows) found[row.n - 1] = keyRecordOf(row);
+      return found;
     },
 
     /**

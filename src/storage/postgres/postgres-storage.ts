@@ -122,7 +122,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
     revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
-    findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
+    findApiKeysByDigests: (digests) => guard(() => keys.findApiKeysByDigests(digests)),
     recordKeyUse: (uses) => guard(() => keys.recordKeyUse(uses)),
     listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
     pruneKeyRequests: (beforeDay) => guard(() => keys.pruneKeyRequests(beforeDay)),

@@ -55,10 +55,12 @@ export function createSqliteKeys(db: Database) {
       const row = byId.get(keyId);
       return row === undefined ? undefined : keyRecordOf(row);
     },
-    findApiKeyByDigest(digest: Buffer): ApiKeyRecord | undefined {
-      const row = byDigest.get(digest);
-      return row === undefined ? undefined : keyRecordOf(row);
-    },
+    // A point read each: SQLite is in process, so a batch costs no round trip either way.
+    findApiKeysByDigests: (digests: readonly Buffer[]): (ApiKeyRecord | undefined)[] =>
+      digests.map((digest) => {
+        const row = byDigest.get(digest);
+        return row === undefined ? undefined : keyRecordOf(row);
+      }),
     recordKeyUse: (uses: KeyUses) => recordUse.immediate(uses),
     listKeyRequests: (userId: string, fromDay: number, toDay: number): KeyDayRequests[] =>
       requestsOfUser

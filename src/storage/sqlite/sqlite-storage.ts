@@ -90,7 +90,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
     revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
-    findApiKeyByDigest: (digest) => guard(() => keys.findApiKeyByDigest(digest)),
+    findApiKeysByDigests: (digests) => guard(() => keys.findApiKeysByDigests(digests)),
     recordKeyUse: (uses) => background(() => keys.recordKeyUse(uses)),
     listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
     pruneKeyRequests: (beforeDay) => background(() => keys.pruneKeyRequests(beforeDay)),

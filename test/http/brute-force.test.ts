@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateApiKey } from '../../src/domain/api-key.js';
+import { sampleSum, scrape } from '../support/metrics.js';
+import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
+import { redisSkipReason, TEST_REDIS_URL, uniqueTestPrefix } from '../support/redis.js';
+import { newUserId, request, startTestServer, type StartOptions, type TestServer } from '../support/server.js';
+import { assertError, assertPage } from './http-expect.js';
+
+// A blocked address is checked first (issue 10, item 9): its made-up keys do not cost a store
+// query each, while a valid key from it still passes at once (CONTRACT.md section 3). Shown on
+// the embedded default and on PostgreSQL + Redis, by the storage call counts of /metrics.
+
+const MEALS = '/v1/meals?lastModifiedSince=2025-01-01T00:00:00Z';
+const FLOOD = 300;
+const CONNECTIONS = 30;
+
+/** How many key lookups (store calls) the server has made so far. */
+async function keyLookups(server: TestServer): Promise<number> {
+  const { text } = await scrape(server.adminUrl);
+  return sampleSum(text, 'meal_export_storage_query_duration_seconds_count', { method: 'findApiKeysByDigests' });
+}
+
+interface Backend {
+  readonly name: string;
+  skip(): Promise<string | undefined>;
+  /** The server's options, and what to remove after. */
+  open(): Promise<{ options: StartOptions; remove(): Promise<void> }>;
+}
+
+const BACKENDS: readonly Backend[] = [
+  {
+    name: 'embedded (SQLite, in-process guard)',
+    skip: async () => undefined,
+    open: async () => ({ options: {}, remove: async () => undefined }),
+  },
+  {
+    name: 'PostgreSQL + Redis',
+    skip: async () => (await postgresSkipReason()) ?? (await redisSkipReason()),
+    async open() {
+      const store: TestPostgresStore = await newPostgresDatabase('blocked');
+      return {
+        options: { db: store.url, redis: { url: TEST_REDIS_URL, prefix: uniqueTestPrefix('blocked') } },
+        remove: () => store.remove(),
+      };
+    },
+  },
+];
+
+for (const backend of BACKENDS) {
+  const skip = await backend.skip();
+  describe(`a blocked address, ${backend.name}`, { skip: skip ?? false }, () => {
+    let server: TestServer;
+    let remove: () => Promise<void>;
+
+    before(async () => {
+      const opened = await backend.open();
+      remove = opened.remove;
+      server = await startTestServer({ ...opened.options, adminPort: 0 });
+    });
+
+    after(async () => {
+      await server?.stop();
+      await remove?.();
+    });
+
+    test('gets 429 for made-up keys at a few store calls a second, not one each, while valid keys still pass', async () => {
+      const userId = newUserId('blocked');
+      const { key: keyBefore } = await server.createKey(userId);
+      for (let i = 0; i < 20; i += 1) {
+        assert.equal((await request(server, { path: MEALS, key: generateApiKey() })).status, 401);
+      }
+      assertError(await request(server, { path: MEALS, key: generateApiKey() }), 429, 'rate_limited');
+
+      const lookupsBefore = await keyLookups(server);
+      const started = performance.now();
+      let sent = 0;
+      const statuses = new Map<number, number>();
+      const retryAfters = new Set<string>();
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (sent < FLOOD) {
+            sent += 1;
+            const res = await request(server, { path: MEALS, key: generateApiKey() });
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            retryAfters.add(String(res.headers['retry-after']));
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const lookups = (await keyLookups(server)) - lookupsBefore;
+      assert.deepEqual([...statuses], [[429, FLOOD]], 'every made-up key from the blocked address is refused');
+      for (const value of retryAfters) {
+        assert.ok(/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 60, `Retry-After ${value}`);
+      }
+      // One paced batch every 50 ms at most, whatever the number of requests: 20 a second.
+      assert.ok(lookups <= Math.ceil(seconds * 20) + 2, `${lookups} key lookups for ${FLOOD} requests in ${seconds} s`);
+      assert.ok(lookups < FLOOD / 5, `${lookups} key lookups for ${FLOOD} requests`);
+      console.log(
+        `${backend.name}: ${FLOOD} made-up keys from a blocked address in ${seconds.toFixed(2)} s cost ${lookups} key lookups`,
+      );
+
+      // Valid keys still pass: one made before the block, one made during it, never used yet.
+      assertPage(await request(server, { path: MEALS, key: keyBefore }), userId);
+      const fresh = await server.createKey(userId);
+      assertPage(await request(server, { path: MEALS, key: fresh.key }), userId);
+      // And the block still holds for the rest.
+      assertError(await request(server, { headers: {}, path: MEALS }), 429, 'rate_limited');
+    });
+  });
+}
