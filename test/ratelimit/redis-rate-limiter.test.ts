@@ -4,7 +4,8 @@ import { Redis } from 'ioredis';
 import { nextUtcMidnight } from '../../src/domain/instant.js';
 import { AppError } from '../../src/errors.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
-import { deleteKeysUnder, freePort, keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
+import { freePort } from '../support/free-port.js';
+import { deleteKeysUnder, keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,

@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { AppError } from '../../src/errors.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { NO_NUTRIENTS } from '../support/contract.js';
-import { freePort } from '../support/redis.js';
+import { freePort } from '../support/free-port.js';
 import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { runStorageSuite } from './storage.suite.js';

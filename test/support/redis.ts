@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 import { makeTempDir } from './project.js';
 import { skipUnlessRequired } from './required-services.js';
 import { after, before } from 'node:test';
@@ -130,16 +130,6 @@ export async function startPrivateRedisServer(): Promise<PrivateRedisServer> {
       temp.remove();
     },
   };
-}
-
-/** A port free right now (the OS picks it); the caller binds it at once. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
 }
 
 export interface TestRedisPair {
