@@ -165,6 +165,7 @@ describe('an import that fills the disk', () => {
       const stderr = importing.stderr();
       assert.notEqual(code, 0, 'the import fails');
       assert.equal(stderr.trim().split('\n').length, 1, `one line: ${stderr}`);
+      assert.match(stderr, /Storage is full: no space is left on its disk\./, 'it says the disk is full');
       assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
 
       assert.equal(integrity(db), 'ok');
@@ -217,6 +218,7 @@ describe('an import that fills the disk', () => {
         assert.match(cluster.log(), /No space left on device/, 'the import filled the disk');
         assert.notEqual(code, 0, 'the import fails');
         assert.equal(stderr.trim().split('\n').length, 1, `one line: ${stderr}`);
+        assert.match(stderr, /Storage is full: no space is left on its disk\./, 'it says the disk is full');
         assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
 
         assert.equal(await exported(db, importer), '', 'nothing of the failed import');

@@ -38,3 +38,8 @@ export function isUnavailable(error: unknown): boolean {
 export function isUniqueViolation(error: unknown): boolean {
   return codeOf(error) === '23505';
 }
+
+/** 53100: no space left on the disk of a table, an index or the WAL. */
+export function isDiskFull(error: unknown): boolean {
+  return codeOf(error) === '53100';
+}

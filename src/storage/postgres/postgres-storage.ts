@@ -1,9 +1,10 @@
 import postgres, { type Sql } from 'postgres';
 import { AppError } from '../../errors.js';
+import { storageUnavailable } from '../unavailable.js';
 import { CURSOR_SECRET_SETTING } from '../sqlite/migrate.js';
 import type { Storage } from '../storage.js';
 import { migratePostgres } from './migrate.js';
-import { isUnavailable } from './postgres-errors.js';
+import { isDiskFull, isUnavailable } from './postgres-errors.js';
 import { createPostgresKeys } from './postgres-keys.js';
 import { createPostgresMeals } from './postgres-meals.js';
 import { createPostgresSignIns } from './postgres-sign-ins.js';
@@ -24,7 +25,7 @@ const INT8_AS_NUMBER = {
 };
 
 function unavailable(error: unknown): AppError {
-  return new AppError('unavailable', 'Storage is unavailable.', { cause: error });
+  return storageUnavailable(error, isDiskFull(error));
 }
 
 /**

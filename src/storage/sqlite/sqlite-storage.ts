@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AppError } from '../../errors.js';
 import type { Storage, StorageOptions } from '../storage.js';
+import { storageUnavailable } from '../unavailable.js';
 import { CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
@@ -11,9 +12,9 @@ import { createSqliteSignIns } from './sqlite-sign-ins.js';
 /** SQLite result codes that mean the store cannot be used right now, rather than a bug. */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
 
-function isUnavailable(error: unknown): boolean {
+function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && UNAVAILABLE_CODES.test(code);
+  return typeof code === 'string' ? code : '';
 }
 
 /** Runs a driver call, turning "cannot reach the store" failures into the contract's 503. */
@@ -21,8 +22,8 @@ function guard<T>(work: () => T): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {
-    if (isUnavailable(error))
-      return Promise.reject(new AppError('unavailable', 'Storage is unavailable.', { cause: error }));
+    const code = codeOf(error);
+    if (UNAVAILABLE_CODES.test(code)) return Promise.reject(storageUnavailable(error, code === 'SQLITE_FULL'));
     return Promise.reject(error);
   }
 }
