@@ -1,13 +1,11 @@
-import http from 'node:http';
-import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
-import { type ConnectionDrain, trackConnections } from './http/connection-drain.js';
-import { limitConnections, TLS_HANDSHAKE_TIMEOUT_MS } from './http/connection-limits.js';
+import type { ConnectionDrain } from './http/connection-drain.js';
+import { createListener } from './http/listener.js';
 import { createLogger } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
@@ -72,14 +70,9 @@ const KEY_USE_FLUSH_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 30_000;
 
 // Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
-// parser, answers most oversized requests with the right status (414 or 431).
-const SERVER_LIMITS = {
-  maxHeaderSize: 64 * 1024,
-  requireHostHeader: false, // http/front-door.ts: the gatekeeper answers a missing Host as JSON.
-  headersTimeout: 10_000, // CONTRACT.md section 1: headers within 10 s,
-  requestTimeout: 30_000, // the whole request within 30 s,
-  connectionsCheckingInterval: 1_000, // checked every second, not every 30 s (Node's default).
-};
+// parser, answers most oversized requests with the right status (414 or 431); a missing Host
+// is answered as JSON by http/front-door.ts too.
+const API_PARSER = { maxHeaderSize: 64 * 1024, requireHostHeader: false };
 
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -145,22 +138,9 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
 
   let connections: ConnectionDrain | undefined;
   const serverFactory: FastifyServerFactory = (handler) => {
-    const server =
-      tlsMaterial === undefined
-        ? http.createServer(SERVER_LIMITS, handler)
-        : https.createServer(
-            {
-              ...SERVER_LIMITS,
-              cert: tlsMaterial.cert,
-              key: tlsMaterial.key,
-              minVersion: 'TLSv1.2',
-              handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
-            },
-            handler,
-          );
-    connections = trackConnections(server, tls);
-    limitConnections(server, tls);
-    return server;
+    const listener = createListener(handler, { tls: tlsMaterial, parser: API_PARSER });
+    connections = listener.connections;
+    return listener.server;
   };
 
   const app = await buildApp({

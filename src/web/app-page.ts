@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Fastify, {
   type FastifyBaseLogger,
@@ -8,6 +6,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError } from '../errors.js';
+import { createListener } from '../http/listener.js';
 import { logRequest } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import { registerKeyRoutes } from './key-routes.js';
@@ -42,7 +41,6 @@ const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** Daily counts are kept for 90 days: the page charts 30. */
 const KEEP_REQUEST_DAYS = 90;
-const SERVER_LIMITS = { headersTimeout: 10_000, requestTimeout: 30_000 };
 
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -55,10 +53,8 @@ function formatHost(host: string): string {
  */
 export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstance> {
   const tls = config.tls;
-  const serverFactory: FastifyServerFactory = (handler) =>
-    tls === undefined
-      ? http.createServer(SERVER_LIMITS, handler)
-      : https.createServer({ ...SERVER_LIMITS, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
+  // The API's bounds on connections (handshake, stalled readers, their number), Node's parser.
+  const serverFactory: FastifyServerFactory = (handler) => createListener(handler, { tls }).server;
   const app = Fastify({
     loggerInstance: config.log,
     // One line per request below, without the query: a login link's token travels in it.

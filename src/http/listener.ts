@@ -1,0 +1,50 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { type ConnectionDrain, trackConnections } from './connection-drain.js';
+import { limitConnections, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.js';
+
+/** CONTRACT.md section 1: headers within 10 s, the whole request within 30 s, checked every second (Node: 30 s). */
+const REQUEST_LIMITS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 };
+
+export interface ListenerOptions {
+  /** The certificate and key (src/tls), or undefined for plain HTTP behind a TLS proxy. */
+  readonly tls: { readonly cert: string; readonly key: string } | undefined;
+  /** Node parser settings of this listener's own (the API's front door answers what Node would). */
+  readonly parser?: Pick<http.ServerOptions, 'maxHeaderSize' | 'requireHostHeader'>;
+}
+
+export interface Listener {
+  readonly server: http.Server | https.Server;
+  /** Its connections, for the drain's deadline on shutdown. */
+  readonly connections: ConnectionDrain;
+}
+
+/**
+ * A listener of this service, the API's or the app page's: TLS 1.2 and up, the request limits
+ * above, and every bound of http/connection-limits.ts (handshake, stalled readers, number of
+ * connections) and the shutdown drain of http/connection-drain.ts. One function for both, so
+ * that no listener the service opens is left with Node's defaults (a 120 s handshake, no cap).
+ */
+export function createListener(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+  options: ListenerOptions,
+): Listener {
+  const limits = { ...REQUEST_LIMITS, ...options.parser };
+  const { tls } = options;
+  const server =
+    tls === undefined
+      ? http.createServer(limits, handler)
+      : https.createServer(
+          {
+            ...limits,
+            cert: tls.cert,
+            key: tls.key,
+            minVersion: 'TLSv1.2',
+            handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+          },
+          handler,
+        );
+  const connections = trackConnections(server, tls !== undefined);
+  limitConnections(server, tls !== undefined);
+  return { server, connections };
+}
