@@ -6,6 +6,12 @@ import { limitConnections, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.
 /** CONTRACT.md section 1: headers within 10 s, the whole request within 30 s, checked every second (Node: 30 s). */
 const REQUEST_LIMITS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 };
 
+/**
+ * The key exchange groups offered: 128-bit security or more, the ones every TLS 1.3 client
+ * has. OpenSSL's default list adds ffdhe2048 (112 bits) and slow finite-field groups.
+ */
+const KEY_EXCHANGE_GROUPS = 'X25519:prime256v1:secp384r1';
+
 export interface ListenerOptions {
   /** The certificate and key (src/tls), or undefined for plain HTTP behind a TLS proxy. */
   readonly tls: { readonly cert: string; readonly key: string } | undefined;
@@ -20,7 +26,8 @@ export interface Listener {
 }
 
 /**
- * A listener of this service, the API's or the app page's: TLS 1.2 and up, the request limits
+ * A listener of this service, the API's or the app page's: TLS 1.2 and up with the groups
+ * above, the request limits
  * above, and every bound of http/connection-limits.ts (handshake, stalled readers, number of
  * connections) and the shutdown drain of http/connection-drain.ts. One function for both, so
  * that no listener the service opens is left with Node's defaults (a 120 s handshake, no cap).
@@ -40,6 +47,7 @@ export function createListener(
             cert: tls.cert,
             key: tls.key,
             minVersion: 'TLSv1.2',
+            ecdhCurve: KEY_EXCHANGE_GROUPS,
             handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
           },
           handler,

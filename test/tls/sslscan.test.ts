@@ -74,6 +74,9 @@ function tlsProblems(xml: string): string[] {
     if (WEAK_CIPHER_RE.test(cipher)) problems.push(`weak cipher: ${where}`);
     if (!['strong', 'acceptable'].includes(strength)) problems.push(`rated ${strength}: ${where}`);
   }
+  for (const { sslversion, bits, name } of elements(xml, 'group')) {
+    if (Number(bits) < 128) problems.push(`key exchange group under 128 bits: ${sslversion} ${name} (${bits} bits)`);
+  }
   for (const { vulnerable, sslversion } of elements(xml, 'heartbleed')) {
     if (vulnerable !== '0') problems.push(`heartbleed on ${sslversion}`);
   }
