@@ -1,9 +1,10 @@
+import { createFetchTransport, type FetchFunction } from './fetch-transport.js';
 import { createHttpsTransport } from './https-transport.js';
 import { createPacer, createWaiter } from './pacer.js';
 import { fetchPage, mealsUrl } from './page-request.js';
 import type { RequestPolicy } from './send-request.js';
 import { syncPages } from './sync.js';
-import { createFetchTransport, type FetchFunction, type HttpTransport } from './transport.js';
+import type { HttpTransport } from './transport.js';
 import type { ListMealsOptions, MealPage, SyncOptions, SyncStep, WaitEvent } from './types.js';
 import type { BackoffOptions } from './wait-times.js';
 
@@ -28,7 +29,8 @@ export interface MealExportClientOptions {
   /**
    * The largest response body accepted, received and decompressed (default 64 MiB): past it
    * the request fails with MealExportNetworkError ERR_RESPONSE_TOO_LARGE, not retried.
-   * node:https transport only: a `fetch` or `transport` given bounds its own.
+   * Held by node:https and by a `fetch` given (which cannot see compressed bytes: it counts
+   * Content-Length and the decompressed body); a `transport` of your own must bound itself.
    */
   readonly maxResponseBytes?: number;
   /** Send through this fetch instead of node:https (with your own dispatcher, say). Not with `ca`. */
@@ -52,11 +54,9 @@ function chooseTransport(options: MealExportClientOptions): HttpTransport {
   const given = [options.ca, options.fetch, options.transport].filter((x) => x !== undefined).length;
   if (given > 1) throw new TypeError('pass at most one of ca, fetch and transport');
   if (options.transport !== undefined) return options.transport;
-  if (options.fetch !== undefined) return createFetchTransport(options.fetch);
-  return createHttpsTransport({
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
-    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
-  });
+  const cap = options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes };
+  if (options.fetch !== undefined) return createFetchTransport(options.fetch, cap);
+  return createHttpsTransport({ ...(options.ca === undefined ? {} : { ca: options.ca }), ...cap });
 }
 
 /**

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { ResponseInfo } from './errors.js';
-import { type HttpTransport, RESPONSE_TOO_LARGE } from './transport.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type HttpTransport, responseTooLarge } from './transport.js';
 
 const gunzip = promisify(zlib.gunzip);
 const brotliDecompress = promisify(zlib.brotliDecompress);
@@ -17,18 +17,6 @@ export interface HttpsTransportOptions {
   readonly maxResponseBytes?: number;
 }
 
-/**
- * A page of 5000 meals is ~1.6 MB (CONTRACT.md section 2); 64 MiB leaves room for pages of
- * long descriptions while a server (or a proxy, or a gzip bomb) cannot make the client buffer
- * without end.
- */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-function tooLarge(maxBytes: number): Error {
-  const error = new Error(`the response is larger than ${maxBytes} bytes: ask for smaller pages (limit)`);
-  return Object.assign(error, { code: RESPONSE_TOO_LARGE });
-}
-
 function decode(body: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
   // maxOutputLength stops inflating at the cap: a few KB of gzip cannot become gigabytes here.
   const limits = { maxOutputLength: maxBytes };
@@ -39,7 +27,7 @@ function decode(body: Buffer, encoding: string | undefined, maxBytes: number): P
         ? brotliDecompress(body, limits)
         : Promise.resolve(body);
   return decoded.catch((error: unknown) => {
-    throw (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(maxBytes) : error;
+    throw (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' ? responseTooLarge(maxBytes) : error;
   });
 }
 
@@ -85,7 +73,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
           let received = 0;
           response.on('data', (chunk: Buffer) => {
             received += chunk.length;
-            if (received > maxBytes) request.destroy(tooLarge(maxBytes));
+            if (received > maxBytes) request.destroy(responseTooLarge(maxBytes));
             else chunks.push(chunk);
           });
           response.on('error', reject);

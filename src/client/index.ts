@@ -19,9 +19,10 @@ export {
   type RequestInfo,
   type ResponseInfo,
 } from './errors.js';
+export { createFetchTransport, type FetchFunction, type FetchTransportOptions } from './fetch-transport.js';
 export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
 export { EPOCH, FOLLOW_MARGIN_MS } from './sync.js';
-export { createFetchTransport, type FetchFunction, type HttpTransport } from './transport.js';
+export type { HttpTransport } from './transport.js';
 export {
   isTombstone,
   type ListMealsOptions,

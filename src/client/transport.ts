@@ -11,31 +11,18 @@ export interface HttpTransport {
   close(): void;
 }
 
+/**
+ * A page of 5000 meals is ~1.6 MB (CONTRACT.md section 2); 64 MiB leaves room for pages of
+ * long descriptions while a server (or a proxy, or a gzip bomb) cannot make the client buffer
+ * without end.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 /** The code of the error a transport fails with when a body is over its cap; asking again would not help. */
 export const RESPONSE_TOO_LARGE = 'ERR_RESPONSE_TOO_LARGE';
 
-/** The part of the fetch API the client uses (globalThis.fetch, undici's fetch, a test double). */
-export type FetchFunction = (
-  url: string,
-  init: { method: 'GET'; headers: Record<string, string>; signal?: AbortSignal },
-) => Promise<{
-  status: number;
-  headers: { forEach(fn: (value: string, name: string) => void): void };
-  text(): Promise<string>;
-}>;
-
-/** A transport over fetch: it decompresses by itself, so no Accept-Encoding is set here. */
-export function createFetchTransport(fetchFn: FetchFunction): HttpTransport {
-  return {
-    async get(url, headers, signal) {
-      const init = { method: 'GET' as const, headers: { ...headers }, ...(signal === undefined ? {} : { signal }) };
-      const response = await fetchFn(url.href, init);
-      const received: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        received[name.toLowerCase()] = value;
-      });
-      return { status: response.status, headers: received, text: await response.text() };
-    },
-    close() {},
-  };
+/** The error both built-in transports fail with past `maxBytes` (the client does not retry it). */
+export function responseTooLarge(maxBytes: number): Error {
+  const error = new Error(`the response is larger than ${maxBytes} bytes: ask for smaller pages (limit)`);
+  return Object.assign(error, { code: RESPONSE_TOO_LARGE });
 }

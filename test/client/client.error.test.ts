@@ -20,6 +20,7 @@ import {
   type WaitEvent,
 } from '../../src/client/index.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { waitFor } from '../support/wait-for.js';
 
 let server: TestServer;
 let ca: string;
@@ -87,48 +88,150 @@ describe('errors from the real server', { concurrency: true }, () => {
   });
 });
 
-describe('a response larger than maxResponseBytes', { concurrency: true }, () => {
-  /** A plain HTTP server (the SDK speaks http:// behind a TLS proxy) answering every request with `body`. */
-  async function answering(body: Buffer, headers: Record<string, string>): Promise<{ url: string; close(): void }> {
-    const listener = http.createServer((_request, response) => {
+/** A valid empty page. */
+const PAGE = JSON.stringify({
+  ok: true,
+  userId: 'u',
+  lastModifiedSince: '2025-01-01T00:00:00.000Z',
+  count: 0,
+  meals: [],
+  hasMore: false,
+  nextCursor: null,
+});
+
+// The messages of assert.ok here are not optional: under tsx a failing assert.ok without one
+// spends minutes of CPU building its own (privatenumber/tsx#548).
+describe('the response size cap (maxResponseBytes)', { concurrency: true }, () => {
+  const CAP = 1024 * 1024;
+  // Closed after the suite, even when a test failed or timed out half way.
+  const toClose: (() => void)[] = [];
+  after(() => {
+    for (const close of toClose) close();
+  });
+
+  /** A plain HTTP server (the SDK speaks http:// behind a TLS proxy) answering every request with `answer`. */
+  async function serving(answer: http.RequestListener) {
+    let asked = 0;
+    let closedConnections = 0;
+    const listener = http.createServer((request, response) => {
+      asked += 1;
+      answer(request, response);
+    });
+    listener.on('connection', (socket) => socket.on('close', () => (closedConnections += 1)));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    toClose.push(() => {
+      listener.closeAllConnections();
+      listener.close();
+    });
+    const { port } = listener.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, asked: () => asked, closedConnections: () => closedConnections };
+  }
+
+  const answering = (body: Buffer, headers: Record<string, string> = {}) =>
+    serving((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', ...headers });
       response.end(body);
     });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const { port } = listener.address() as AddressInfo;
-    return { url: `http://127.0.0.1:${port}`, close: () => listener.close() };
-  }
 
-  async function refusal(body: Buffer, headers: Record<string, string> = {}) {
-    const served = await answering(body, headers);
+  /**
+   * 64 times the cap, then silence without an end: a client that read to the end before
+   * refusing would wait for ever (and a bounded wait, so that such a client cannot eat the machine).
+   */
+  const unending = () =>
+    serving((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let left = (64 * CAP) / chunk.length;
+      const more = () => {
+        while (left > 0 && !response.destroyed) {
+          left -= 1;
+          if (!response.write(chunk)) return;
+        }
+      };
+      response.on('drain', more);
+      more();
+    });
+
+  /** The built-in node:https transport, and a fetch of the caller's (Node's own). */
+  const transports = { 'node:https': {}, fetch: { fetch: globalThis.fetch } } as const;
+  type Via = (typeof transports)[keyof typeof transports];
+
+  async function ask(served: { url: string }, via: Via) {
     const waits: WaitEvent[] = [];
     const client = createMealExportClient({
       baseUrl: served.url,
       apiKey: 'mxk_k',
       minIntervalMs: 0,
-      maxResponseBytes: 1024 * 1024,
+      maxResponseBytes: CAP,
       onWait: (e) => waits.push(e),
+      ...via,
     });
-    const error = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
-    client.close();
-    served.close();
-    return { error, waits };
+    toClose.push(() => client.close());
+    const result = await client.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
+    return { result, waits };
   }
 
-  test('is refused once it passes the cap, without a retry, saying to ask for smaller pages', async () => {
-    const { error, waits } = await refusal(Buffer.alloc(3 * 1024 * 1024, 0x20));
-    assert.ok(error instanceof MealExportNetworkError);
-    assert.equal(error.errorCode, 'ERR_RESPONSE_TOO_LARGE');
-    assert.match(error.message, /smaller pages/);
-    assert.deepEqual(waits, []);
-  });
+  async function refusal(via: Via, body: Buffer, headers: Record<string, string> = {}) {
+    const served = await answering(body, headers);
+    const { result, waits } = await ask(served, via);
+    return { error: result, waits, asked: served.asked() };
+  }
 
-  test('counts the decompressed bytes: under 100 KB of gzip that inflate to 64 MB are refused', async () => {
-    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
-    assert.ok(bomb.length < 100_000);
-    const { error } = await refusal(bomb, { 'content-encoding': 'gzip' });
-    assert.ok(error instanceof MealExportNetworkError);
-    assert.equal(error.errorCode, 'ERR_RESPONSE_TOO_LARGE');
+  for (const [name, via] of Object.entries(transports)) {
+    test(`${name}: is refused once it passes the cap, asked once and not retried, saying to ask for smaller pages`, async () => {
+      const { error, waits, asked } = await refusal(via, Buffer.alloc(3 * CAP, 0x20));
+      assert.ok(error instanceof MealExportNetworkError, `not refused: ${String(error)}`);
+      assert.equal(error.errorCode, 'ERR_RESPONSE_TOO_LARGE');
+      assert.match(error.message, /smaller pages/);
+      assert.deepEqual(waits, []);
+      assert.equal(asked, 1);
+    });
+
+    test(`${name}: counts the decompressed bytes: under 100 KB of gzip that inflate to 64 MB are refused`, async () => {
+      const bomb = gzipSync(Buffer.alloc(64 * CAP, 0x20));
+      assert.ok(bomb.length < 100_000);
+      const { error } = await refusal(via, bomb, { 'content-encoding': 'gzip' });
+      assert.ok(error instanceof MealExportNetworkError, `not refused: ${String(error)}`);
+      assert.equal(error.errorCode, 'ERR_RESPONSE_TOO_LARGE');
+    });
+
+    test(
+      `${name}: a body that does not end is refused and its connection closed, not read on`,
+      { timeout: 20_000 },
+      async () => {
+        const served = await unending();
+        const { result } = await ask(served, via);
+        assert.ok(result instanceof MealExportNetworkError, `not refused: ${String(result)}`);
+        assert.equal(result.errorCode, 'ERR_RESPONSE_TOO_LARGE');
+        // The client is still open (closed after the suite): refusing the body must itself hang up.
+        await waitFor('the client to hang up', () => served.closedConnections() > 0, 5000);
+      },
+    );
+
+    test(`${name}: a page of exactly the cap is accepted intact, characters split across chunks included`, async () => {
+      // Characters of 2, 3 and 4 bytes, 9 in all: whatever the chunks' sizes, the chunks
+      // split characters (their bytes must be decoded together across the cut).
+      const skeleton = { ...JSON.parse(PAGE), userId: '' } as Record<string, unknown>;
+      const room = CAP - Buffer.byteLength(JSON.stringify(skeleton));
+      const userId = '\u00e9\u20ac\u{1F35D}'.repeat(Math.floor(room / 9)) + 'u'.repeat(room % 9);
+      const body = Buffer.from(JSON.stringify({ ...skeleton, userId }));
+      assert.equal(body.length, CAP);
+      const served = await answering(body);
+      const { result } = await ask(served, via);
+      assert.deepEqual(result, { ...skeleton, userId });
+    });
+  }
+
+  test('fetch: a Content-Length over the cap is refused before the body is read', { timeout: 20_000 }, async () => {
+    // Headers only, then silence: a client that waited for the body would wait for ever.
+    const served = await serving((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(CAP + 1) });
+      response.flushHeaders();
+    });
+    const { result, waits } = await ask(served, transports.fetch);
+    assert.ok(result instanceof MealExportNetworkError, `not refused: ${String(result)}`);
+    assert.equal(result.errorCode, 'ERR_RESPONSE_TOO_LARGE');
+    assert.deepEqual(waits, []);
   });
 });
 
@@ -149,15 +252,6 @@ function scripted(answers: readonly (Partial<ResponseInfo> | Error)[]) {
   return { transport, asked };
 }
 
-const PAGE = JSON.stringify({
-  ok: true,
-  userId: 'u',
-  lastModifiedSince: '2025-01-01T00:00:00.000Z',
-  count: 0,
-  meals: [],
-  hasMore: false,
-  nextCursor: null,
-});
 const UNAVAILABLE = {
   status: 503,
   text: JSON.stringify({ error: { message: 'Storage unavailable.', code: 'unavailable' } }),
