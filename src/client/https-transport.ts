@@ -69,6 +69,11 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
         request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
         request.on('error', reject);
         request.on('response', (response) => {
+          // Announced over the cap: refused before a byte is read, as the fetch transport does.
+          if (Number(response.headers['content-length']) > maxBytes) {
+            request.destroy(responseTooLarge(maxBytes));
+            return;
+          }
           const chunks: Buffer[] = [];
           let received = 0;
           response.on('data', (chunk: Buffer) => {
