@@ -55,7 +55,7 @@ export interface Storage {
    */
   pruneTombstones(before: number): Promise<number>;
 
-  /** Stores a new key unless the user already holds `maxActive` active keys. */
+  /** Stores a new key unless its id is taken or the user already holds `maxActive` active keys. */
   createApiKey(key: NewApiKey, maxActive: number, now: number): Promise<CreateKeyResult>;
   listApiKeys(userId: string): Promise<ApiKeyRecord[]>;
   /** Revokes a key (idempotent: an already revoked key keeps its first revokedAt). */
@@ -181,8 +181,10 @@ export interface NewApiKey {
   readonly expiresAt: number | null;
 }
 
+/** `duplicate_id`: a key with that id exists already (a creation sent twice); nothing was changed. */
 export type CreateKeyResult =
-  { readonly ok: true; readonly key: ApiKeyRecord } | { readonly ok: false; readonly reason: 'too_many_keys' };
+  | { readonly ok: true; readonly key: ApiKeyRecord }
+  | { readonly ok: false; readonly reason: 'too_many_keys' | 'duplicate_id' };
 
 /**
  * Accepted requests of one key on one UTC day: a request is accepted once its key

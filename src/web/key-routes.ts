@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseDuration } from '../domain/duration.js';
-import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
+import { isKeyId, issueApiKey, MAX_ACTIVE_KEYS, newKeyId } from '../domain/key-issuer.js';
 import { type ApiKeyRecord } from '../storage/storage.js';
 import { isActiveKey } from '../domain/api-key.js';
 import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
-import { type KeysPageView, EXPIRY_CHOICES, renderKeysPage } from './pages/keys-page.js';
+import { type KeysPageView, EXPIRY_CHOICES, KEY_ID_FIELD, renderKeysPage } from './pages/keys-page.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderRevokePage } from './pages/revoke-page.js';
 import type { Session } from './sessions.js';
@@ -34,6 +34,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       now,
       dailyLimit: deps.dailyLimit,
       apiUrl: deps.apiUrl,
+      nextKeyId: newKeyId(),
       ...extra,
     };
     return sendPage(reply, status, renderKeysPage(view));
@@ -76,10 +77,18 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       const text = 'Choose when the key expires from the list. No key was made.';
       return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
     }
+    const id = form.get(KEY_ID_FIELD) ?? '';
+    if (!isKeyId(id)) {
+      const text = 'This form is out of date: generate the key again from this page. No key was made.';
+      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+    }
     const lifetimeMs = expiresIn === '' ? undefined : parseDuration(expiresIn);
-    const issued = await issueApiKey(deps.storage, { userId: session.userId, name, lifetimeMs }, Date.now());
+    const issued = await issueApiKey(deps.storage, { id, userId: session.userId, name, lifetimeMs }, Date.now());
     if (!issued.ok) {
-      const text = `You already have ${MAX_ACTIVE_KEYS} active keys: revoke one you no longer use, then generate a new one.`;
+      const text =
+        issued.reason === 'duplicate_id'
+          ? 'This form was sent already, and its key made then: a key is shown only once. If you did not copy it, revoke it below and generate another.'
+          : `You already have ${MAX_ACTIVE_KEYS} active keys: revoke one you no longer use, then generate a new one.`;
       return sendKeysPage(reply, 409, session, { notice: { kind: 'refused', text } });
     }
     // The answer to this POST is the one place the key is ever shown: no redirect could carry it.

@@ -652,6 +652,22 @@ export function runStorageSuite(backend: StorageBackend): void {
         });
       });
 
+      test('refuses a key whose id is taken (a creation sent twice), even at the limit, changing nothing', async () => {
+        await withStore(async (storage) => {
+          const first = newKey('u1');
+          assert.equal((await storage.createApiKey(first, 10, T0)).ok, true);
+          const again = { ...newKey('u1'), id: first.id };
+          assert.deepEqual(await storage.createApiKey(again, 10, T0 + 1), { ok: false, reason: 'duplicate_id' });
+          assert.deepEqual(await storage.createApiKey(again, 1, T0 + 1), { ok: false, reason: 'duplicate_id' });
+          const keys = await storage.listApiKeys('u1');
+          assert.deepEqual(
+            keys.map((key) => [key.id, key.prefix]),
+            [[first.id, first.prefix]],
+          );
+          assert.deepEqual(await storage.findApiKeysByDigests([again.digest]), [undefined]);
+        });
+      });
+
       test('refuses an 11th active key, and other users are not counted', async () => {
         await withStore(async (storage) => {
           for (let i = 0; i < 10; i += 1) assert.equal((await storage.createApiKey(newKey('u1'), 10, T0)).ok, true);

@@ -131,14 +131,47 @@ describe('the app page: security over HTTPS', () => {
       headers: { cookie, origin: app, 'content-type': 'application/json' },
     });
     assert.equal(json.status, 415);
+    const keyId = /name="keyId" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
     const made = await pageRequest(app, {
       path: '/keys',
       headers: { cookie, origin: app },
-      form: { csrf, name: '<img src=x onerror=alert(1)>', expiresIn: '' },
+      form: { csrf, keyId, name: '<img src=x onerror=alert(1)>', expiresIn: '' },
     });
     assert.equal(made.status, 200);
     assert.ok(made.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
     assert.ok(!made.text.includes('<img src=x'));
+  });
+
+  test('the generate form sent twice (a reload, a double click) makes one key; a form without its key id makes none', async () => {
+    const userId = newUserId('twice');
+    const cookie = cookieOf((await signIn(await loginLink(userId))).headers['set-cookie']);
+    const page = await pageRequest(app, { path: '/', headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    const keyId = /name="keyId" value="(key_[0-9A-Za-z]{16})"/.exec(page.text)?.[1];
+    assert.ok(keyId !== undefined, 'the form names the key it makes');
+    const send = (form: Record<string, string>) =>
+      pageRequest(app, { path: '/keys', headers: { cookie, origin: app }, form: { csrf, expiresIn: '', ...form } });
+
+    const [first, second] = [await send({ keyId, name: 'site' }), await send({ keyId, name: 'site' })];
+    assert.equal(first.status, 200);
+    assert.equal((first.text.match(/mxk_[0-9A-Za-z]{49}/g) ?? []).length, 1, 'the key is shown once');
+    assert.equal(second.status, 409);
+    assert.match(second.text, /This form was sent already/);
+    assert.doesNotMatch(second.text, /mxk_[0-9A-Za-z]{49}/, 'not shown again');
+    assert.deepEqual(
+      (await storage.listApiKeys(userId)).map((key) => key.id),
+      [keyId],
+    );
+
+    for (const stale of [{}, { keyId: 'key_short' }, { keyId: `${keyId}x` }]) {
+      const refused = await send({ ...stale, name: 'stale' });
+      assert.equal(refused.status, 400, JSON.stringify(stale));
+      assert.match(refused.text, /This form is out of date/);
+    }
+    assert.equal((await storage.listApiKeys(userId)).length, 1, 'no key was made');
+    const fresh = /name="keyId" value="([^"]+)"/.exec(second.text)?.[1];
+    assert.ok(fresh !== undefined && fresh !== keyId, 'each page gives its form a new id');
+    assert.equal((await send({ keyId: fresh, name: 'another' })).status, 200);
   });
 
   test('the JSON API stays as it was: it has no page routes and still refuses browsers', async () => {

@@ -26,6 +26,10 @@ export function createPostgresKeys(sql: Sql) {
           [key.userId],
           PREPARED,
         );
+        // The same creation sent twice: after the first under this user's lock, so it sees it. The
+        // id is random, so no other user's key has it; if one did, the insert's unique index would refuse it.
+        const [taken] = await tx.unsafe('SELECT 1 FROM api_keys WHERE id = $1', [key.id], PREPARED);
+        if (taken !== undefined) return { ok: false, reason: 'duplicate_id' } as const;
         const [counted] = await tx.unsafe<{ active: number }[]>(
           'SELECT count(*)::int AS active FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)',
           [key.userId, now],

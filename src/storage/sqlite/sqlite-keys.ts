@@ -23,6 +23,7 @@ export function createSqliteKeys(db: Database) {
   );
 
   const create = db.transaction((key: NewApiKey, maxActive: number, now: number): CreateKeyResult => {
+    if (byId.get(key.id) !== undefined) return { ok: false, reason: 'duplicate_id' };
     if ((countActive.get(key.userId, now) ?? 0) >= maxActive) return { ok: false, reason: 'too_many_keys' };
     insert.run(key.id, key.userId, key.name, key.prefix, key.digest, key.createdAt, key.expiresAt);
     const row = byId.get(key.id);

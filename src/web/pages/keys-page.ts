@@ -14,6 +14,8 @@ export interface KeysPageView {
   readonly dailyLimit: number;
   /** The API's base URL, for the quick start. */
   readonly apiUrl: string;
+  /** The id the generate form asks for (domain/key-issuer.ts: sent twice, it makes one key). */
+  readonly nextKeyId: string;
   /** A key just generated: the one time it is shown. */
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
   /** A one-line outcome ("Key … revoked.") or a refusal, shown above the list. */
@@ -110,11 +112,15 @@ function renderKeyList(view: KeysPageView): Html {
     </p>`;
 }
 
-function renderGenerateForm(csrf: string): Html {
+/** The generate form's hidden field naming the key it makes. */
+export const KEY_ID_FIELD = 'keyId';
+
+function renderGenerateForm(csrf: string, keyId: string): Html {
   return html`<section aria-labelledby="generate-title">
     <h2 id="generate-title">Generate a key</h2>
     <form method="post" action="/keys" class="stacked">
       ${csrfField(csrf)}
+      <input type="hidden" name="${KEY_ID_FIELD}" value="${keyId}" />
       <label for="key-name">Name <span class="muted">(optional: what will use it)</span></label>
       <input id="key-name" name="name" maxlength="100" autocomplete="off" placeholder="e.g. my website" />
       <label for="key-expiry">Expires</label>
@@ -147,6 +153,6 @@ export function renderKeysPage(view: KeysPageView): string {
         <h2 id="keys-title">Your API keys</h2>
         ${renderKeyList(view)}
       </section>
-      ${renderGenerateForm(view.signedIn.csrf)} ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
+      ${renderGenerateForm(view.signedIn.csrf, view.nextKeyId)} ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
   );
 }
