@@ -12,6 +12,7 @@ import { AppError } from './errors.js';
 import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
 import { sendError } from './http/error-answer.js';
+import type { TrustedProxies } from './http/client-address.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { createFrontDoor, openFrontDoor } from './http/front-door.js';
 import { registerInfoRoutes } from './http/info-routes.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
   /** What /metrics counts (metrics/service-metrics.ts); nothing is counted without it. */
   readonly metrics?: AppMetrics;
+  /** Proxies whose X-Forwarded-For names the client (`--trust-proxy`, http/client-address.ts). */
+  readonly trustedProxies?: TrustedProxies | undefined;
 }
 
 export interface AppMetrics extends RequestMetrics {
@@ -78,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authenticator: deps.authenticator,
     limiter: deps.limiter,
     authFailures: deps.authFailures,
+    trustedProxies: deps.trustedProxies,
     policy: deps.policy,
     cursors: createCursorCodec(await deps.storage.cursorSecret()),
     largePages,

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerFactory } from 'f
 import { buildApp } from './app.js';
 import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
+import type { TrustedProxies } from './http/client-address.js';
 import type { ConnectionDrain } from './http/connection-drain.js';
 import { createListener } from './http/listener.js';
 import { createLogger } from './logger.js';
@@ -42,6 +43,8 @@ export interface ServeConfig {
   readonly appPort?: number | undefined;
   /** The app page's address as browsers see it, when behind a proxy. */
   readonly publicUrl?: string | undefined;
+  /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (http/client-address.ts). */
+  readonly trustedProxies?: TrustedProxies | undefined;
 }
 
 /** How this process serves: alone (the default), or as one worker of a cluster. */
@@ -155,9 +158,18 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     version,
     serverFactory,
     clientErrorHandler: createClientErrorHandler(tls),
+    trustedProxies: config.trustedProxies,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
-  if (options.clusterWorker === undefined) logTransport(app.log, tlsMaterial);
+  if (options.clusterWorker === undefined) {
+    logTransport(app.log, tlsMaterial);
+    if (config.trustedProxies !== undefined) {
+      app.log.info(
+        { trustedProxies: config.trustedProxies.list },
+        'client addresses read from X-Forwarded-For behind these proxies',
+      );
+    }
+  }
 
   const flushTimer = setInterval(() => {
     authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));

@@ -10,13 +10,22 @@ import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
 import { type ServeConfig, startServer } from '../server.js';
 import { waitForStopSignal } from '../stop-signal.js';
+import { parseTrustedProxies, type TrustedProxies } from '../http/client-address.js';
 import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
+
+/** `--trust-proxy 127.0.0.1,10.0.0.0/8`: the proxies whose X-Forwarded-For is believed; none by default. */
+function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseTrustedProxies(value);
+  if ('error' in parsed) throw new CliError(`--trust-proxy: ${parsed.error}`, { usage: true });
+  return parsed;
+}
 
 /** `serve`: runs the API until SIGTERM or SIGINT, then drains and exits 0. */
 export async function runServe(argv: string[]): Promise<void> {
@@ -39,6 +48,7 @@ export async function runServe(argv: string[]): Promise<void> {
       'redis-prefix': { type: 'string' },
       'app-port': { type: 'string' },
       'public-url': { type: 'string' },
+      'trust-proxy': { type: 'string' },
     },
     USAGE,
   );
@@ -77,6 +87,7 @@ export async function runServe(argv: string[]): Promise<void> {
     appPort:
       values['app-port'] === undefined ? undefined : parseIntegerFlag(values['app-port'], 'app-port', 0, 0, 65535),
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
+    trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
   };
   // With --workers, this same command runs in the primary and in each worker it forks.
   if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config) : runClusterWorker(config));

@@ -10,6 +10,7 @@ import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../rateli
 import type { Storage } from '../storage/storage.js';
 import { createKnownBlocks } from '../ratelimit/known-blocks.js';
 import { type AuthFailureGuard, authenticateRequest } from './authenticate.js';
+import { clientAddressOf, type TrustedProxies } from './client-address.js';
 import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
 import { errorAnswer } from './error-answer.js';
 import { failureOf } from './error-handler.js';
@@ -24,6 +25,8 @@ export interface MealsEndpointDeps {
   readonly authenticator: KeyAuthenticator;
   readonly limiter: RateLimiter;
   readonly authFailures: AuthFailureLimiter;
+  /** Proxies whose X-Forwarded-For names the client, for the brute-force guard (undefined: none). */
+  readonly trustedProxies: TrustedProxies | undefined;
   readonly policy: RateLimitPolicy;
   readonly cursors: CursorCodec;
   /** Makes pages of thousands of meals take turns, to bound the memory they hold. */
@@ -61,7 +64,8 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
     const now = Date.now();
     const key = await authenticateRequest(
       request.headers.authorization,
-      () => request.socket.remoteAddress ?? '',
+      () =>
+        clientAddressOf(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], deps.trustedProxies),
       deps.authenticator,
       guard,
       now,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKey } from '../../src/domain/api-key.js';
+import { runCli } from '../support/cli.js';
 import { sampleSum, scrape } from '../support/metrics.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { redisSkipReason, TEST_REDIS_URL, uniqueTestPrefix } from '../support/redis.js';
@@ -109,3 +110,45 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('the client address behind a proxy (serve --trust-proxy)', () => {
+  const fail = (server: TestServer, forwardedFor: string) =>
+    request(server, {
+      path: MEALS,
+      headers: { authorization: `Bearer ${generateApiKey()}`, 'x-forwarded-for': forwardedFor },
+    });
+
+  test('from a trusted proxy, each client it names is counted on its own, and a client cannot choose its name', async () => {
+    const server = await startTestServer({ extraArgs: ['--trust-proxy', '127.0.0.1'] });
+    try {
+      for (let i = 0; i < 20; i += 1) assert.equal((await fail(server, '203.0.113.5')).status, 401);
+      assertError(await fail(server, '203.0.113.5'), 429, 'rate_limited');
+      // What a client writes to the left of the address the proxy appended is not believed.
+      assertError(await fail(server, '198.51.100.77, 203.0.113.5'), 429, 'rate_limited');
+      assertError(await fail(server, '2001:db8::1, 203.0.113.5'), 429, 'rate_limited');
+      assert.equal((await fail(server, '203.0.113.6')).status, 401, 'another client behind the proxy is not blocked');
+      assert.equal((await fail(server, '203.0.113.5, 203.0.113.6')).status, 401);
+      assert.match(server.logs(), /"trustedProxies":\["127\.0\.0\.1"\]/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a --trust-proxy that is not addresses or networks is a usage error naming the entry', async () => {
+    for (const value of ['localhost', '10.0.0.0/33', '']) {
+      const run = await runCli(['serve', '--trust-proxy', value, '--port', '0', '--db', ':memory:']);
+      assert.equal(run.code, 2, `--trust-proxy ${JSON.stringify(value)}: ${run.stderr}`);
+      assert.match(run.stderr, /^meal-export: --trust-proxy: /);
+    }
+  });
+
+  test('by default X-Forwarded-For is ignored: naming other addresses does not get around the guard', async () => {
+    const server = await startTestServer();
+    try {
+      for (let i = 0; i < 20; i += 1) assert.equal((await fail(server, `203.0.113.${i}`)).status, 401);
+      assertError(await fail(server, '203.0.113.99'), 429, 'rate_limited');
+    } finally {
+      await server.stop();
+    }
+  });
+});
