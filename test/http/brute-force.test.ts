@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { runCli } from '../support/cli.js';
 import { sampleSum, scrape } from '../support/metrics.js';
-import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
-import { redisSkipReason, TEST_REDIS_URL, uniqueTestPrefix } from '../support/redis.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { redisSkipReason } from '../support/redis.js';
+import { newScaleOutStore } from '../support/scale-out-store.js';
 import { newUserId, request, startTestServer, type StartOptions, type TestServer } from '../support/server.js';
 import { assertError, assertPage } from './http-expect.js';
 
@@ -39,11 +40,8 @@ const BACKENDS: readonly Backend[] = [
     name: 'PostgreSQL + Redis',
     skip: async () => (await postgresSkipReason()) ?? (await redisSkipReason()),
     async open() {
-      const store: TestPostgresStore = await newPostgresDatabase('blocked');
-      return {
-        options: { db: store.url, redis: { url: TEST_REDIS_URL, prefix: uniqueTestPrefix('blocked') } },
-        remove: () => store.remove(),
-      };
+      const store = await newScaleOutStore('blocked');
+      return { options: { db: store.db, redis: store.redis }, remove: () => store.remove() };
     },
   },
 ];

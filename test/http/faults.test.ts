@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
-import { newPostgresDatabase, postgresSkipReason } from '../support/postgres.js';
-import { redisSkipReason, TEST_REDIS_URL, uniqueTestPrefix } from '../support/redis.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { redisSkipReason } from '../support/redis.js';
+import { newScaleOutStore } from '../support/scale-out-store.js';
 import {
   keyedGetOptions,
   makeMeal,
@@ -110,12 +111,9 @@ describe('SIGTERM with 100 large answers in flight', () => {
         t.skip(skip);
         return;
       }
-      const store = await newPostgresDatabase('drain');
+      const store = await newScaleOutStore('drain');
       try {
-        await sigtermWithLargeAnswers({
-          db: store.url,
-          redis: { url: TEST_REDIS_URL, prefix: uniqueTestPrefix('drain') },
-        });
+        await sigtermWithLargeAnswers({ db: store.db, redis: store.redis });
       } finally {
         await store.remove();
       }

@@ -1,0 +1,28 @@
+import { newPostgresDatabase } from './postgres.js';
+import { connectTestRedis, deleteKeysUnder, TEST_REDIS_URL, uniqueTestPrefix } from './redis.js';
+
+/** A fresh PostgreSQL database and Redis prefix for one server started with them (startTestServer's db and redis). */
+export interface ScaleOutStore {
+  readonly db: string;
+  readonly redis: { readonly url: string; readonly prefix: string };
+  /** Drops the database and deletes every Redis key under the prefix. */
+  remove(): Promise<void>;
+}
+
+export async function newScaleOutStore(label: string): Promise<ScaleOutStore> {
+  const store = await newPostgresDatabase(label);
+  const prefix = uniqueTestPrefix(label);
+  return {
+    db: store.url,
+    redis: { url: TEST_REDIS_URL, prefix },
+    async remove() {
+      await store.remove();
+      const redis = connectTestRedis();
+      try {
+        await deleteKeysUnder(redis, prefix);
+      } finally {
+        await redis.quit();
+      }
+    },
+  };
+}
