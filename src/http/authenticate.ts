@@ -43,15 +43,18 @@ export async function authenticateRequest(
   now: number,
 ): Promise<ApiKeyRecord> {
   const credentials = readCredentials(authorization);
-  const blockedMs = guard.known.size === 0 ? 0 : guard.known.remainingMs(clientAddress(), now);
+  // Read at most once: behind trusted proxies it walks X-Forwarded-For (http/client-address.ts).
+  let address: string | undefined;
+  const addressOnce = () => (address ??= clientAddress());
+  const blockedMs = guard.known.size === 0 ? 0 : guard.known.remainingMs(addressOnce(), now);
   if (credentials.kind === 'token') {
     const key = await authenticator.authenticate(credentials.token, now, blockedMs > 0 ? 'paced' : 'at-once');
     if (key !== undefined) return key;
   }
   let waitMs = blockedMs;
   if (waitMs === 0) {
-    waitMs = await guard.limiter.registerFailure(clientAddress(), now);
-    if (waitMs > 0) guard.known.note(clientAddress(), waitMs, now);
+    waitMs = await guard.limiter.registerFailure(addressOnce(), now);
+    if (waitMs > 0) guard.known.note(addressOnce(), waitMs, now);
   }
   if (waitMs > 0) {
     throw new AppError('rate_limited', 'Too many failed authentications from this address: retry later.', {
