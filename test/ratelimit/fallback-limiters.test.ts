@@ -6,7 +6,7 @@ import { createMemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createMemoryAuthFailureLimiter } from '../../src/ratelimit/memory-auth-failures.js';
 import { createRedisAuthFailureLimiter } from '../../src/ratelimit/redis-auth-failures.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
-import { deleteKeysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
+import { redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
 import { recordLimiterEvents } from './limiter-recorder.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
@@ -25,8 +25,7 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
   describe('the rate limiter suite', () => {
     runRateLimiterSuite({
       async open(policy) {
-        const prefix = pair.freshPrefix();
-        const [first, second] = pair.connections.map((redis) =>
+        return pair.instancesOnBoth((redis, prefix) =>
           createFallbackRateLimiter({
             shared: createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
             local: createMemoryRateLimiter(policy, { clock: 'caller' }),
@@ -34,13 +33,6 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
             observer: recorder.observer,
           }),
         );
-        return {
-          instances: [first!, second!],
-          async close() {
-            await Promise.all([first!.close(), second!.close()]);
-            await deleteKeysUnder(pair.connections[0], prefix);
-          },
-        };
       },
     });
   });
@@ -48,8 +40,7 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
   describe('the brute-force guard suite', () => {
     runAuthFailureLimiterSuite({
       async open(policy) {
-        const prefix = pair.freshPrefix();
-        const [first, second] = pair.connections.map((redis) =>
+        return pair.instancesOnBoth((redis, prefix) =>
           createFallbackAuthFailureLimiter({
             shared: createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
             local: createMemoryAuthFailureLimiter(policy, { clock: 'caller' }),
@@ -58,13 +49,6 @@ describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { 
             observer: recorder.observer,
           }),
         );
-        return {
-          instances: [first!, second!],
-          async close() {
-            await Promise.all([first!.close(), second!.close()]);
-            await deleteKeysUnder(pair.connections[0], prefix);
-          },
-        };
       },
     });
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createRedisAuthFailureLimiter } from '../../src/ratelimit/redis-auth-failures.js';
-import { deleteKeysUnder, keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
+import { keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
@@ -18,14 +18,9 @@ describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? 
     // only `now` comes from the argument. The Redis clock is tested below.
     runAuthFailureLimiterSuite({
       async open(policy) {
-        const prefix = pair.freshPrefix();
-        const [first, second] = pair.connections.map((redis) =>
+        return pair.instancesOnBoth((redis, prefix) =>
           createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
         );
-        return {
-          instances: [first!, second!],
-          close: () => deleteKeysUnder(pair.connections[0], prefix),
-        };
       },
     });
   });

@@ -5,7 +5,7 @@ import { nextUtcMidnight } from '../../src/domain/instant.js';
 import { AppError } from '../../src/errors.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
 import { freePort } from '../support/free-port.js';
-import { deleteKeysUnder, keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
+import { keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
@@ -22,14 +22,9 @@ describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false
     // only `now` comes from the argument. The Redis clock is tested below on real time.
     runRateLimiterSuite({
       async open(policy) {
-        const prefix = pair.freshPrefix();
-        const [first, second] = pair.connections.map((redis) =>
+        return pair.instancesOnBoth((redis, prefix) =>
           createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
         );
-        return {
-          instances: [first!, second!],
-          close: () => deleteKeysUnder(pair.connections[0], prefix),
-        };
       },
     });
   });

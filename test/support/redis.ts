@@ -137,6 +137,13 @@ export interface TestRedisPair {
   readonly connections: [Redis, Redis];
   /** A key prefix no other case uses; every key under it is deleted after the suite. */
   freshPrefix(): string;
+  /**
+   * Two instances over one fresh prefix, one on each connection, as a limiter suite's `open`
+   * returns them; close() closes both and deletes the prefix's keys at once.
+   */
+  instancesOnBoth<T extends { close(): Promise<void> }>(
+    make: (redis: Redis, prefix: string) => T,
+  ): { readonly instances: [T, T]; close(): Promise<void> };
 }
 
 /**
@@ -154,7 +161,7 @@ export function useTestRedisPair(label: string): TestRedisPair {
     for (const prefix of prefixes) await deleteKeysUnder(connections[0], prefix);
     await Promise.all(connections.map((redis) => redis.quit()));
   });
-  return {
+  const pair: TestRedisPair = {
     get connections() {
       if (connections === undefined) throw new Error('the Redis connections open before the first case');
       return connections;
@@ -164,5 +171,21 @@ export function useTestRedisPair(label: string): TestRedisPair {
       prefixes.push(prefix);
       return prefix;
     },
+    instancesOnBoth(make) {
+      const prefix = pair.freshPrefix();
+      const [redisA, redisB] = pair.connections;
+      const instances: [ReturnType<typeof make>, ReturnType<typeof make>] = [
+        make(redisA, prefix),
+        make(redisB, prefix),
+      ];
+      return {
+        instances,
+        async close() {
+          await Promise.all(instances.map((instance) => instance.close()));
+          await deleteKeysUnder(redisA, prefix);
+        },
+      };
+    },
   };
+  return pair;
 }
