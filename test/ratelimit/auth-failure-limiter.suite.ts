@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import type { AuthFailureLimiter, AuthFailurePolicy } from '../../src/ratelimit/rate-limiter.js';
+import { adapterTest, type OpenedInstances, withOpened } from './adapter-suite.js';
 
 /**
  * The behaviour every AuthFailureLimiter adapter owes (CONTRACT.md section 3), run by one small
@@ -17,29 +17,16 @@ export interface AuthFailureLimiterAdapter {
   readonly skip?: Readonly<Record<string, string>>;
 }
 
-export interface OpenedAuthFailureLimiters {
-  readonly instances: readonly [AuthFailureLimiter, ...AuthFailureLimiter[]];
-  close(): Promise<void>;
-}
+export type OpenedAuthFailureLimiters = OpenedInstances<AuthFailureLimiter>;
 
 const T0 = Date.UTC(2025, 5, 10, 12);
 
 export function runAuthFailureLimiterSuite(adapter: AuthFailureLimiterAdapter): void {
-  async function withGuards(
+  const withGuards = (
     policy: AuthFailurePolicy | undefined,
     work: (guard: AuthFailureLimiter, instances: readonly AuthFailureLimiter[]) => Promise<void>,
-  ): Promise<void> {
-    const opened = await adapter.open(policy);
-    try {
-      await work(opened.instances[0], opened.instances);
-    } finally {
-      await opened.close();
-    }
-  }
-
-  function guardTest(title: string, fn: () => Promise<void>): void {
-    test(title, { skip: adapter.skip?.[title] ?? false }, fn);
-  }
+  ) => withOpened(adapter.open(policy), work);
+  const guardTest = (title: string, fn: () => Promise<void>) => adapterTest(adapter.skip, title, fn);
 
   guardTest('records 20 failures from one address, each answered with 401 (0 ms to wait)', async () => {
     await withGuards(undefined, async (guard) => {

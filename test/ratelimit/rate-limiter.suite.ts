@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import type { RateLimiter, RateLimitPolicy } from '../../src/ratelimit/rate-limiter.js';
+import { adapterTest, type OpenedInstances, withOpened } from './adapter-suite.js';
 
 /**
  * The behaviour every RateLimiter adapter owes (CONTRACT.md section 4), run by one small test
@@ -19,10 +19,7 @@ export interface RateLimiterAdapter {
   readonly skip?: Readonly<Record<string, string>>;
 }
 
-export interface OpenedRateLimiters {
-  readonly instances: readonly [RateLimiter, ...RateLimiter[]];
-  close(): Promise<void>;
-}
+export type OpenedRateLimiters = OpenedInstances<RateLimiter>;
 
 const SPEC: RateLimitPolicy = { minIntervalMs: 3000, dailyLimit: 1000 };
 const DAY = 86_400_000;
@@ -30,25 +27,16 @@ const NOON = Date.UTC(2025, 5, 10, 12);
 const MIDNIGHT = Date.UTC(2025, 5, 11);
 
 export function runRateLimiterSuite(adapter: RateLimiterAdapter): void {
-  async function withLimiters(
+  const withLimiters = (
     policy: RateLimitPolicy,
     work: (limiter: RateLimiter, instances: readonly RateLimiter[]) => Promise<void>,
-  ): Promise<void> {
-    const opened = await adapter.open(policy);
-    try {
-      await work(opened.instances[0], opened.instances);
-    } finally {
-      await opened.close();
-    }
-  }
+  ) => withOpened(adapter.open(policy), work);
 
   function spread(instances: readonly RateLimiter[], i: number): RateLimiter {
     return instances[i % instances.length]!;
   }
 
-  function rateTest(title: string, fn: () => Promise<void>): void {
-    test(title, { skip: adapter.skip?.[title] ?? false }, fn);
-  }
+  const rateTest = (title: string, fn: () => Promise<void>) => adapterTest(adapter.skip, title, fn);
 
   rateTest('accepts a first request and reports the quota left today and the next UTC midnight', async () => {
     await withLimiters(SPEC, async (limiter) => {
