@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DATA_DIR, seedDatabase } from '../harness/datasets.js';
+import { figuresRow } from '../harness/results.js';
 import type { Scenario } from '../harness/scenario.js';
 
 /**
@@ -18,15 +19,7 @@ export const seedThroughput: Scenario = {
       const probe = await seedDatabase(context.options.seedProbe, path.join(folder, 'meal-export.db'));
       const big = context.big.seeding;
       return [
-        {
-          name: 'seed',
-          rps: null,
-          p50_ms: null,
-          p99_ms: null,
-          cpu_us_per_req: null,
-          rss_mb: null,
-          ceiling_rps: null,
-          ratio: null,
+        figuresRow('seed', {
           meals_per_s: probe.mealsPerSecond,
           meals: probe.meals,
           seconds: probe.seconds,
@@ -35,7 +28,7 @@ export const seedThroughput: Scenario = {
           big_meals_per_s: big.mealsPerSecond,
           big_seconds: big.seconds,
           big_seeded_this_run: context.big.seededNow,
-        },
+        }),
       ];
     } finally {
       rmSync(folder, { recursive: true, force: true });
