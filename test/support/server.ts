@@ -143,7 +143,7 @@ export interface TestResponse {
 /** One HTTPS request on a fresh connection, accepting the server's self-signed certificate. */
 export function request(
   server: { host: string; port: number },
-  options: { method?: string; path: string; key?: string; headers?: Record<string, string> },
+  options: { method?: string; path: string; key?: string; headers?: Record<string, string>; body?: string | undefined },
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -185,7 +185,7 @@ export function request(
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(options.body);
   });
 }
 

@@ -1,5 +1,4 @@
-import https from 'node:https';
-import type { TestServer } from '../support/server.js';
+import { request, type TestServer } from '../support/server.js';
 
 /** The app page's address, from the server's log line (stdout carries only the API's). */
 export async function appPageUrl(server: TestServer): Promise<string> {
@@ -23,30 +22,14 @@ export function pageRequest(
   base: string,
   options: { method?: string; path: string; headers?: Record<string, string>; form?: Record<string, string> },
 ): Promise<PageResponse> {
-  const url = new URL(options.path, base);
+  const url = new URL(base);
   const body = options.form === undefined ? undefined : new URLSearchParams(options.form).toString();
   const headers: Record<string, string> = { ...options.headers };
   if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      url,
-      {
-        method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-        headers,
-        rejectUnauthorized: false,
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return request(
+    { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) },
+    { method: options.method ?? (body === undefined ? 'GET' : 'POST'), path: options.path, headers, body },
+  );
 }
 
 /** The token of a login link. */
