@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OLD, sleep } from '../http/http-expect.js';
 import { sampleSum, samples, scrape } from '../support/metrics.js';
 import {
   getMeals,
   newUserId,
-  pausedGet,
-  refused,
   request,
+  sigtermWithAnswerInFlight,
   startTestServer,
-  userWithLargePage,
   type TestServer,
 } from '../support/server.js';
-
-const OLD = '2025-01-01T00:00:00Z';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The pids of the workers the primary has started so far, in order (from its log). */
 function workerPids(server: TestServer): number[] {
@@ -165,15 +161,10 @@ describe('serve --workers 2 without an interval', () => {
 
   test('SIGTERM drains every worker: the answer in flight is sent in full, then the primary exits 0', async () => {
     // About 16 MB: most of it is still in a worker when SIGTERM arrives.
-    const { key } = await userWithLargePage(server);
-    const inFlight = await pausedGet(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`);
-    assert.equal(inFlight.status, 200);
-    const exited = server.stop();
-    await sleep(500);
-    assert.equal(await refused(server.port), true, 'no new connection is accepted once SIGTERM arrived');
-    const body = JSON.parse(await inFlight.readAll()) as { count: number; meals: unknown[] };
+    const { text, exitCode } = await sigtermWithAnswerInFlight(server);
+    const body = JSON.parse(text) as { count: number; meals: unknown[] };
     assert.equal(body.meals.length, 5000, 'the whole answer arrived');
-    assert.equal(await exited, 0, 'exit code 0');
+    assert.equal(exitCode, 0, 'exit code 0');
     assert.equal((server.logs().match(/"msg":"worker exited"/g) ?? []).length, 2);
   });
 });

@@ -1,25 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
-import { pausedGet, refused, startTestServer, userWithLargePage } from '../support/server.js';
-import { OLD, sleep } from './http-expect.js';
+import { sigtermWithAnswerInFlight, startTestServer } from '../support/server.js';
 
 test('on SIGTERM the server stops accepting, sends the answer in flight in full, and exits 0', async () => {
   const server = await startTestServer();
   try {
     // About 16 MB: most of the answer is still in the server process when SIGTERM arrives.
-    const { key } = await userWithLargePage(server);
-    const inFlight = await pausedGet(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`);
-    assert.equal(inFlight.status, 200);
-    const exited = server.stop();
-    await sleep(500);
-    assert.equal(await refused(server.port), true, 'no new connection is accepted once SIGTERM arrived');
-    const text = await inFlight.readAll();
+    const { text, exitCode } = await sigtermWithAnswerInFlight(server);
     assert.ok(text.length > 15_000_000, `a large answer: ${text.length} bytes`);
     const body = JSON.parse(text) as { count: number; meals: unknown[] };
     assert.equal(body.count, 5000);
     assert.equal(body.meals.length, 5000, 'the whole answer arrived');
-    assert.equal(await exited, 0, 'exit code 0');
+    assert.equal(exitCode, 0, 'exit code 0');
   } finally {
     await server.stop();
   }

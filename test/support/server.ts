@@ -1,8 +1,10 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { connect as netConnect } from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
 import zlib from 'node:zlib';
 import { cliJson } from './cli.js';
@@ -241,6 +243,24 @@ export function pausedGet(server: TestServer, key: string, path: string) {
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * SIGTERM while a client holds a 5000-meal answer of about 16 MB unread (userWithLargePage):
+ * checks that no new connection is accepted once it has arrived, then reads the answer to its
+ * end. Resolves the answer's text and the server's exit code, for the caller's checks.
+ */
+export async function sigtermWithAnswerInFlight(
+  server: TestServer,
+): Promise<{ text: string; exitCode: number | null }> {
+  const { key } = await userWithLargePage(server);
+  const inFlight = await pausedGet(server, key, '/v1/meals?lastModifiedSince=2025-01-01T00:00:00Z&limit=5000');
+  assert.equal(inFlight.status, 200);
+  const exited = server.stop();
+  await sleep(500);
+  assert.equal(await refused(server.port), true, 'no new connection is accepted once SIGTERM arrived');
+  const text = await inFlight.readAll();
+  return { text, exitCode: await exited };
 }
 
 /** Resolves true when a TCP connection to the port is refused. */
