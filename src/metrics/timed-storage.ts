@@ -1,7 +1,7 @@
 import type { Storage } from '../storage/storage.js';
 
-/** The Storage methods that reach the store (everything but `kind`). */
-export type StorageMethod = Exclude<keyof Storage, 'kind'>;
+/** The Storage methods that reach the store (everything but `kind`, and `watchFeeds`, which sets up a watch). */
+export type StorageMethod = Exclude<keyof Storage, 'kind' | 'watchFeeds'>;
 
 /** Told how long each storage call took, in seconds, by method. */
 export type StorageTimer = (method: StorageMethod, seconds: number) => void;
@@ -64,5 +64,6 @@ export function createTimedStorage(storage: Storage, timer: StorageTimer): Stora
       timer('exportMeals', (performance.now() - started) / 1000);
     }
   };
+  timed.watchFeeds = storage.watchFeeds.bind(storage);
   return timed as unknown as Storage;
 }

@@ -1,5 +1,6 @@
 import type { FeedStart } from '../domain/feed-start.js';
 import type { FeedPosition, Meal, MealContent } from '../domain/meal.js';
+import type { FeedWatch, FeedWatcher } from './feed-signals.js';
 
 /**
  * The storage behind every command and the HTTP layer. One adapter per backend (sqlite/,
@@ -48,6 +49,12 @@ export interface Storage {
   upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult>;
   /** Turns a live meal into a tombstone (a new change). */
   deleteMeal(userId: string, mealId: string, now: number): Promise<DeleteResult>;
+  /**
+   * Change signals: tells the watcher which users' feeds moved, whoever committed the change
+   * (storage/feed-signals.ts). Not a store call: it opens at most one listening connection or
+   * poller per handle, on the first watch.
+   */
+  watchFeeds(watcher: FeedWatcher): FeedWatch;
   /**
    * Removes tombstones whose modifiedAt is before `before`; returns how many. In the same
    * transaction, each user's watermark (`FeedPage.prunedThrough`) moves up to the position of

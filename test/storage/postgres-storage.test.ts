@@ -7,13 +7,14 @@ import { NO_NUTRIENTS } from '../support/contract.js';
 import { freePort } from '../support/free-port.js';
 import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { runStorageSuite } from './storage.suite.js';
+import { runFeedSignalsSuite } from './feed-signals.suite.js';
+import { runStorageSuite, type StorageBackend } from './storage.suite.js';
 
 // On the machine's PostgreSQL (or MEAL_EXPORT_TEST_PG_URL), each case in a fresh schema of its
 // own, dropped afterwards. Without PostgreSQL these tests are skipped with the reason.
 const skip = await postgresSkipReason();
 
-runStorageSuite({
+const backend: StorageBackend = {
   name: 'PostgreSQL',
   skip,
   async newLocation(label) {
@@ -29,7 +30,9 @@ runStorageSuite({
       await sql.end();
     }
   },
-});
+};
+runStorageSuite(backend);
+runFeedSignalsSuite(backend);
 
 describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?? false }, () => {
   const assertUnavailable = (error: unknown) => {

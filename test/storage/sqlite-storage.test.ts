@@ -6,9 +6,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../../src/errors.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import { makeTempDir } from '../support/project.js';
-import { runStorageSuite } from './storage.suite.js';
+import { runFeedSignalsSuite } from './feed-signals.suite.js';
+import { runStorageSuite, type StorageBackend } from './storage.suite.js';
 
-runStorageSuite({
+const backend: StorageBackend = {
   name: 'SQLite',
   skip: undefined,
   async newLocation(label) {
@@ -28,7 +29,9 @@ runStorageSuite({
       db.close();
     }
   },
-});
+};
+runStorageSuite(backend);
+runFeedSignalsSuite(backend);
 
 describe('SQLite storage: what only a file can get wrong', () => {
   test('a path that cannot hold a database is reported as unavailable storage', async () => {

@@ -5,6 +5,7 @@ import type { Meal, MealContent } from '../../domain/meal.js';
 import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { isUniqueViolation } from './postgres-errors.js';
+import { FEED_CHANNEL } from './postgres-feed-signals.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
@@ -87,8 +88,19 @@ async function lockClock(tx: TransactionSql, userId: string): Promise<number | u
   return row?.last_modified_at ?? undefined;
 }
 
+/**
+ * Moves the user's clock, and in the same statement notifies the user's change to every
+ * listening process (postgres-feed-signals.ts): the clock moves exactly when a change commits,
+ * and PostgreSQL sends the notification on commit only. Channels are per database, so the
+ * payload names the store's schema beside the user: stores in other schemas ignore it.
+ */
 async function saveClock(tx: TransactionSql, userId: string, modifiedAt: number): Promise<void> {
-  await tx.unsafe('UPDATE user_clocks SET last_modified_at = $2 WHERE user_id = $1', [userId, modifiedAt], PREPARED);
+  await tx.unsafe(
+    `WITH saved AS (UPDATE user_clocks SET last_modified_at = $2 WHERE user_id = $1 RETURNING user_id)
+     SELECT pg_notify('${FEED_CHANNEL}', json_build_array(current_schema(), user_id)::text) FROM saved`,
+    [userId, modifiedAt],
+    PREPARED,
+  );
 }
 
 function chunks<T>(items: readonly T[]): T[][] {

@@ -6,6 +6,7 @@ import type { Storage } from '../storage.js';
 import { migratePostgres } from './migrate.js';
 import { isDiskFull, isUnavailable } from './postgres-errors.js';
 import { createPostgresKeys } from './postgres-keys.js';
+import { createPostgresFeedSignals } from './postgres-feed-signals.js';
 import { createPostgresMeals } from './postgres-meals.js';
 import { createPostgresSignIns } from './postgres-sign-ins.js';
 
@@ -102,6 +103,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
   const meals = createPostgresMeals(sql);
   const keys = createPostgresKeys(sql);
   const signIns = createPostgresSignIns(sql);
+  const signals = createPostgresFeedSignals(url, CONNECT_TIMEOUT_S);
   let secret: Buffer | undefined;
 
   return {
@@ -119,6 +121,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     },
     upsertMeals: (userId, list, now) => guardLong(() => meals.upsertMeals(userId, list, now)),
     deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
+    watchFeeds: (watcher) => signals.watch(watcher),
     pruneTombstones: (before) => guardLong(() => meals.pruneTombstones(before)),
     createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
@@ -145,6 +148,9 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
         return secret;
       }),
     ping: () => guard(() => sql.unsafe('SELECT 1').then(() => undefined)),
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => {
+      await signals.close();
+      await sql.end({ timeout: 5 });
+    },
   };
 }

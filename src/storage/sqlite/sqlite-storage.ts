@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js';
 import type { Storage, StorageOptions } from '../storage.js';
 import { storageUnavailable } from '../unavailable.js';
 import { CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
+import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
 import { createSqliteSignIns } from './sqlite-sign-ins.js';
@@ -60,6 +61,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   const meals = createSqliteMeals(db);
   const keys = createSqliteKeys(db);
   const signIns = createSqliteSignIns(db);
+  const signals = createSqliteFeedSignals(db);
   const selectOne = db.prepare('SELECT 1');
   const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
   let secret: Buffer | undefined;
@@ -85,8 +87,19 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
         yield* rows;
       })();
     },
-    upsertMeals: (userId, list, now) => guard(() => meals.upsertMeals(userId, list, now)),
-    deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
+    upsertMeals: (userId, list, now) =>
+      guard(() => {
+        const result = meals.upsertMeals(userId, list, now);
+        if (result.ok && result.created + result.updated > 0) signals.committed(userId);
+        return result;
+      }),
+    deleteMeal: (userId, mealId, now) =>
+      guard(() => {
+        const result = meals.deleteMeal(userId, mealId, now);
+        if (result === 'deleted') signals.committed(userId);
+        return result;
+      }),
+    watchFeeds: (watcher) => signals.watch(watcher),
     pruneTombstones: (before) => background(() => meals.pruneTombstones(before)),
     createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
     listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
@@ -108,6 +121,10 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
         return secret;
       }),
     ping: () => guard(() => selectOne.get()).then(() => undefined),
-    close: () => guard(() => db.close()).then(() => undefined),
+    close: () =>
+      guard(() => {
+        signals.close();
+        db.close();
+      }),
   };
 }

@@ -1,0 +1,86 @@
+/**
+ * Change signals: "user U's feed moved", whoever committed the change (this process, a
+ * `meals import` or `meal-export/host` writer in another process, another instance on the same
+ * store). Long polls (http/held-requests.ts) wait on them; every backend keeps the same
+ * promise, held by the shared storage suite:
+ *
+ * - after a change of user U commits, `moved` is called with U within 1 s (CONTRACT.md
+ *   section 2); a write that changed nothing (an unchanged record, a second delete) signals
+ *   nothing;
+ * - a signal may be late or repeated, and may name a user whose change does not belong in a
+ *   given page: a woken reader reads its page again and decides. When signals may have been
+ *   lost (the PostgreSQL listening connection dropped), `lost` is called once they flow again,
+ *   so that every reader reads again: a lost signal costs latency, never a change.
+ */
+export interface FeedWatcher {
+  /**
+   * The users whose moves matter now. Backends that poll for other processes' writes
+   * (SQLite) poll only while this is not empty, and ask the store about these users only.
+   */
+  users(): ReadonlySet<string> | ReadonlyMap<string, unknown>;
+  /** These users' feeds moved. */
+  moved(userIds: readonly string[]): void;
+  /** Signals may have been lost: every user's feed may have moved. */
+  lost(): void;
+}
+
+export interface FeedWatch {
+  /**
+   * Resolves once signals flow (PostgreSQL: the process listens). A server announces itself
+   * ready only after this, so that no change committed after its start goes unheard.
+   */
+  readonly ready: Promise<void>;
+  /** Says that `users()` may have gained a user: a polling backend starts again if it had stopped. */
+  interested(): void;
+  /** Stops watching. */
+  close(): void;
+}
+
+/**
+ * The watchers of one store handle: each signal goes to every watcher (the long polls, and
+ * later the webhook dispatcher). Used by each backend's signal source.
+ */
+export interface FeedWatchers {
+  add(watcher: FeedWatcher, onInterest: () => void, ready: Promise<void>): FeedWatch;
+  moved(userIds: readonly string[]): void;
+  lost(): void;
+  /** Whether any watcher has a user now. */
+  anyInterest(): boolean;
+  /** The users of every watcher. */
+  users(): Set<string>;
+  readonly size: number;
+}
+
+export function createFeedWatchers(): FeedWatchers {
+  const watchers = new Set<FeedWatcher>();
+  return {
+    add(watcher, onInterest, ready) {
+      watchers.add(watcher);
+      return {
+        ready,
+        interested: onInterest,
+        close: () => {
+          watchers.delete(watcher);
+        },
+      };
+    },
+    moved(userIds) {
+      if (userIds.length > 0) for (const watcher of watchers) watcher.moved(userIds);
+    },
+    lost() {
+      for (const watcher of watchers) watcher.lost();
+    },
+    anyInterest() {
+      for (const watcher of watchers) if (watcher.users().size > 0) return true;
+      return false;
+    },
+    users() {
+      const all = new Set<string>();
+      for (const watcher of watchers) for (const user of watcher.users().keys()) all.add(user);
+      return all;
+    },
+    get size() {
+      return watchers.size;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import type { MealContent } from '../../src/domain/meal.js';
+import type { FeedWatcher } from '../../src/storage/feed-signals.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import type { StorageBackend } from './storage.suite.js';
+
+const T0 = Date.UTC(2025, 5, 10, 12);
+/** CONTRACT.md section 2: a held request is answered within 1 s of the commit. */
+const SIGNAL_WITHIN_MS = 1_000;
+/** How long a test waits to be sure that no signal comes. */
+const QUIET_MS = 600;
+
+function meal(id: string, fields: Partial<MealContent> = {}): MealContent {
+  return {
+    id,
+    description: '',
+    title: `meal ${id}`,
+    type: 'snack',
+    date: Date.UTC(2025, 5, 1, 12),
+    caloriesTotal: 100,
+    proteins_g: null,
+    fats_g: null,
+    carbs_g: null,
+    fibers_g: null,
+    sodium_mg: null,
+    iron_mg: null,
+    calcium_mg: null,
+    ...fields,
+  };
+}
+
+/** A watcher of fixed users that records every signal, with the time it came. */
+function recordingWatcher(users: readonly string[]) {
+  const interest = new Set(users);
+  const signals: { readonly at: number; readonly moved: readonly string[] | 'lost' }[] = [];
+  const watcher: FeedWatcher = {
+    users: () => interest,
+    moved: (userIds) => signals.push({ at: performance.now(), moved: [...userIds] }),
+    lost: () => signals.push({ at: performance.now(), moved: 'lost' }),
+  };
+  return {
+    watcher,
+    signals,
+    /** Ms from `since` until a signal named `userId`; rejects after SIGNAL_WITHIN_MS + 1 s. */
+    async movedWithin(userId: string, since: number): Promise<number> {
+      const deadline = since + SIGNAL_WITHIN_MS + 1_000;
+      for (;;) {
+        const hit = signals.find((s) => s.at >= since && s.moved !== 'lost' && s.moved.includes(userId));
+        if (hit !== undefined) return hit.at - since;
+        if (performance.now() > deadline) assert.fail(`no signal for ${userId}: ${JSON.stringify(signals)}`);
+        await sleep(10);
+      }
+    },
+    namedSince(userId: string, since: number): boolean {
+      return signals.some((s) => s.at >= since && s.moved !== 'lost' && s.moved.includes(userId));
+    },
+  };
+}
+
+/**
+ * Change signals (src/storage/feed-signals.ts), the same promise on every backend: a change
+ * committed through this handle or another one on the same store (another process, another
+ * instance) names its user within 1 s; a write that changes nothing, and another user's
+ * change, name no one else.
+ */
+export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip' | 'newLocation'>): void {
+  async function withTwoHandles(work: (watching: Storage, writer: Storage) => Promise<void>): Promise<void> {
+    const { location, remove } = await backend.newLocation('signals');
+    const watching = await openStorage(location);
+    const writer = await openStorage(location);
+    try {
+      await work(watching, writer);
+    } finally {
+      await writer.close();
+      await watching.close();
+      await remove();
+    }
+  }
+
+  describe(`${backend.name} storage: change signals`, { skip: backend.skip ?? false }, () => {
+    test('a write through the watching handle names its user within 1 s (upsert, then delete)', async () => {
+      await withTwoHandles(async (storage) => {
+        const recorder = recordingWatcher(['u1']);
+        const watch = storage.watchFeeds(recorder.watcher);
+        await watch.ready;
+        watch.interested();
+        let since = performance.now();
+        await storage.upsertMeals('u1', [meal('a')], T0);
+        assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
+        since = performance.now();
+        assert.equal(await storage.deleteMeal('u1', 'a', T0), 'deleted');
+        assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
+        watch.close();
+      });
+    });
+
+    test('a write through another handle on the same store (another process, another instance) names its user within 1 s', async () => {
+      await withTwoHandles(async (storage, writer) => {
+        const recorder = recordingWatcher(['u1']);
+        const watch = storage.watchFeeds(recorder.watcher);
+        await watch.ready;
+        watch.interested();
+        // Polling backends look a few times a second: let one look pass first.
+        await sleep(300);
+        for (let round = 0; round < 3; round += 1) {
+          const since = performance.now();
+          await writer.upsertMeals('u1', [meal(`m${round}`)], T0);
+          const ms = await recorder.movedWithin('u1', since);
+          assert.ok(ms <= SIGNAL_WITHIN_MS, `signalled after ${Math.round(ms)} ms`);
+        }
+        const since = performance.now();
+        assert.equal(await writer.deleteMeal('u1', 'm0', T0), 'deleted');
+        assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
+        watch.close();
+      });
+    });
+
+    test("another user's change never names the watched user; a write that changes nothing names no one", async () => {
+      await withTwoHandles(async (storage, writer) => {
+        const recorder = recordingWatcher(['u1', 'u2']);
+        const watch = storage.watchFeeds(recorder.watcher);
+        await watch.ready;
+        watch.interested();
+        await writer.upsertMeals('u1', [meal('a')], T0);
+        await writer.upsertMeals('u2', [meal('b')], T0);
+        await recorder.movedWithin('u2', 0);
+        await sleep(QUIET_MS);
+        const since = performance.now();
+        await writer.upsertMeals('u2', [meal('c')], T0);
+        await recorder.movedWithin('u2', since);
+        await sleep(QUIET_MS);
+        assert.equal(recorder.namedSince('u1', since), false, JSON.stringify(recorder.signals));
+
+        // Nothing committed: a second delete, a delete of an unknown meal, another user's meal id.
+        const quiet = performance.now();
+        await storage.deleteMeal('u1', 'a', T0);
+        await recorder.movedWithin('u1', quiet);
+        await sleep(QUIET_MS);
+        const nothing = performance.now();
+        assert.equal(await writer.deleteMeal('u1', 'a', T0), 'already_deleted');
+        assert.equal(await writer.deleteMeal('u1', 'nope', T0), 'not_found');
+        assert.deepEqual(await writer.upsertMeals('u1', [meal('b')], T0), {
+          ok: false,
+          reason: 'foreign_id',
+          index: 0,
+        });
+        await sleep(QUIET_MS);
+        assert.equal(recorder.namedSince('u1', nothing), false, JSON.stringify(recorder.signals));
+        watch.close();
+      });
+    });
+  });
+}
