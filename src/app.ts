@@ -43,6 +43,8 @@ export interface AppDeps {
   readonly metrics?: AppMetrics;
   /** Proxies whose X-Forwarded-For names the client (`--trust-proxy`, http/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
+  /** `--max-waiting`: long polls held at most by this process (CONTRACT.md section 2). */
+  readonly maxWaiting: number;
 }
 
 export interface AppMetrics extends RequestMetrics {
@@ -78,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   const meals = createMealsEndpoint({
     storage: deps.storage,
+    maxWaiting: deps.maxWaiting,
     authenticator: deps.authenticator,
     limiter: deps.limiter,
     authFailures: deps.authFailures,
@@ -89,6 +92,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log,
     report,
   });
+  // Long polls must hear every change committed once the service says it is listening.
+  await meals.held.ready;
 
   const answerOrder = createAnswerOrder();
   const { clientErrorHandler } = deps;
@@ -107,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { querystringParser: () => ({}) },
     serverFactory: (fastifyHandler, options) => {
       const server = deps.serverFactory(
-        createFrontDoor({ tls: deps.tls, meals, framework: fastifyHandler, log, report, answerOrder }),
+        createFrontDoor({ tls: deps.tls, meals: meals.listener, framework: fastifyHandler, log, report, answerOrder }),
         options,
       );
       openFrontDoor(server, { tls: deps.tls, log, report });
@@ -140,6 +145,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   registerErrorHandling(app);
+  // SIGTERM (server.ts closes the app): every held long poll is answered at once with its page
+  // as it stands, then the drain sends those answers in full like any other in flight
+  // (CONTRACT.md section 2). Not awaited: the listener stops accepting meanwhile.
+  app.addHook('preClose', (done) => {
+    void meals.held.releaseAll();
+    done();
+  });
 
   registerInfoRoutes(app, {
     checkReady: async () => {

@@ -45,6 +45,8 @@ export interface ServeConfig {
   readonly publicUrl?: string | undefined;
   /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (http/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
+  /** `--max-waiting`: long polls (`wait`) held at most by each serving process. */
+  readonly maxWaiting: number;
 }
 
 /** How this process serves: alone (the default), or as one worker of a cluster. */
@@ -159,6 +161,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     serverFactory,
     clientErrorHandler: createClientErrorHandler(tls),
     trustedProxies: config.trustedProxies,
+    maxWaiting: config.maxWaiting,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   if (options.clusterWorker === undefined) {

@@ -14,10 +14,12 @@ import { parseTrustedProxies, type TrustedProxies } from '../http/client-address
 import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES] [--max-waiting 10000]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
+/** Held long polls per process (CONTRACT.md section 7); 0 answers every `wait` at once. */
+const DEFAULT_MAX_WAITING = 10_000;
 
 /** `--trust-proxy 127.0.0.1,10.0.0.0/8`: the proxies whose X-Forwarded-For is believed; none by default. */
 function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefined {
@@ -49,6 +51,7 @@ export async function runServe(argv: string[]): Promise<void> {
       'app-port': { type: 'string' },
       'public-url': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'max-waiting': { type: 'string' },
     },
     USAGE,
   );
@@ -88,6 +91,7 @@ export async function runServe(argv: string[]): Promise<void> {
       values['app-port'] === undefined ? undefined : parseIntegerFlag(values['app-port'], 'app-port', 0, 0, 65535),
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
+    maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
   };
   // With --workers, this same command runs in the primary and in each worker it forks.
   if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config) : runClusterWorker(config));

@@ -9,15 +9,20 @@ export interface MealsQuery {
   readonly limit: number;
   readonly cursor: FeedPosition | undefined;
   readonly includeDeleted: boolean;
+  /** `wait`: seconds to hold an empty page for a change (long poll); undefined: answer at once. */
+  readonly waitSeconds: number | undefined;
 }
 
 /** The parameters, in the order the contract names the first one at fault. */
-export const MEALS_QUERY_PARAMETERS = ['lastModifiedSince', 'limit', 'cursor', 'includeDeleted'] as const;
+export const MEALS_QUERY_PARAMETERS = ['lastModifiedSince', 'limit', 'cursor', 'includeDeleted', 'wait'] as const;
 export type MealsQueryParameter = (typeof MEALS_QUERY_PARAMETERS)[number];
 
 export const DEFAULT_LIMIT = 1000;
 export const MAX_LIMIT = 5000;
-const LIMIT_RE = /^[0-9]+$/;
+/** The longest long poll, in seconds (CONTRACT.md section 2). */
+export const MAX_WAIT_SECONDS = 120;
+/** ASCII digits only: `+5`, `1e3`, `5.0` and spaces are refused, leading zeros allowed. */
+const DIGITS_RE = /^[0-9]+$/;
 
 const invalid = (param: string, message: string) => new AppError('invalid_parameter', message, { param });
 
@@ -56,7 +61,7 @@ function splitQuery(rawQuery: string): Map<string, RawValue[]> {
 /**
  * Validates the query. `decodeCursor` checks a cursor against the key's user. Throws the
  * contract's 400 for the first parameter at fault, in the order lastModifiedSince, limit,
- * cursor, includeDeleted, then unknown ones.
+ * cursor, includeDeleted, wait, then unknown ones.
  */
 export function parseMealsQuery(
   rawQuery: string,
@@ -91,7 +96,7 @@ export function parseMealsQuery(
   const limitText = single('limit');
   let limit = DEFAULT_LIMIT;
   if (limitText !== undefined) {
-    limit = LIMIT_RE.test(limitText) ? Number(limitText) : 0;
+    limit = DIGITS_RE.test(limitText) ? Number(limitText) : 0;
     if (limit < 1 || limit > MAX_LIMIT) throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`);
   }
 
@@ -109,6 +114,14 @@ export function parseMealsQuery(
     throw invalid('includeDeleted', 'includeDeleted must be true or false.');
   }
 
+  const waitText = single('wait');
+  let waitSeconds: number | undefined;
+  if (waitText !== undefined) {
+    waitSeconds = DIGITS_RE.test(waitText) ? Number(waitText) : 0;
+    if (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)
+      throw invalid('wait', `wait must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}.`);
+  }
+
   for (const name of params.keys()) {
     if (!(MEALS_QUERY_PARAMETERS as readonly string[]).includes(name)) {
       // `param` names it (CONTRACT.md section 5), but a key pasted there by mistake is not sent
@@ -116,5 +129,5 @@ export function parseMealsQuery(
       throw invalid(redactApiKeys(name), `Unknown query parameter: expected ${MEALS_QUERY_PARAMETERS.join(', ')}.`);
     }
   }
-  return { lastModifiedSince, limit, cursor, includeDeleted: includeDeletedText === 'true' };
+  return { lastModifiedSince, limit, cursor, includeDeleted: includeDeletedText === 'true', waitSeconds };
 }

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from '../domain/cursor.js';
-import { feedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
+import { type FeedStart, feedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
 import type { KeyAuthenticator } from '../domain/key-authenticator.js';
 import { renderMealPage } from '../domain/meal-page.js';
-import { parseMealsQuery } from '../domain/meals-query.js';
+import { type MealsQuery, parseMealsQuery } from '../domain/meals-query.js';
 import { AppError } from '../errors.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { Storage } from '../storage/storage.js';
@@ -15,13 +15,16 @@ import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compre
 import { errorAnswer } from './error-answer.js';
 import { failureOf } from './error-handler.js';
 import { commonHeaders, JSON_CONTENT_TYPE } from './json-response.js';
+import { createHeldRequests, type HeldRequest, type HeldRequests } from './held-requests.js';
 import type { LargePageGate } from './large-page-gate.js';
 import { addRateLimitHeaders, rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
 import type { RequestReport } from './request-report.js';
 
 export interface MealsEndpointDeps {
-  /** The endpoint's one storage operation. */
-  readonly storage: Pick<Storage, 'listFeed'>;
+  /** The endpoint's one storage operation, and the change signals that wake long polls. */
+  readonly storage: Pick<Storage, 'listFeed' | 'watchFeeds'>;
+  /** `--max-waiting`: long polls this process holds at most (CONTRACT.md section 2). */
+  readonly maxWaiting: number;
   readonly authenticator: KeyAuthenticator;
   readonly limiter: RateLimiter;
   readonly authFailures: AuthFailureLimiter;
@@ -40,8 +43,29 @@ export interface MealsEndpointDeps {
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
+export interface MealsEndpoint {
+  readonly listener: RequestListener;
+  /** The long polls this endpoint holds (server.ts answers them all on SIGTERM). */
+  readonly held: HeldRequests<HeldMealsRequest>;
+}
+
 /** Response headers as Node's writeHead takes them flat: name, value, name, value… (no object per request). */
 type Headers = string[];
+
+/** A long poll of /v1/meals: all it keeps while it waits (http/held-requests.ts). */
+interface HeldMealsRequest extends HeldRequest {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  /** The headers of its acceptance: the rate-limit headers are those of that moment. */
+  readonly headers: Headers;
+  readonly query: MealsQuery;
+  readonly start: FeedStart;
+  /** performance.now() when it came, for the request's log line and metrics. */
+  readonly started: number;
+}
+
+/** What `answer` leaves to the held requests: the request is held, its answer comes later. */
+const HELD = Symbol('held');
 
 /**
  * GET and HEAD /v1/meals, served straight from Node's request and response (HEAD answers and
@@ -51,16 +75,79 @@ type Headers = string[];
  * framework between the socket and the store: no routing, hooks or reply objects per request,
  * and the page's meals go to the socket as SQLite returned them, never copied into one body.
  */
-export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
+export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
   const policyHeader = rateLimitPolicyHeader(deps.policy);
   const fixedHeaders = Object.entries(commonHeaders(deps.tls)).flat();
   const guard: AuthFailureGuard = { limiter: deps.authFailures, known: createKnownBlocks() };
+  const { report } = deps;
+
+  /** Waits for its turn when the page is large; undefined when the client left meanwhile. */
+  async function admitPage(response: ServerResponse, limit: number): Promise<(() => void) | undefined> {
+    const admission = deps.largePages.admit(limit);
+    if (admission === undefined) return () => undefined;
+    const release = await admission;
+    // A client that left while its page waited gets no query (the store may be closing).
+    if (response.closed) {
+      release();
+      return undefined;
+    }
+    return release;
+  }
+
+  /** The page from `start`, rendered, and how many items it holds. */
+  async function readPage(
+    userId: string,
+    query: MealsQuery,
+    start: FeedStart,
+  ): Promise<{ readonly count: number; readonly body: readonly Buffer[] }> {
+    const page = await deps.storage.listFeed({
+      userId,
+      start,
+      includeDeleted: query.includeDeleted,
+      limit: query.limit,
+    });
+    // The watermark comes from the page's own snapshot (CONTRACT.md section 2).
+    if (query.includeDeleted && prunedTombstoneBelongs(start, page.prunedThrough)) {
+      throw new AppError(
+        'resync_required',
+        'Deleted meals from that far back have been pruned: sync again from the beginning without includeDeleted, then follow the changes.',
+      );
+    }
+    const nextCursor = page.last === undefined ? null : deps.cursors.encode(userId, page.last);
+    const body = renderMealPage(userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
+    return { count: page.count, body };
+  }
+
+  /**
+   * Reads the page under the large-page gate: its share is kept until the answer is sent,
+   * or given back at once when the page is empty (a held request holds no page while it
+   * waits). Undefined when the client left while the page waited for its turn.
+   */
+  async function readAdmitted(
+    response: ServerResponse,
+    userId: string,
+    query: MealsQuery,
+    start: FeedStart,
+  ): Promise<{ readonly count: number; readonly body: readonly Buffer[] } | undefined> {
+    const release = await admitPage(response, query.limit);
+    if (release === undefined) return undefined;
+    let count = 0;
+    try {
+      const page = await readPage(userId, query, start);
+      count = page.count;
+      return page;
+    } finally {
+      if (count === 0) release();
+      else response.once('close', release);
+    }
+  }
 
   async function answer(
     request: IncomingMessage,
     response: ServerResponse,
     headers: Headers,
-  ): Promise<readonly Buffer[] | undefined> {
+    started: number,
+  ): Promise<readonly Buffer[] | typeof HELD | undefined> {
     const now = Date.now();
     const key = await authenticateRequest(
       request.headers.authorization,
@@ -78,48 +165,56 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
         headers: { 'retry-after': retryAfterSeconds(decision.retryAfterMs) },
       });
     }
+    // Accepted: a long poll this key still holds is answered now (one held request per key).
+    held.supersede(key.id);
 
     const url = request.url ?? '';
     const queryStart = url.indexOf('?');
     const query = parseMealsQuery(queryStart < 0 ? '' : url.slice(queryStart + 1), (cursor) =>
       deps.cursors.decode(key.userId, cursor),
     );
-    const admission = deps.largePages.admit(query.limit);
-    if (admission !== undefined) {
-      const release = await admission;
-      // A client that left while its page waited gets no query (the store may be closing).
-      if (response.closed) {
-        release();
-        return undefined;
-      }
-      response.once('close', release);
-    }
-
     const start = feedStart(query.lastModifiedSince, query.cursor);
-    const page = await deps.storage.listFeed({
+    const epoch = held.epoch();
+    const page = await readAdmitted(response, key.userId, query, start);
+    if (page === undefined) return undefined;
+    if (page.count > 0 || query.waitSeconds === undefined) return page.body;
+
+    const waiting: HeldMealsRequest = {
+      keyId: key.id,
       userId: key.userId,
+      deadline: now + query.waitSeconds * 1000,
+      done: false,
+      reading: false,
+      again: 0,
+      request,
+      response,
+      headers,
+      query,
       start,
-      includeDeleted: query.includeDeleted,
-      limit: query.limit,
-    });
-    // The watermark comes from the page's own snapshot (CONTRACT.md section 2).
-    if (query.includeDeleted && prunedTombstoneBelongs(start, page.prunedThrough)) {
-      throw new AppError(
-        'resync_required',
-        'Deleted meals from that far back have been pruned: sync again from the beginning without includeDeleted, then follow the changes.',
-      );
+      started,
+    };
+    if (held.hold(waiting, epoch)) {
+      heldByResponse.set(response, waiting);
+      response.on('close', forgetHeld);
+      return HELD;
     }
-    const nextCursor = page.last === undefined ? null : deps.cursors.encode(key.userId, page.last);
-    return renderMealPage(key.userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
+    // Past --max-waiting, or shutting down: answered at once, as without wait.
+    return page.body;
   }
 
-  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const headers: Headers = fixedHeaders.slice();
+  /** Writes an answer (or the error it became) and reports it. */
+  async function send(
+    request: IncomingMessage,
+    response: ServerResponse,
+    headers: Headers,
+    started: number,
+    compute: () => Promise<readonly Buffer[] | typeof HELD | undefined>,
+  ): Promise<void> {
     let status = 200;
-    let body: readonly Buffer[] | undefined;
+    let body: readonly Buffer[] | typeof HELD | undefined;
     try {
-      body = await answer(request, response, headers);
-      if (body === undefined) return;
+      body = await compute();
+      if (body === undefined || body === HELD) return;
       headers.push('content-type', JSON_CONTENT_TYPE);
     } catch (error) {
       // The one renderer of errors (http/error-answer.ts), after the rate-limit headers.
@@ -128,26 +223,48 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): RequestListener {
       for (const [name, value] of Object.entries(failure.headers)) headers.push(name, value);
       body = [Buffer.from(failure.body)];
     }
-    await writeBody(request, response, status, headers, body);
+    try {
+      await writeBody(request, response, status, headers, body);
+    } catch (error) {
+      // Only writing can fail here (compression, a socket gone): nothing more can be sent.
+      deps.log.error({ err: error }, 'could not send the response');
+      response.destroy();
+      return;
+    }
+    if (report === undefined) return;
+    // No status when the client left before its answer was written.
+    const answered = response.headersSent ? response.statusCode : null;
+    report(deps.log, request.method, request.url ?? '', answered, performance.now() - started);
   }
 
-  const { report } = deps;
-  return function mealsEndpoint(request, response) {
+  /** A held request woken (a change, its deadline, a newer request of its key, shutdown). */
+  async function readAgain(waiting: HeldMealsRequest, final: boolean): Promise<boolean> {
+    if (waiting.response.closed) return true;
+    let answered = true;
+    await send(waiting.request, waiting.response, waiting.headers, waiting.started, async () => {
+      const page = await readAdmitted(waiting.response, waiting.userId, waiting.query, waiting.start);
+      if (page === undefined) return undefined;
+      if (page.count > 0 || final) return page.body;
+      answered = false;
+      return HELD;
+    });
+    return answered;
+  }
+
+  const held = createHeldRequests<HeldMealsRequest>({ capacity: deps.maxWaiting, storage: deps.storage, readAgain });
+  const heldByResponse = new WeakMap<ServerResponse, HeldMealsRequest>();
+  // One listener function for every held response (no closure per request): its client left.
+  function forgetHeld(this: ServerResponse): void {
+    const waiting = heldByResponse.get(this);
+    if (waiting !== undefined) held.drop(waiting);
+  }
+
+  function mealsEndpoint(request: IncomingMessage, response: ServerResponse): void {
     const started = report === undefined ? 0 : performance.now();
-    serve(request, response).then(
-      () => {
-        if (report === undefined) return;
-        // No status when the client left before its answer was written.
-        const status = response.headersSent ? response.statusCode : null;
-        report(deps.log, request.method, request.url ?? '', status, performance.now() - started);
-      },
-      (error: unknown) => {
-        // Only writing can fail here (compression, a socket gone): nothing more can be sent.
-        deps.log.error({ err: error }, 'could not send the response');
-        response.destroy();
-      },
-    );
-  };
+    const headers: Headers = fixedHeaders.slice();
+    void send(request, response, headers, started, () => answer(request, response, headers, started));
+  }
+  return { listener: mealsEndpoint, held };
 }
 
 /**

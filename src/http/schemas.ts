@@ -1,5 +1,11 @@
 import { MEAL_FIELDS, MEAL_TYPES, type MealField } from '../domain/meal.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, MEALS_QUERY_PARAMETERS, type MealsQueryParameter } from '../domain/meals-query.js';
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  MAX_WAIT_SECONDS,
+  MEALS_QUERY_PARAMETERS,
+  type MealsQueryParameter,
+} from '../domain/meals-query.js';
 import { STATUS_BY_CODE } from '../errors.js';
 
 /**
@@ -115,6 +121,10 @@ const QUERY_PARAMETER_DOCS: Record<MealsQueryParameter, { readonly description: 
   includeDeleted: {
     description: 'true: deleted meals come as tombstones and live meals carry deleted: false.',
     schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  },
+  wait: {
+    description: `Long poll: when the page would hold no meal, hold the request for up to this many seconds (ASCII digits, 1 to ${MAX_WAIT_SECONDS}) and answer within 1 s of the commit of a change that belongs in it, with the page as it then stands; after the wait with no such change, the empty page. A page with meals is answered at once. One request for the rate limits, counted when accepted; a newer accepted request of the same key answers a held one at once. A proxy in front needs an idle timeout above ${MAX_WAIT_SECONDS} s.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_WAIT_SECONDS },
   },
 };
 

@@ -125,6 +125,7 @@ describe('the query string of /v1/meals', () => {
               limit: limit ?? 1000,
               cursor: undefined,
               includeDeleted: includeDeleted ?? false,
+              waitSeconds: undefined,
             },
             raw,
           );

@@ -36,6 +36,7 @@ describe('the query of GET /v1/meals', () => {
       limit: 1000,
       cursor: undefined,
       includeDeleted: false,
+      waitSeconds: undefined,
     });
   });
 
@@ -88,6 +89,32 @@ describe('the query of GET /v1/meals', () => {
     }
   });
 
+  test('wait is whole seconds from 1 to 120 in ASCII digits, leading zeros allowed', () => {
+    assert.equal(parse(`${SINCE}&wait=1`).waitSeconds, 1);
+    assert.equal(parse(`${SINCE}&wait=120`).waitSeconds, 120);
+    assert.equal(parse(`${SINCE}&wait=0030`).waitSeconds, 30);
+    assert.equal(parse(SINCE).waitSeconds, undefined);
+    for (const value of [
+      '0',
+      '000',
+      '121',
+      '-1',
+      '+5',
+      '1.5',
+      '5.0',
+      '1e1',
+      ' 5',
+      '5%20',
+      '',
+      'abc',
+      '%31%32%31',
+      '٣',
+    ]) {
+      assert.deepEqual(fault(`${SINCE}&wait=${value}`), invalid('wait'), value);
+    }
+    assert.deepEqual(fault(`${SINCE}&wait=5&wait=5`), invalid('wait'));
+  });
+
   test('a cursor is checked by the decoder given, and its position is returned', () => {
     const seen: string[] = [];
     const query = parseMealsQuery(`${SINCE}&cursor=${GOOD_CURSOR}`, (cursor) => {
@@ -122,14 +149,18 @@ describe('the query of GET /v1/meals', () => {
     assert.equal(parse(`&&${SINCE}&&limit=7&`).limit, 7);
   });
 
-  test('with several faults at once, the first of lastModifiedSince, limit, cursor, includeDeleted, then unknown ones is named', () => {
+  test('with several faults at once, the first of lastModifiedSince, limit, cursor, includeDeleted, wait, then unknown ones is named', () => {
     const bad = {
       since: 'lastModifiedSince=nope',
       limit: 'limit=0',
       cursor: 'cursor=bad',
       includeDeleted: 'includeDeleted=yes',
+      wait: 'wait=0',
       unknown: 'limt=5',
     };
+    assert.deepEqual(fault([bad.unknown, bad.wait, bad.includeDeleted, SINCE].join('&')), invalid('includeDeleted'));
+    assert.deepEqual(fault([bad.unknown, bad.wait, SINCE].join('&')), invalid('wait'));
+    assert.deepEqual(fault([bad.wait, bad.limit, SINCE].join('&')), invalid('limit'));
     assert.deepEqual(
       fault([bad.unknown, bad.includeDeleted, bad.cursor, bad.limit, bad.since].join('&')),
       invalid('lastModifiedSince'),

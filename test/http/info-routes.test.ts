@@ -83,6 +83,7 @@ test('/v1/openapi.json is an OpenAPI 3.1 document with GET /v1/meals and its par
       ['limit', 'query', false],
       ['cursor', 'query', false],
       ['includeDeleted', 'query', false],
+      ['wait', 'query', false],
     ],
   );
   const limit = parameters.find((p) => p.name === 'limit')!.schema;

@@ -1,0 +1,164 @@
+import type { FeedWatcher } from '../storage/feed-signals.js';
+import type { Storage } from '../storage/storage.js';
+import { DeadlineQueue } from './deadline-queue.js';
+
+/**
+ * A long poll waiting for a change of its user (CONTRACT.md section 2, `wait`): the small
+ * record that is all a held request costs beside its connection. The endpoint extends it
+ * with what it needs to answer (http/meals-endpoint.ts).
+ */
+export interface HeldRequest {
+  readonly keyId: string;
+  readonly userId: string;
+  /** Epoch ms at which it is answered with the empty page. */
+  readonly deadline: number;
+  /** Answered, or its client left: it holds nothing more. */
+  done: boolean;
+  /** A read of its page is under way. */
+  reading: boolean;
+  /** A wake that came during that read: 1, read again; 2, answer with the page as it stands. */
+  again: 0 | 1 | 2;
+}
+
+export interface HeldRequestsOptions<T extends HeldRequest> {
+  /** `--max-waiting`: held requests of this process at most; past that, answered at once. */
+  readonly capacity: number;
+  readonly storage: Pick<Storage, 'watchFeeds'>;
+  /**
+   * Reads the request's page again and answers it when it has items, or whatever it holds
+   * when `final`: true when answered (errors included), false to keep waiting. Never rejects.
+   */
+  readonly readAgain: (held: T, final: boolean) => Promise<boolean>;
+}
+
+export interface HeldRequests<T extends HeldRequest> {
+  /** Resolves once change signals flow (storage/feed-signals.ts): await it before listening. */
+  readonly ready: Promise<void>;
+  /** How many are held now. */
+  readonly size: number;
+  /**
+   * Changes with every change signal. Read before the page is read and given to `hold`: a
+   * signal that came while the page was being read makes the held request read again at once.
+   */
+  epoch(): number;
+  /** Holds the request; false when this process holds `capacity` or is shutting down (answer it at once). */
+  hold(held: T, epochBeforeRead: number): boolean;
+  /** A new request of this key was accepted: a request it holds is answered at once. */
+  supersede(keyId: string): void;
+  /** Its client left: forget it. */
+  drop(held: T): void;
+  /** Shutdown: every held request is answered at once with its page as it stands; no new one is held. */
+  releaseAll(): Promise<void>;
+}
+
+/**
+ * The held requests of one process, by key (one each, CONTRACT.md section 2) and by user (a
+ * change signal wakes that user's), behind one deadline timer (http/deadline-queue.ts). A
+ * woken request reads its page again and answers if it has items; otherwise it goes back to
+ * waiting until its deadline. A wake that comes during a read is kept for after it, so a
+ * change is never lost between a read and the next wait.
+ */
+export function createHeldRequests<T extends HeldRequest>(options: HeldRequestsOptions<T>): HeldRequests<T> {
+  const byKey = new Map<string, T>();
+  const byUser = new Map<string, Set<T>>();
+  let live = 0;
+  let epoch = 0;
+  let closing = false;
+  let allAnswered: (() => void) | undefined;
+  const deadlines = new DeadlineQueue<T>((held) => wake(held, true));
+
+  function finish(held: T): void {
+    if (held.done) return;
+    held.done = true;
+    live -= 1;
+    if (byKey.get(held.keyId) === held) byKey.delete(held.keyId);
+    const ofUser = byUser.get(held.userId);
+    ofUser?.delete(held);
+    if (ofUser?.size === 0) byUser.delete(held.userId);
+    deadlines.compact(live);
+    if (live === 0) allAnswered?.();
+  }
+
+  function wake(held: T, final: boolean): void {
+    if (held.done) return;
+    if (held.reading) {
+      if (final) held.again = 2;
+      else if (held.again === 0) held.again = 1;
+      return;
+    }
+    held.reading = true;
+    options.readAgain(held, final).then(
+      (answered) => afterRead(held, answered),
+      () => afterRead(held, true),
+    );
+  }
+
+  function afterRead(held: T, answered: boolean): void {
+    held.reading = false;
+    if (answered) {
+      finish(held);
+      return;
+    }
+    const again = held.again;
+    held.again = 0;
+    if (again !== 0) wake(held, again === 2);
+  }
+
+  const watcher: FeedWatcher = {
+    users: () => byUser,
+    moved(userIds) {
+      epoch += 1;
+      for (const userId of userIds) {
+        const ofUser = byUser.get(userId);
+        if (ofUser !== undefined) for (const held of ofUser) wake(held, false);
+      }
+    },
+    lost() {
+      epoch += 1;
+      for (const held of byKey.values()) wake(held, false);
+    },
+  };
+  const watch = options.storage.watchFeeds(watcher);
+
+  return {
+    ready: watch.ready,
+    get size() {
+      return live;
+    },
+    epoch: () => epoch,
+    hold(held, epochBeforeRead) {
+      if (closing || live >= options.capacity) return false;
+      const previous = byKey.get(held.keyId);
+      if (previous !== undefined) wake(previous, true);
+      byKey.set(held.keyId, held);
+      let ofUser = byUser.get(held.userId);
+      if (ofUser === undefined) {
+        ofUser = new Set();
+        byUser.set(held.userId, ofUser);
+      }
+      ofUser.add(held);
+      live += 1;
+      deadlines.add(held);
+      watch.interested();
+      if (epoch !== epochBeforeRead) wake(held, false);
+      return true;
+    },
+    supersede(keyId) {
+      const held = byKey.get(keyId);
+      if (held !== undefined) wake(held, true);
+    },
+    drop: finish,
+    releaseAll() {
+      closing = true;
+      const answered = new Promise<void>((resolve) => {
+        allAnswered = resolve;
+      });
+      for (const held of [...byKey.values()]) wake(held, true);
+      if (live === 0) allAnswered?.();
+      return answered.then(() => {
+        deadlines.clear();
+        watch.close();
+      });
+    },
+  };
+}
