@@ -6,6 +6,7 @@ import { createKeyAuthenticator } from './domain/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import type { TrustedProxies } from './http/client-address.js';
 import type { ConnectionDrain } from './http/connection-drain.js';
+import { MAX_CONNECTIONS } from './http/connection-limits.js';
 import { createListener } from './http/listener.js';
 import { createLogger } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
@@ -143,7 +144,12 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
 
   let connections: ConnectionDrain | undefined;
   const serverFactory: FastifyServerFactory = (handler) => {
-    const listener = createListener(handler, { tls: tlsMaterial, parser: API_PARSER });
+    const listener = createListener(handler, {
+      tls: tlsMaterial,
+      parser: API_PARSER,
+      // Held long polls keep their connections: they get places of their own (connection-limits.ts).
+      maxConnections: MAX_CONNECTIONS + config.maxWaiting,
+    });
     connections = listener.connections;
     return listener.server;
   };

@@ -18,14 +18,16 @@ import type { Socket } from 'node:net';
  *   bound, a stalled answer is cut between 5 and 10 s after its last byte went out, and a slow
  *   reader that keeps reading is never cut.
  * - MAX_CONNECTIONS: past this many open connections new ones are closed at once; with the
- *   two bounds above, what all of them hold together is bounded.
+ *   two bounds above, what all of them hold together is bounded. The API's listener adds its
+ *   `--max-waiting` to it: a held long poll keeps its connection, and still counts against
+ *   the cap, without taking one of the places left for the requests being answered.
  */
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 export const WRITE_STALL_MS = 10_000;
 export const MAX_CONNECTIONS = 1_000;
 
-export function limitConnections(server: HttpServer | HttpsServer, tls: boolean): void {
-  server.maxConnections = MAX_CONNECTIONS;
+export function limitConnections(server: HttpServer | HttpsServer, tls: boolean, maxConnections: number): void {
+  server.maxConnections = maxConnections;
   if (tls) {
     // A handshake that failed or timed out leaves no channel to answer on: Node hands it to the
     // 'clientError' handler, whose HTTP answer would wait in the socket for a handshake that

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { type ConnectionDrain, trackConnections } from './connection-drain.js';
-import { limitConnections, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.js';
+import { limitConnections, MAX_CONNECTIONS, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.js';
 
 /** CONTRACT.md section 1: headers within 10 s, the whole request within 30 s, checked every second (Node: 30 s). */
 const REQUEST_LIMITS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 };
@@ -17,6 +17,8 @@ export interface ListenerOptions {
   readonly tls: { readonly cert: string; readonly key: string } | undefined;
   /** Node parser settings of this listener's own (the API's front door answers what Node would). */
   readonly parser?: Pick<http.ServerOptions, 'maxHeaderSize' | 'requireHostHeader'>;
+  /** Open connections at most (default MAX_CONNECTIONS); the API's adds its held long polls. */
+  readonly maxConnections?: number;
 }
 
 export interface Listener {
@@ -53,6 +55,6 @@ export function createListener(
           handler,
         );
   const connections = trackConnections(server, tls !== undefined);
-  limitConnections(server, tls !== undefined);
+  limitConnections(server, tls !== undefined, options.maxConnections ?? MAX_CONNECTIONS);
   return { server, connections };
 }
