@@ -16,7 +16,9 @@ import { DRAIN, isDrainMessage, WORKER_FAILED, WORKER_LISTENING, type WorkerMess
  * full first (up to 30 s, server.ts).
  */
 export async function runClusterWorker(config: ServeConfig, stop: StopSignal): Promise<void> {
-  // Listened for first: a drain asked while the worker starts applies once it has started.
+  // Listened for first: a drain asked while the worker starts applies once it has started. An
+  // IPC message that finds no listener is dropped, so the primary tells a worker to drain only
+  // once it has said it listens (worker-fleet.ts), which it does after this.
   const drainAsked = new Promise<string>((resolve) => {
     process.on('message', (message: unknown) => {
       if (isDrainMessage(message)) resolve(DRAIN);
