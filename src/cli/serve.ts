@@ -9,7 +9,7 @@ import { scrapeRegistry } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
 import { type ServeConfig, startServer } from '../server.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { listenForStopSignal, type StopSignal } from '../stop-signal.js';
 import { parseTrustedProxies, type TrustedProxies } from '../http/client-address.js';
 import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
 
@@ -31,6 +31,16 @@ function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefi
 
 /** `serve`: runs the API until SIGTERM or SIGINT, then drains and exits 0. */
 export async function runServe(argv: string[]): Promise<void> {
+  // First of all: a signal that arrives while the service starts is a stop asked, not a death.
+  const stop = listenForStopSignal();
+  try {
+    await serveUntilStopped(argv, stop);
+  } finally {
+    stop.stopListening();
+  }
+}
+
+async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     argv,
     {
@@ -94,12 +104,12 @@ export async function runServe(argv: string[]): Promise<void> {
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
   };
   // With --workers, this same command runs in the primary and in each worker it forks.
-  if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config) : runClusterWorker(config));
-  else await runAlone(config);
+  if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config, stop) : runClusterWorker(config, stop));
+  else await runAlone(config, stop);
 }
 
 /** One process serves (the default): the public listener, and the admin listener when asked. */
-async function runAlone(config: ServeConfig): Promise<void> {
+async function runAlone(config: ServeConfig, stop: StopSignal): Promise<void> {
   const metrics = config.adminPort === undefined ? undefined : createServiceMetrics();
   const server = await startServer(config, metrics === undefined ? {} : { metrics });
   let admin: AdminListener | undefined;
@@ -111,9 +121,12 @@ async function runAlone(config: ServeConfig): Promise<void> {
       throw error;
     }
   }
-  process.stdout.write(`listening on ${server.url}\n`);
+  // Stopped while it started: no `listening on` line, since nothing will be served, and a
+  // client or orchestrator told to proceed would find the port closing under it. The drain
+  // below is the same either way.
+  if ((await stop.receivedByNow()) === undefined) process.stdout.write(`listening on ${server.url}\n`);
 
-  const signal = await waitForStopSignal();
+  const signal = await stop.received;
   server.app.log.info({ signal }, 'shutting down: finishing the responses in flight');
   try {
     await server.close();

@@ -5,7 +5,7 @@ import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
 import { NO_LIMITER_OBSERVER } from '../ratelimit/limiter-observer.js';
 import { createInProcessLimiters } from '../ratelimit/limiter-set.js';
 import { loadServeTls, logTransport, type ServeConfig } from '../server.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import type { StopSignal } from '../stop-signal.js';
 import { openStorage } from '../storage/open-storage.js';
 import { startTombstonePruning } from '../tombstone-pruning.js';
 import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
@@ -17,9 +17,10 @@ import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
  * cluster's one in-process limiter pair, which the workers consume over IPC (limits stay
  * exact across workers); it serves /metrics on the admin listener, summing up every worker's.
  * It prints the one `listening on` line once every worker listens, and on SIGTERM or SIGINT
- * tells each worker to drain and exits once all have.
+ * (`stop`, listened for since `serve` began) tells each worker to drain and exits once all
+ * have; a signal while the fleet starts stops it the same way, without the line.
  */
-export async function runClusterPrimary(config: ServeConfig): Promise<void> {
+export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): Promise<void> {
   const log = createLogger(config.logLevel);
   const storage = await openStorage(config.database, { serving: true });
   const release: (() => Promise<void> | void)[] = [() => storage.close()];
@@ -48,17 +49,21 @@ export async function runClusterPrimary(config: ServeConfig): Promise<void> {
 
     const fleet = startWorkerFleet(config.workers, log, metrics);
     serving.workers = fleet.listeningWorkers;
-    let url: string;
+    let url: string | undefined;
     try {
-      url = await fleet.ready;
+      // A signal while the workers start does not wait for all of them to listen.
+      url = await Promise.race([fleet.ready, stop.received.then(() => undefined)]);
     } catch (error) {
       await fleet.stop();
       throw error;
     }
-    process.stdout.write(`listening on ${url}\n`);
-    log.info({ url, workers: config.workers }, 'listening');
+    // Stopped while it started: no `listening on` line, for nothing will be served (serve.ts).
+    if (url !== undefined && (await stop.receivedByNow()) === undefined) {
+      process.stdout.write(`listening on ${url}\n`);
+      log.info({ url, workers: config.workers }, 'listening');
+    }
 
-    const signal = await waitForStopSignal();
+    const signal = await stop.received;
     log.info({ signal }, 'shutting down: every worker finishes the responses in flight');
     if (!(await fleet.stop())) {
       log.error('a worker did not drain cleanly');

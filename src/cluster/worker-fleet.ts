@@ -75,6 +75,11 @@ export function startWorkerFleet(
       if (!isWorkerMessage(message)) return;
       if (message.type === WORKER_LISTENING) {
         slot.listening = true;
+        if (stopping !== undefined) {
+          // Asked to stop while this worker started: now it hears the drain (see stop()).
+          drain(worker);
+          return;
+        }
         if (countListening() === count && !settled) {
           settled = true;
           serving = true;
@@ -133,14 +138,19 @@ export function startWorkerFleet(
       };
       for (const slot of slots) {
         clearTimeout(slot.restart);
-        const worker = slot.worker;
-        if (worker === undefined) continue;
-        if (worker.isConnected()) worker.send({ type: DRAIN }, undefined, () => {});
-        else worker.process.kill('SIGTERM');
+        // A worker still starting may not listen for messages yet, and an IPC message nobody
+        // listens for is dropped: it is told to drain once it says it listens (fork()), which
+        // it says after it has begun to listen for the drain (worker.ts).
+        if (slot.worker !== undefined && (slot.listening || !slot.worker.isConnected())) drain(slot.worker);
       }
       if (slots.every((s) => s.worker === undefined)) allExited();
     });
     return stopping;
+  }
+
+  function drain(worker: Worker): void {
+    if (worker.isConnected()) worker.send({ type: DRAIN }, undefined, () => {});
+    else worker.process.kill('SIGTERM');
   }
 
   for (const slot of slots) fork(slot);

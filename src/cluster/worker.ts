@@ -4,23 +4,26 @@ import { answerPrimaryScrapes } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { createClusterLimiters } from '../ratelimit/cluster-limiter-client.js';
 import { type RunningServer, type ServeConfig, startServer } from '../server.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import type { StopSignal } from '../stop-signal.js';
 import { DRAIN, isDrainMessage, WORKER_FAILED, WORKER_LISTENING, type WorkerMessage } from './cluster-messages.js';
 
 /**
  * One worker of `serve --workers N`: the whole server on the port the primary shares, with the
  * primary's limiters (over IPC, so that limits stay exact across workers) and no maintenance
  * (the primary prunes tombstones). It tells the primary when it listens, and drains when the
- * primary says so (or on its own SIGTERM/SIGINT: Ctrl-C signals the whole process group), then
- * leaves: every response in flight is sent in full first (up to 30 s, server.ts).
+ * primary says so (or on its own SIGTERM/SIGINT, `stop`, listened for since `serve` began:
+ * Ctrl-C signals the whole process group), then leaves: every response in flight is sent in
+ * full first (up to 30 s, server.ts).
  */
-export async function runClusterWorker(config: ServeConfig): Promise<void> {
-  // Listened for first: a drain asked while the worker starts applies once it has started.
+export async function runClusterWorker(config: ServeConfig, stop: StopSignal): Promise<void> {
+  // Listened for first: a drain asked while the worker starts applies once it has started. An
+  // IPC message that finds no listener is dropped, so the primary tells a worker to drain only
+  // once it has said it listens (worker-fleet.ts), which it does after this.
   const drainAsked = new Promise<string>((resolve) => {
     process.on('message', (message: unknown) => {
       if (isDrainMessage(message)) resolve(DRAIN);
     });
-    void waitForStopSignal().then(resolve);
+    void stop.received.then(resolve);
   });
   const slot = resolveSetting(undefined, 'workerSlot', String(cluster.worker?.id ?? 0));
   const metrics = config.adminPort === undefined ? undefined : createServiceMetrics({ worker: slot });
