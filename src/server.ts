@@ -198,10 +198,32 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const { port } = app.server.address() as AddressInfo;
   const url = `${tls ? 'https' : 'http'}://${formatHost(config.host)}:${port}`;
 
-  // The app page: its own listener beside the API, on the same store and certificate.
   let appPage: RunningAppPage | undefined;
+  /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
+  async function close(): Promise<void> {
+    clearInterval(flushTimer);
+    stopPruning();
+    // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
+    const drained = app.close();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), DRAIN_TIMEOUT_MS);
+    });
+    if ((await Promise.race([drained, deadline])) === 'deadline') {
+      app.log.warn('responses still in flight after 30 s: closing their connections');
+      connections?.destroyAll();
+      await drained;
+    }
+    clearTimeout(timer);
+    await appPage?.close();
+    await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+    await limiters.close();
+    await storage.close();
+  }
+
+  // The app page: its own listener beside the API, on the same store and certificate.
   if (config.appPort !== undefined) {
-    appPage = await startAppPage({
+    const starting = startAppPage({
       storage,
       host: config.host,
       port: config.appPort,
@@ -211,6 +233,14 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
       dailyLimit: config.dailyLimit,
       log: app.log,
     });
+    // A page that cannot start (its port in use) fails the command: everything opened above
+    // is released first, or its timers and connections would keep the process alive.
+    try {
+      appPage = await starting;
+    } catch (error) {
+      await close();
+      throw error;
+    }
     app.log.info({ url: appPage.url, publicUrl: config.publicUrl }, 'app page listening');
   }
 
@@ -218,25 +248,6 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     url,
     app,
     appUrl: appPage?.url,
-    async close() {
-      clearInterval(flushTimer);
-      stopPruning();
-      // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
-      const drained = app.close();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'deadline'>((resolve) => {
-        timer = setTimeout(() => resolve('deadline'), DRAIN_TIMEOUT_MS);
-      });
-      if ((await Promise.race([drained, deadline])) === 'deadline') {
-        app.log.warn('responses still in flight after 30 s: closing their connections');
-        connections?.destroyAll();
-        await drained;
-      }
-      clearTimeout(timer);
-      await appPage?.close();
-      await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
-      await limiters.close();
-      await storage.close();
-    },
+    close,
   };
 }

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer } from 'node:net';
+import path from 'node:path';
 import { test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
+import { runCli } from '../support/cli.js';
+import { makeTempDir } from '../support/project.js';
 import { sigtermWithAnswerInFlight, startTestServer } from '../support/server.js';
 
 test('on SIGTERM the server stops accepting, sends the answer in flight in full, and exits 0', async () => {
@@ -36,5 +40,31 @@ test('a client that has not sent its headers within 10 s is cut off', { timeout:
     assert.ok(closedAfterMs <= 13_000, `cut off after ${closedAfterMs} ms: within a few seconds of 10 s`);
   } finally {
     await server.stop();
+  }
+});
+
+test('serve whose app page port is in use fails with one line and exits 1, releasing what it had opened', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const temp = makeTempDir('app-port-busy');
+  try {
+    const { port } = blocker.address() as AddressInfo;
+    const result = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--app-port',
+      String(port),
+      '--db',
+      path.join(temp.dir, 'store.db'),
+      '--data-dir',
+      temp.dir,
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /EADDRINUSE/);
+    assert.doesNotMatch(result.stdout, /listening on/);
+  } finally {
+    blocker.close();
+    temp.remove();
   }
 });
