@@ -49,6 +49,7 @@ export interface AppDeps {
 
 export interface AppMetrics extends RequestMetrics {
   readonly largePages: LargePageObserver;
+  readonly heldRequests: { count(size: () => number): void };
 }
 
 // The same compression for the routes Fastify answers as for /v1/meals (http/compression.ts).
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Long polls must hear every change committed once the service says it is listening.
   await meals.held.ready;
+  deps.metrics?.heldRequests.count(() => meals.held.size);
 
   const answerOrder = createAnswerOrder();
   const { clientErrorHandler } = deps;

@@ -62,6 +62,8 @@ interface HeldMealsRequest extends HeldRequest {
   readonly start: FeedStart;
   /** performance.now() when it came, for the request's log line and metrics. */
   readonly started: number;
+  /** performance.now() when it was held: the time it waited is not the server's latency. */
+  readonly heldAt: number;
 }
 
 /** What `answer` leaves to the held requests: the request is held, its answer comes later. */
@@ -192,6 +194,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
       query,
       start,
       started,
+      heldAt: report === undefined ? 0 : performance.now(),
     };
     if (held.hold(waiting, epoch)) {
       heldByResponse.set(response, waiting);
@@ -241,7 +244,9 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
   async function readAgain(waiting: HeldMealsRequest, final: boolean): Promise<boolean> {
     if (waiting.response.closed) return true;
     let answered = true;
-    await send(waiting.request, waiting.response, waiting.headers, waiting.started, async () => {
+    // Logged and counted with the time the server worked on it, without the time it was held.
+    const started = report === undefined ? 0 : waiting.started + (performance.now() - waiting.heldAt);
+    await send(waiting.request, waiting.response, waiting.headers, started, async () => {
       const page = await readAdmitted(waiting.response, waiting.userId, waiting.query, waiting.start);
       if (page === undefined) return undefined;
       if (page.count > 0 || final) return page.body;

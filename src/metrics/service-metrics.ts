@@ -13,6 +13,8 @@ export interface ServiceMetrics extends RequestMetrics {
   readonly registry: Registry;
   readonly limiters: LimiterObserver;
   readonly largePages: LargePageObserver;
+  /** The long polls held now: read at each scrape from the function given. */
+  readonly heldRequests: { count(size: () => number): void };
   readonly storageQuery: StorageTimer;
 }
 
@@ -84,6 +86,16 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
     registers,
   });
 
+  let heldNow: () => number = () => 0;
+  new Gauge({
+    name: 'meal_export_long_polls_held',
+    help: 'Requests with wait held now, waiting for a change (at most --max-waiting per process).',
+    registers,
+    collect() {
+      this.set(heldNow());
+    },
+  });
+
   // One child per label set, kept: the hot path then skips prom-client's label hashing.
   const requestCounters = new Map<string, Counter.Internal>();
   const latencyHistograms = new Map<string, Histogram.Internal<'route'>>();
@@ -123,6 +135,11 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
       admitted(waitedMs) {
         largePages.inc();
         if (waitedMs > 0) largePageWaits.observe(waitedMs / 1000);
+      },
+    },
+    heldRequests: {
+      count(size) {
+        heldNow = size;
       },
     },
     storageQuery(method, seconds) {

@@ -8,6 +8,7 @@ import {
   type TestResponse,
   type TestServer,
 } from '../support/server.js';
+import { sampleSum, scrape } from '../support/metrics.js';
 import { assertPage, ENVELOPE_FIELDS, type MealPageBody, OLD, sleep } from './http-expect.js';
 
 /**
@@ -209,17 +210,22 @@ describe('long poll: limits', () => {
     }
   });
 
-  test('past --max-waiting a request with wait is answered at once, as without it', async () => {
-    const server = await startTestServer({ extraArgs: ['--max-waiting', '1'] });
+  test('past --max-waiting a request with wait is answered at once, as without it; /metrics counts the held ones', async () => {
+    const server = await startTestServer({ extraArgs: ['--max-waiting', '1'], adminPort: 0 });
     try {
       const first = await newKey(server);
       const second = await newKey(server);
       const held = timedGet(server, first.key, `lastModifiedSince=${FUTURE}&wait=3`);
       await sleep(500);
+      assert.equal(sampleSum((await scrape(server.adminUrl)).text, 'meal_export_long_polls_held'), 1);
       const atOnce = await timedGet(server, second.key, `lastModifiedSince=${FUTURE}&wait=60`);
       assert.equal(page(atOnce).count, 0);
       assert.ok(atOnce.ms < 1_500, `answered at once: ${Math.round(atOnce.ms)} ms`);
       assert.ok((await held).ms >= 2_900, 'the first stays held');
+      const after = (await scrape(server.adminUrl)).text;
+      assert.equal(sampleSum(after, 'meal_export_long_polls_held'), 0);
+      // The latency histogram counts the server's work, not the 3 s the request was held.
+      assert.equal(sampleSum(after, 'meal_export_http_request_duration_seconds_bucket', { le: '1' }), 2);
     } finally {
       await server.stop();
     }

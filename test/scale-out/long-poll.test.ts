@@ -44,7 +44,10 @@ describe('long poll on PostgreSQL, two instances', { skip: skip ?? false }, () =
   }
 
   function held(server: TestServer, key: string, query = `lastModifiedSince=${OLD}&wait=60`) {
-    return request(server, { path: `/v1/meals?${query}`, key }).then((response) => ({ response, at: performance.now() }));
+    return request(server, { path: `/v1/meals?${query}`, key }).then((response) => ({
+      response,
+      at: performance.now(),
+    }));
   }
 
   test('requests held by both instances are answered within 1 s of a meals import in another process', async () => {
