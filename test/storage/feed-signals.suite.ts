@@ -124,9 +124,10 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
         const watch = storage.watchFeeds(recorder.watcher);
         await watch.ready;
         watch.interested();
+        const first = performance.now();
         await writer.upsertMeals('u1', [meal('a')], T0);
         await writer.upsertMeals('u2', [meal('b')], T0);
-        await recorder.movedWithin('u2', 0);
+        await recorder.movedWithin('u2', first);
         await sleep(QUIET_MS);
         const since = performance.now();
         await writer.upsertMeals('u2', [meal('c')], T0);
