@@ -49,7 +49,7 @@ async function runImport(argv: string[]): Promise<void> {
 
   const result = await withStorage(resolveDatabase(values.db), (storage) =>
     meals.length === 0
-      ? Promise.resolve({ ok: true as const, created: 0, updated: 0 })
+      ? Promise.resolve({ ok: true as const, created: 0, updated: 0, unchanged: 0 })
       : storage.upsertMeals(userId, meals, Date.now()),
   );
   if (!result.ok) {
