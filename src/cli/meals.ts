@@ -49,7 +49,7 @@ async function runImport(argv: string[]): Promise<void> {
 
   const result = await withStorage(resolveDatabase(values.db), (storage) =>
     meals.length === 0
-      ? Promise.resolve({ ok: true as const, created: 0, updated: 0 })
+      ? Promise.resolve({ ok: true as const, created: 0, updated: 0, unchanged: 0 })
       : storage.upsertMeals(userId, meals, Date.now()),
   );
   if (!result.ok) {
@@ -57,11 +57,12 @@ async function runImport(argv: string[]): Promise<void> {
     if (foreign === undefined) throw new CliError('a meal id of this file belongs to another user');
     throw new CliError(`line ${foreign.line}: id ${JSON.stringify(foreign.meal.id)} belongs to another user`);
   }
-  const { created, updated } = result;
+  // A record equal to the live meal of its id is counted as unchanged: nothing was written for it.
+  const { created, updated, unchanged } = result;
   printResult(
     values.json,
-    { imported: meals.length, created, updated },
-    `imported ${meals.length} meal${meals.length === 1 ? '' : 's'} (${created} created, ${updated} updated)`,
+    { imported: meals.length, created, updated, unchanged },
+    `imported ${meals.length} meal${meals.length === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged)`,
   );
 }
 

@@ -30,10 +30,15 @@ export interface MealInput {
 }
 
 export interface UpsertOutcome {
-  /** The ids written, in input order (made ones included). */
+  /** The meals' ids, in input order (made ones included), unchanged ones too. */
   readonly ids: readonly string[];
   readonly created: number;
   readonly updated: number;
+  /**
+   * Meals equal in every field to the user's live meal of that id: not written, their
+   * modifiedAt kept, and no API client hears of them (CONTRACT.md section 7, `meals import`).
+   */
+  readonly unchanged: number;
 }
 
 export interface CreatedKey {
@@ -124,7 +129,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
         if (!result.ok) throw new MealHostError('invalid_meal', `meal ${index}: ${result.message}`, index);
         contents.push(result.meal);
       });
-      if (contents.length === 0) return { ids: [], created: 0, updated: 0 };
+      if (contents.length === 0) return { ids: [], created: 0, updated: 0, unchanged: 0 };
       const result = await storage.upsertMeals(userId, contents, Date.now());
       if (!result.ok) {
         const id = contents[result.index]?.id ?? '';
@@ -134,7 +139,8 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
           result.index,
         );
       }
-      return { ids: contents.map((meal) => meal.id), created: result.created, updated: result.updated };
+      const { created, updated, unchanged } = result;
+      return { ids: contents.map((meal) => meal.id), created, updated, unchanged };
     },
 
     async deleteMeal(userId, mealId) {

@@ -43,8 +43,10 @@ export interface Storage {
   exportMeals(userId: string, since: number): AsyncIterable<Meal>;
   /**
    * Creates or updates meals of one user in one transaction, each with the next value of the
-   * user's change clock, in the order given. A deleted meal comes back to life. An id that
-   * belongs to another user writes nothing.
+   * user's change clock, in the order given. A deleted meal comes back to life. A meal equal in
+   * every field to the user's live meal of that id (an earlier one of the same call included)
+   * is no change: nothing is written for it, its modifiedAt stays and the clock does not move
+   * (CONTRACT.md section 7). An id that belongs to another user writes nothing.
    */
   upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult>;
   /** Turns a live meal into a tombstone (a new change). */
@@ -159,7 +161,7 @@ export interface FeedPage {
 }
 
 export type UpsertResult =
-  | { readonly ok: true; readonly created: number; readonly updated: number }
+  | { readonly ok: true; readonly created: number; readonly updated: number; readonly unchanged: number }
   /** `index`: the position in the input of the meal whose id belongs to another user. */
   | { readonly ok: false; readonly reason: 'foreign_id'; readonly index: number };
 

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MEAL_FIELDS } from '../../src/domain/meal.js';
-import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../src/domain/meal-json.js';
+import { type Meal, MEAL_FIELDS } from '../../src/domain/meal.js';
+import {
+  decodeMeal,
+  encodeMeal,
+  encodeMealAt,
+  encodeMealContent,
+  encodeTombstone,
+  isStoredMeal,
+  LIVE_MEAL_DELETED_SUFFIX,
+} from '../../src/domain/meal-json.js';
 import { CONTRACT_MEAL_FIELDS, SAMPLE_MEAL } from '../support/contract.js';
 
 const MEAL = SAMPLE_MEAL;
@@ -60,5 +68,38 @@ describe('the JSON of a meal', () => {
     const json = JSON.parse(text) as Record<string, unknown>;
     assert.deepEqual(Object.keys(json), [...MEAL_FIELDS, 'deleted']);
     assert.equal(json.deleted, false);
+  });
+
+  test('is encodeMealContent then encodeMealAt: the content before modifiedAt, then the meal on the clock', () => {
+    const content = encodeMealContent(MEAL);
+    assert.equal(encodeMealAt(content, MEAL.modifiedAt), encodeMeal(MEAL, MEAL.modifiedAt));
+    assert.ok(content.endsWith('"modifiedAt":"'));
+  });
+
+  test('of a stored meal is the same meal only when every field is equal: null is not 0, "" is not text, 1 ms apart is new', () => {
+    const stored = encodeMeal(MEAL, MEAL.modifiedAt);
+    assert.equal(isStoredMeal(stored, encodeMealContent(MEAL)), true);
+    const other: Meal = { ...MEAL, modifiedAt: Date.UTC(2030, 0, 1) };
+    assert.equal(isStoredMeal(encodeMeal(other, other.modifiedAt), encodeMealContent(MEAL)), true, 'modifiedAt aside');
+    const changes: Partial<Meal>[] = [
+      { id: 'm_2' },
+      { description: '' },
+      { description: 'rice, "beans" and e' },
+      { title: ' ' },
+      { type: 'dinner' },
+      { date: MEAL.date + 1 },
+      { caloriesTotal: 512.50001 },
+      { proteins_g: 0 },
+      { carbs_g: null },
+      // 1 and 12 are the first digits of 10 and 120: a number is not matched by its prefix.
+      { fats_g: 1 },
+      { calcium_mg: 12 },
+      { calcium_mg: 1200 },
+    ];
+    for (const change of changes) {
+      const changed = { ...MEAL, ...change };
+      assert.equal(isStoredMeal(stored, encodeMealContent(changed)), false, JSON.stringify(change));
+      assert.equal(isStoredMeal(encodeMeal(changed, MEAL.modifiedAt), encodeMealContent(MEAL)), false);
+    }
   });
 });

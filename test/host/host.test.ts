@@ -46,6 +46,7 @@ describe('the host module (meal-export/host)', () => {
         ids: ['h1'],
         created: 0,
         updated: 1,
+        unchanged: 0,
       },
     );
     assert.equal(await host.deleteMeal(userId, written.ids[1] ?? ''), 'deleted');
@@ -65,6 +66,43 @@ describe('the host module (meal-export/host)', () => {
     );
     assert.equal(page.meals[0]?.title, 'Oats');
     assert.ok((page.meals[0]?.modifiedAt ?? '') < (page.meals[1]?.modifiedAt ?? ''), 'the later change comes later');
+  });
+
+  test('a meal the back end saves unchanged is no change: counted unchanged, and a follower at its cursor hears nothing', async () => {
+    const userId = newUserId('host');
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const meal = {
+      id: `same_${userId}`,
+      title: 'Soup',
+      type: 'lunch',
+      date: '2025-03-01T12:00:00Z',
+      fats_g: 0,
+    } as const;
+    await host.upsertMeals(userId, [meal, { id: `other_${userId}`, type: 'snack', date: '2025-03-01' }]);
+    const { key } = await host.createKey(userId);
+    const query = { lastModifiedSince: since, includeDeleted: 'true' };
+    const synced = (await getMeals(server, key, query)).json as Page & { nextCursor: string };
+    assert.equal(synced.count, 2);
+
+    // Absent text is "" and absent numbers null, as the first save had them: the same meal.
+    assert.deepEqual(await host.upsertMeals(userId, [{ ...meal, description: '', caloriesTotal: null }]), {
+      ids: [meal.id],
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+    });
+    const after = (await getMeals(server, key, { ...query, cursor: synced.nextCursor })).json as Page;
+    assert.equal(after.count, 0, 'nothing new after the cursor');
+    const again = (await getMeals(server, key, query)).json as Page;
+    assert.deepEqual(again.meals, synced.meals, 'the same meals with the same modifiedAt');
+
+    // One field differing (null where there was 0) is a change, after the cursor.
+    assert.equal((await host.upsertMeals(userId, [{ ...meal, fats_g: null }])).updated, 1);
+    const changed = (await getMeals(server, key, { ...query, cursor: synced.nextCursor })).json as Page;
+    assert.deepEqual(
+      changed.meals.map((m) => m.id),
+      [meal.id],
+    );
   });
 
   test('a bad record, or another user’s meal id, writes nothing and names the record', async () => {

@@ -43,7 +43,7 @@ async function exported(user: string, ...extra: string[]): Promise<Record<string
 }
 
 describe('meals import', () => {
-  test('writes every record in file order and prints exactly {"imported","created","updated"}', async () => {
+  test('writes every record in file order and prints exactly {"imported","created","updated","unchanged"}', async () => {
     const user = newUser();
     const run = await importFile(
       user,
@@ -51,7 +51,7 @@ describe('meals import', () => {
       jsonl([record('i1'), record('i2', { caloriesTotal: 12.5 }), record('i3')]),
     );
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, '{"imported":3,"created":3,"updated":0}\n');
+    assert.equal(run.stdout, '{"imported":3,"created":3,"updated":0,"unchanged":0}\n');
     const got = await exported(user);
     assert.deepEqual(
       got.map((m) => m.id),
@@ -64,14 +64,14 @@ describe('meals import', () => {
   test('says in words what it did without --json', async () => {
     const run = await meals('import', '--user', newUser(), temp.file('words.jsonl', jsonl([record('w1')])));
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, 'imported 1 meal (1 created, 0 updated)\n');
+    assert.equal(run.stdout, 'imported 1 meal (1 created, 0 updated, 0 unchanged)\n');
   });
 
   test('updates the meals whose ids exist and counts them as updated', async () => {
     const user = newUser();
     await importFile(user, 'b1.jsonl', jsonl([record('u1'), record('u2')]));
     const run = await importFile(user, 'b2.jsonl', jsonl([record('u1', { title: 'changed' }), record('u3')]));
-    assert.equal(run.stdout, '{"imported":2,"created":1,"updated":1}\n');
+    assert.equal(run.stdout, '{"imported":2,"created":1,"updated":1,"unchanged":0}\n');
     const got = await exported(user);
     assert.deepEqual(
       got.map((m) => [m.id, m.title]),
@@ -81,6 +81,43 @@ describe('meals import', () => {
         ['u3', 'title u3'],
       ],
     );
+  });
+
+  test('re-imported, a file changes nothing: it prints unchanged N and every meal keeps its modifiedAt', async () => {
+    const user = newUser();
+    const file = jsonl([record('n1', { caloriesTotal: 0 }), record('n2', { fats_g: null }), record('n3')]);
+    assert.equal((await importFile(user, 'n.jsonl', file)).code, 0);
+    const before = await exported(user);
+    const again = await importFile(user, 'n-again.jsonl', file);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, '{"imported":3,"created":0,"updated":0,"unchanged":3}\n');
+    assert.deepEqual(await exported(user), before, 'the same meals, the same modifiedAt');
+
+    const words = await meals('import', '--user', user, temp.file('n-words.jsonl', file));
+    assert.equal(words.stdout, 'imported 3 meals (0 created, 0 updated, 3 unchanged)\n', words.stderr);
+    // The app's CSV export, imported back: the same meals (its modifiedAt column is ignored).
+    const csv = path.join(temp.dir, 'n-export.csv');
+    assert.equal((await meals('export', '--user', user, '--out', csv)).code, 0);
+    const roundTrip = await meals('import', '--user', user, csv, '--json');
+    assert.equal(roundTrip.stdout, '{"imported":3,"created":0,"updated":0,"unchanged":3}\n', roundTrip.stderr);
+    assert.deepEqual(await exported(user), before);
+    // One field changed (a number where null was), a new meal, and a record twice: only what
+    // changes is written, the repeat equal to what the first wrote is unchanged.
+    const mixed = jsonl([record('n1', { caloriesTotal: 0 }), record('n2', { fats_g: 0 }), record('n4'), record('n4')]);
+    const run = await importFile(user, 'n-mixed.jsonl', mixed);
+    assert.equal(run.stdout, '{"imported":4,"created":1,"updated":1,"unchanged":2}\n', run.stderr);
+    const after = await exported(user);
+    assert.deepEqual(
+      after.map((m) => [m.id, m.modifiedAt]),
+      [
+        ['n1', before[0]?.modifiedAt],
+        ['n3', before[2]?.modifiedAt],
+        ['n2', after[2]?.modifiedAt],
+        ['n4', after[3]?.modifiedAt],
+      ],
+    );
+    assert.ok(String(after[2]?.modifiedAt) > String(before[2]?.modifiedAt), 'the changed meal moved to the end');
+    assert.equal(after[2]?.fats_g, 0);
   });
 
   test('with a bad record writes nothing and names the first bad line and how many more there are', async () => {
@@ -115,7 +152,7 @@ describe('meals import', () => {
     assert.deepEqual(await exported(user), []);
 
     const run = await importFile(user, 'good.csv', `${header}\r\n${good}`);
-    assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0}\n', run.stderr);
+    assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0,"unchanged":0}\n', run.stderr);
     const [meal] = await exported(user);
     assert.equal(meal?.title, 'Eggs, "sunny" side');
     assert.equal(meal?.description, 'one\r\ntwo');
@@ -143,10 +180,10 @@ describe('meals import', () => {
     const run = await runCli(['meals', 'import', '--user', user, '-', '--format', 'jsonl', '--db', db, '--json'], {
       input: jsonl([{ type: 'snack', date: '2025-03-01' }]),
     });
-    assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0}\n', run.stderr);
+    assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0,"unchanged":0}\n', run.stderr);
     assert.match(String((await exported(user))[0]?.id), /^m_[0-9A-Za-z]{22}$/);
     const empty = await importFile(user, 'empty.jsonl', '');
-    assert.equal(empty.stdout, '{"imported":0,"created":0,"updated":0}\n', empty.stderr);
+    assert.equal(empty.stdout, '{"imported":0,"created":0,"updated":0,"unchanged":0}\n', empty.stderr);
   });
 
   test('needs --format for stdin and for a file whose extension says nothing, exiting 2', async () => {
@@ -185,7 +222,7 @@ describe('meals delete', () => {
     await importFile(user, 'r1.jsonl', jsonl([record('r1')]));
     await meals('delete', '--user', user, 'r1');
     const run = await importFile(user, 'r2.jsonl', jsonl([record('r1', { title: 'back' })]));
-    assert.equal(run.stdout, '{"imported":1,"created":0,"updated":1}\n');
+    assert.equal(run.stdout, '{"imported":1,"created":0,"updated":1,"unchanged":0}\n');
     assert.equal((await exported(user))[0]?.title, 'back');
   });
 });

@@ -28,7 +28,7 @@ export interface TestServer {
   importMeals(
     userId: string,
     meals: readonly object[],
-  ): Promise<{ imported: number; created: number; updated: number }>;
+  ): Promise<{ imported: number; created: number; updated: number; unchanged: number }>;
   /** `meals delete` on this server's store. */
   deleteMeal(userId: string, mealId: string): Promise<{ id: string; deleted: true }>;
   /** `meals prune` on this server's store, as an operator would run it beside the server. */

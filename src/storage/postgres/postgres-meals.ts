@@ -2,7 +2,14 @@ import type { Sql, TransactionSql } from 'postgres';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { FeedStart } from '../../domain/feed-start.js';
 import type { Meal, MealContent } from '../../domain/meal.js';
-import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
+import {
+  decodeMeal,
+  encodeMealAt,
+  encodeMealContent,
+  encodeTombstone,
+  isStoredMeal,
+  LIVE_MEAL_DELETED_SUFFIX,
+} from '../../domain/meal-json.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
@@ -20,6 +27,7 @@ interface ExistingMeal {
   readonly modified_at: number;
   readonly id: string;
   readonly deleted: boolean;
+  readonly body: string;
 }
 
 /** Thrown inside a write transaction to roll it back; never leaves this module. */
@@ -124,31 +132,42 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 export function createPostgresMeals(sql: Sql) {
   async function upsert(userId: string, meals: readonly MealContent[], now: number) {
     return sql.begin(async (tx) => {
-      let clock = await lockClock(tx, userId);
+      const lastModifiedAt = await lockClock(tx, userId);
+      let clock = lastModifiedAt;
       const existing = new Map<string, ExistingMeal>();
       for (const ids of chunks([...new Set(meals.map((meal) => meal.id))])) {
         const rows = await tx.unsafe<ExistingMeal[]>(
-          'SELECT user_id, modified_at, id, deleted FROM meals WHERE id = ANY($1::text[])',
+          'SELECT user_id, modified_at, id, deleted, body FROM meals WHERE id = ANY($1::text[])',
           [ids],
           PREPARED,
         );
         for (const row of rows) existing.set(row.id, row);
       }
       // Each meal in input order gets the next clock value; a repeated id is written twice,
-      // the second version winning (as SQLite writes them one after the other).
+      // the second version winning (as SQLite writes them one after the other). A meal equal
+      // to the live version it meets (the stored one, or an earlier record's) is no change
+      // (CONTRACT.md section 7): it is not written, and the clock does not move for it.
       const written = new Map<string, { modifiedAt: number; body: string }>();
       let created = 0;
       let updated = 0;
+      let unchanged = 0;
       meals.forEach((meal, index) => {
         const row = existing.get(meal.id);
         if (row !== undefined && row.user_id !== userId) throw new ForeignMeal(index);
+        const earlier = written.get(meal.id);
+        const live = earlier?.body ?? (row === undefined || row.deleted ? undefined : row.body);
+        const content = encodeMealContent(meal);
+        if (live !== undefined && isStoredMeal(live, content)) {
+          unchanged += 1;
+          return;
+        }
         clock = nextModifiedAt(clock, now);
-        if (row === undefined && !written.has(meal.id)) created += 1;
+        if (row === undefined && earlier === undefined) created += 1;
         else updated += 1;
         written.delete(meal.id);
-        written.set(meal.id, { modifiedAt: clock, body: encodeMeal(meal, clock) });
+        written.set(meal.id, { modifiedAt: clock, body: encodeMealAt(content, clock) });
       });
-      const replaced = [...existing.keys()];
+      const replaced = [...existing.keys()].filter((id) => written.has(id));
       for (const ids of chunks(replaced)) {
         await tx.unsafe('DELETE FROM meals WHERE user_id = $1 AND id = ANY($2::text[])', [userId, ids], PREPARED);
       }
@@ -160,8 +179,8 @@ export function createPostgresMeals(sql: Sql) {
           PREPARED,
         );
       }
-      if (clock !== undefined) await saveClock(tx, userId, clock);
-      return { created, updated };
+      if (clock !== undefined && clock !== lastModifiedAt) await saveClock(tx, userId, clock);
+      return { created, updated, unchanged };
     });
   }
 

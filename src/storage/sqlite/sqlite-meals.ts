@@ -1,7 +1,14 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { Meal, MealContent } from '../../domain/meal.js';
-import { decodeMeal, encodeMeal, encodeTombstone, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
+import {
+  decodeMeal,
+  encodeMealAt,
+  encodeMealContent,
+  encodeTombstone,
+  isStoredMeal,
+  LIVE_MEAL_DELETED_SUFFIX,
+} from '../../domain/meal-json.js';
 import type { FeedStart } from '../../domain/feed-start.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
@@ -20,6 +27,7 @@ interface ExistingMeal {
   readonly user_id: string;
   readonly modified_at: number;
   readonly deleted: number;
+  readonly body: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -98,7 +106,9 @@ export function createSqliteMeals(db: Database) {
       'SELECT body FROM meals WHERE user_id = ? AND modified_at >= ? AND deleted = 0 ORDER BY modified_at, id',
     )
     .pluck();
-  const selectById = db.prepare<[string], ExistingMeal>('SELECT user_id, modified_at, deleted FROM meals WHERE id = ?');
+  const selectById = db.prepare<[string], ExistingMeal>(
+    'SELECT user_id, modified_at, deleted, body FROM meals WHERE id = ?',
+  );
   const selectClock = db
     .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
     .pluck();
@@ -125,30 +135,43 @@ export function createSqliteMeals(db: Database) {
   });
 
   const appendNewMeals = createSqliteAppender(db);
-  /** A user's first write: every meal is new, so none is looked up (throws to fall back). */
+  /**
+   * A user's first write: every meal is new, so none is looked up (throws to fall back; an id
+   * repeated in the input is one of the cases the fallback handles).
+   */
   const appendForNewUser = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
     if (selectClock.get(userId) !== undefined) throw new NotNewUser();
     saveClock.run(userId, appendNewMeals(userId, meals, nextModifiedAt(undefined, now)));
-    return { created: meals.length, updated: 0 };
+    return { created: meals.length, updated: 0, unchanged: 0 };
   });
 
   const upsert = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
-    let clock = selectClock.get(userId);
+    const lastModifiedAt = selectClock.get(userId);
+    let clock = lastModifiedAt;
     let created = 0;
     let updated = 0;
+    let unchanged = 0;
     meals.forEach((meal, index) => {
+      // Meals are written one after the other, so an id repeated in the input finds the
+      // version the earlier record wrote.
       const existing = selectById.get(meal.id);
       if (existing !== undefined && existing.user_id !== userId) throw new ForeignMeal(index);
+      const content = encodeMealContent(meal);
+      // Equal to the live meal: no change (CONTRACT.md section 7), so no write and no clock step.
+      if (existing?.deleted === 0 && isStoredMeal(existing.body, content)) {
+        unchanged += 1;
+        return;
+      }
       clock = nextModifiedAt(clock, now);
       if (existing === undefined) created += 1;
       else {
         updated += 1;
         removeRow.run(userId, existing.modified_at, meal.id);
       }
-      insertRow.run(userId, clock, meal.id, 0, encodeMeal(meal, clock));
+      insertRow.run(userId, clock, meal.id, 0, encodeMealAt(content, clock));
     });
-    if (clock !== undefined) saveClock.run(userId, clock);
-    return { created, updated };
+    if (clock !== undefined && clock !== lastModifiedAt) saveClock.run(userId, clock);
+    return { created, updated, unchanged };
   });
 
   const remove = db.transaction((userId: string, mealId: string, now: number): DeleteResult => {
