@@ -148,8 +148,16 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
           reason: 'foreign_id',
           index: 0,
         });
+        // A meal saved again unchanged is no change (CONTRACT.md section 7).
+        assert.deepEqual(await writer.upsertMeals('u2', [meal('b'), meal('c')], T0), {
+          ok: true,
+          created: 0,
+          updated: 0,
+          unchanged: 2,
+        });
         await sleep(QUIET_MS);
         assert.equal(recorder.namedSince('u1', nothing), false, JSON.stringify(recorder.signals));
+        assert.equal(recorder.namedSince('u2', nothing), false, JSON.stringify(recorder.signals));
         watch.close();
       });
     });
