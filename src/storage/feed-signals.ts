@@ -12,12 +12,17 @@
  *   lost (the PostgreSQL listening connection dropped), `lost` is called once they flow again,
  *   so that every reader reads again: a lost signal costs latency, never a change.
  */
+/** A watcher's interest in every user (the webhook dispatcher): told of any change it can be told of. */
+export const EVERY_USER = 'every user';
+
 export interface FeedWatcher {
   /**
-   * The users whose moves matter now. Backends that poll for other processes' writes
-   * (SQLite) poll only while this is not empty, and ask the store about these users only.
+   * The users whose moves matter now, or EVERY_USER. Backends that poll for other processes'
+   * writes (SQLite) poll only while some watcher has an interest, and ask the store about
+   * the users named only; a watcher of every user is told `lost` when the store changed in a
+   * way they cannot tell by user.
    */
-  users(): ReadonlySet<string> | ReadonlyMap<string, unknown>;
+  users(): ReadonlySet<string> | ReadonlyMap<string, unknown> | typeof EVERY_USER;
   /** These users' feeds moved. */
   moved(userIds: readonly string[]): void;
   /** Signals may have been lost: every user's feed may have moved. */
@@ -44,10 +49,12 @@ export interface FeedWatchers {
   add(watcher: FeedWatcher, onInterest: () => void, ready: Promise<void>): FeedWatch;
   moved(userIds: readonly string[]): void;
   lost(): void;
-  /** Whether any watcher has a user now. */
+  /** Whether any watcher has a user now, or watches every user. */
   anyInterest(): boolean;
-  /** The users of every watcher. */
+  /** The users named by the watchers (not those of EVERY_USER). */
   users(): Set<string>;
+  /** The store changed, by whom is not known: watchers of every user are told `lost`. */
+  somethingChanged(): void;
   readonly size: number;
 }
 
@@ -71,13 +78,22 @@ export function createFeedWatchers(): FeedWatchers {
       for (const watcher of watchers) watcher.lost();
     },
     anyInterest() {
-      for (const watcher of watchers) if (watcher.users().size > 0) return true;
+      for (const watcher of watchers) {
+        const users = watcher.users();
+        if (users === EVERY_USER || users.size > 0) return true;
+      }
       return false;
     },
     users() {
       const all = new Set<string>();
-      for (const watcher of watchers) for (const user of watcher.users().keys()) all.add(user);
+      for (const watcher of watchers) {
+        const users = watcher.users();
+        if (users !== EVERY_USER) for (const user of users.keys()) all.add(user);
+      }
       return all;
+    },
+    somethingChanged() {
+      for (const watcher of watchers) if (watcher.users() === EVERY_USER) watcher.lost();
     },
     get size() {
       return watchers.size;

@@ -61,6 +61,8 @@ export interface ClaimedWebhookEvent {
   readonly through: number | null;
   /** Attempts made before this one. */
   readonly attempts: number;
+  /** When the event was made (the body's `timestamp`: the same on every retry). */
+  readonly createdAt: number;
 }
 
 /** What became of an attempt: the event delivered, retried at a time, or the endpoint disabled. */

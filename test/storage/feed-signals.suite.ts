@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import type { MealContent } from '../../src/domain/meal.js';
-import type { FeedWatcher } from '../../src/storage/feed-signals.js';
+import { EVERY_USER, type FeedWatcher } from '../../src/storage/feed-signals.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { StorageBackend } from './storage.suite.js';
@@ -114,6 +114,34 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
         const since = performance.now();
         assert.equal(await writer.deleteMeal('u1', 'm0', T0), 'deleted');
         assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
+        watch.close();
+      });
+    });
+
+    test('a watcher of every user hears of a change through another handle within 1 s', async () => {
+      await withTwoHandles(async (storage, writer) => {
+        const heard: number[] = [];
+        const watch = storage.watchFeeds({
+          users: () => EVERY_USER,
+          moved: () => heard.push(performance.now()),
+          lost: () => heard.push(performance.now()),
+        });
+        await watch.ready;
+        watch.interested();
+        await sleep(300);
+        for (let round = 0; round < 2; round += 1) {
+          const since = performance.now();
+          await writer.upsertMeals(`u${round}`, [meal(`e${round}`)], T0);
+          for (;;) {
+            const hit = heard.find((at) => at >= since);
+            if (hit !== undefined) {
+              assert.ok(hit - since <= SIGNAL_WITHIN_MS, `heard after ${Math.round(hit - since)} ms`);
+              break;
+            }
+            assert.ok(performance.now() - since < SIGNAL_WITHIN_MS + 1_000, 'heard of the change');
+            await sleep(10);
+          }
+        }
         watch.close();
       });
     });

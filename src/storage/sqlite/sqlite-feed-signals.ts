@@ -23,6 +23,8 @@ export interface SqliteFeedSignals {
  * reads the change clocks of every watched user, and the users whose clock moved since the
  * last look are signalled: one query for all of them, never one per waiter.
  *
+ * Watchers of every user (the webhook dispatcher) are told `lost` whenever data_version moved.
+ *
  * A user seen for the first time has no clock to compare with: the commit that moved
  * data_version may have come after that user's reader read its page, so such a user is
  * signalled (one read too many, never a change missed). For the same reason the first look
@@ -60,9 +62,10 @@ export function createSqliteFeedSignals(db: Database): SqliteFeedSignals {
       const version = dataVersion.get();
       if (version === lastVersion) return;
       lastVersion = version;
+      watchers.somethingChanged();
       const users = watchers.users();
       moved = [];
-      const clocks = new Map(clocksOf.all(JSON.stringify([...users])));
+      const clocks = users.size === 0 ? new Map<string, number>() : new Map(clocksOf.all(JSON.stringify([...users])));
       for (const user of users) {
         const clock = clocks.get(user) ?? 0;
         const before = known.get(user);
