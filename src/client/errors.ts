@@ -159,6 +159,23 @@ export class MealExportResponseError extends MealExportError {
   }
 }
 
+/** Which check of a webhook call failed, in the order they are made. */
+export type WebhookVerificationCheck = 'headers' | 'timestamp' | 'signature' | 'payload';
+
+/**
+ * A webhook call that is not the service's, or not fresh (CONTRACT.md section 8): answer it with
+ * a 4xx and do not act on it. The message says which check failed; it never quotes the secret.
+ */
+export class MealExportWebhookVerificationError extends MealExportError {
+  override name = 'MealExportWebhookVerificationError';
+  readonly check: WebhookVerificationCheck;
+
+  constructor(check: WebhookVerificationCheck, detail: string, options?: ErrorOptions) {
+    super(`Webhook verification failed (${check}): ${detail}`, options);
+    this.check = check;
+  }
+}
+
 /** The error class for a status: the typed subclasses the contract gives a meaning to. */
 export function httpErrorFor(request: RequestInfo, response: ResponseInfo, body: unknown): MealExportHttpError {
   switch (response.status) {

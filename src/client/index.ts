@@ -3,6 +3,8 @@
  *
  *   const client = createMealExportClient({ baseUrl, apiKey, ca });
  *   for await (const { page, position, resynced } of client.sync({ from: saved })) { ... }
+ *
+ * and `verifyWebhook(secret, headers, rawBody)` for the service's "your meals changed" calls.
  */
 export { createMealExportClient, type MealExportClient, type MealExportClientOptions } from './client.js';
 export {
@@ -16,8 +18,10 @@ export {
   MealExportResponseError,
   MealExportResyncLoopError,
   MealExportResyncRequiredError,
+  MealExportWebhookVerificationError,
   type RequestInfo,
   type ResponseInfo,
+  type WebhookVerificationCheck,
 } from './errors.js';
 export { createFetchTransport, type FetchFunction, type FetchTransportOptions } from './fetch-transport.js';
 export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
@@ -36,4 +40,12 @@ export {
   type Tombstone,
   type WaitEvent,
 } from './types.js';
+export {
+  type MealsChangedEvent,
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookTestEvent,
+} from './verify-webhook.js';
 export type { BackoffOptions } from './wait-times.js';
