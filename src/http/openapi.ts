@@ -5,9 +5,31 @@ import {
   liveMealWithDeletedSchema,
   mealPageSchema,
   mealSchema,
+  mealsChangedEventSchema,
   mealsQueryParameters,
   tombstoneSchema,
+  webhookTestEventSchema,
 } from './schemas.js';
+
+/** The Standard Webhooks headers of every call (CONTRACT.md section 8). */
+const WEBHOOK_HEADERS = {
+  'webhook-id': {
+    required: true,
+    description: 'msg_ + random: the same on every retry of one event; deduplicate on it.',
+    schema: { type: 'string' },
+  },
+  'webhook-timestamp': {
+    required: true,
+    description: 'Unix seconds of this attempt; refuse one more than 5 minutes from your clock.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'webhook-signature': {
+    required: true,
+    description:
+      'v1, + base64 of HMAC-SHA256, keyed with the base64-decoded part of the endpoint secret after whsec_, of "<webhook-id>.<webhook-timestamp>.<body>"; two such entries separated by a space for 24 h after a rotation. The SDK checks it: verifyWebhook(secret, headers, body).',
+    schema: { type: 'string' },
+  },
+};
 
 const errorResponse = (description: string) => ({
   description,
@@ -32,6 +54,38 @@ export function buildOpenApiDocument(policy: RateLimitPolicy, version: string): 
         Tombstone: tombstoneSchema,
         MealPage: mealPageSchema,
         Error: errorSchema,
+        MealsChangedEvent: mealsChangedEventSchema,
+        WebhookTestEvent: webhookTestEventSchema,
+      },
+    },
+    webhooks: {
+      mealsChanged: {
+        post: {
+          operationId: 'mealsChanged',
+          summary: "The user's meals changed: read them with GET /v1/meals from your saved position.",
+          description:
+            'Sent to each endpoint a user registered (webhooks create, the app page, meal-export/host) within 2 s of a change, one event in flight per endpoint, changes meanwhile coalesced into the next event; retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after a failed attempt, then the endpoint is disabled (at once on 410). No meal data is sent: a lost, late or repeated call costs latency, never a change.',
+          security: [],
+          parameters: Object.entries(WEBHOOK_HEADERS).map(([name, header]) => ({ name, in: 'header', ...header })),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  oneOf: [
+                    { $ref: '#/components/schemas/MealsChangedEvent' },
+                    { $ref: '#/components/schemas/WebhookTestEvent' },
+                  ],
+                },
+              },
+            },
+          },
+          responses: {
+            '2XX': { description: 'Delivered (answer at once, then read the changes; the body is ignored).' },
+            '410': { description: 'Gone: the endpoint is disabled until its user enables it again.' },
+            default: { description: 'Not delivered: retried on the schedule above.' },
+          },
+        },
       },
     },
     security: [{ apiKey: [] }],

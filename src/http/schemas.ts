@@ -135,3 +135,41 @@ export const mealsQueryParameters = MEALS_QUERY_PARAMETERS.map((name) => ({
   required: name === 'lastModifiedSince',
   ...QUERY_PARAMETER_DOCS[name],
 }));
+
+/** A webhook call's body (CONTRACT.md section 8): "your meals changed, from … through …". */
+export const mealsChangedEventSchema = {
+  type: 'object',
+  properties: {
+    type: { const: 'meals.changed' },
+    timestamp: { ...INSTANT, description: 'When the event was made: the same on every retry.' },
+    data: {
+      type: 'object',
+      properties: {
+        userId: { type: 'string' },
+        from: { ...INSTANT, description: 'modifiedAt of the oldest change the event covers (deletions included).' },
+        through: { ...INSTANT, description: 'modifiedAt of the newest change the event covers.' },
+      },
+      required: ['userId', 'from', 'through'],
+      additionalProperties: false,
+    },
+  },
+  required: ['type', 'timestamp', 'data'],
+  additionalProperties: false,
+} as const;
+
+/** The body of a test call (`webhooks test`, the app page's button). */
+export const webhookTestEventSchema = {
+  type: 'object',
+  properties: {
+    type: { const: 'webhook.test' },
+    timestamp: INSTANT,
+    data: {
+      type: 'object',
+      properties: { userId: { type: 'string' } },
+      required: ['userId'],
+      additionalProperties: false,
+    },
+  },
+  required: ['type', 'timestamp', 'data'],
+  additionalProperties: false,
+} as const;

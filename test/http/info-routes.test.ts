@@ -109,6 +109,28 @@ test('the OpenAPI Meal schema lists the fourteen fields in contract order, all r
   }
 });
 
+test('the OpenAPI document describes the webhook call: its Standard Webhooks headers and its two bodies, fields in contract order', async () => {
+  const doc = (await openApi()) as unknown as {
+    webhooks: Record<string, { post: { parameters: { name: string; in: string }[]; requestBody: unknown } }>;
+    components: { schemas: Record<string, { properties: Record<string, { properties?: object }> }> };
+  };
+  const post = doc.webhooks.mealsChanged?.post;
+  assert.ok(post, 'webhooks.mealsChanged.post');
+  assert.deepEqual(
+    post.parameters.map((p) => [p.name, p.in]),
+    [
+      ['webhook-id', 'header'],
+      ['webhook-timestamp', 'header'],
+      ['webhook-signature', 'header'],
+    ],
+  );
+  const changed = doc.components.schemas.MealsChangedEvent;
+  assert.ok(changed);
+  assert.deepEqual(Object.keys(changed.properties), ['type', 'timestamp', 'data']);
+  assert.deepEqual(Object.keys(changed.properties.data?.properties ?? {}), ['userId', 'from', 'through']);
+  assert.ok(doc.components.schemas.WebhookTestEvent);
+});
+
 test('the OpenAPI document is compressed when the client asks (it is over 1 KiB)', async () => {
   const plain = await request(server, { path: '/v1/openapi.json' });
   const gzip = await request(server, { path: '/v1/openapi.json', headers: { 'accept-encoding': 'gzip' } });
