@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
+import { longPollSection } from './report-long-poll.js';
 import { scaleOutSection } from './report-scale-out.js';
 import type { ScenarioRow } from './results.js';
 
@@ -147,6 +148,7 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
     ...targetLines,
     '',
     ...scaleOutSection(rows),
+    ...longPollSection(rows),
     'How to read it: each load is autocannon in the benchmark process on loopback against one server process; ' +
       '`ratio` is req/s over the ceiling’s req/s for the same bytes in the same run, `CPU ratio` the ceiling’s server CPU per ' +
       'request over this one’s (the fairer figure when the load generator, on the other core, caps the ceiling: see the client CPU column). ' +

@@ -93,6 +93,13 @@ export function formatRow(row: ScenarioRow): string {
   if (row.ratio !== null) parts.push(`ratio ${row.ratio}`);
   if (typeof row.cpu_ratio === 'number') parts.push(`cpu ratio ${row.cpu_ratio}`);
   if (typeof row.meals_per_s === 'number') parts.push(`${row.meals_per_s} meals/s`);
+  if (typeof row.requests_per_change === 'number') {
+    parts.push(
+      `${row.requests_per_change} req/change (${row.requests} requests, ${row.delivered}/${row.changes} changes)`,
+    );
+    parts.push(`delivered p50 ${row.delivery_p50_ms} ms, max ${row.delivery_max_ms} ms`);
+  }
+  if (typeof row.requests_vs_poller === 'number') parts.push(`vs the poller ${row.requests_vs_poller}`);
   if (typeof row.load_avg === 'number') parts.push(`(load avg ${row.load_avg})`);
   return parts.join('  ');
 }

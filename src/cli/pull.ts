@@ -9,6 +9,7 @@ import {
   MealExportNetworkError,
   MealExportRateLimitError,
 } from '../client/errors.js';
+import { MAX_WAIT_SECONDS } from '../client/page-request.js';
 import { LocalCopyError, openLocalCopy } from '../client/pull/local-copy.js';
 import { createPullProgress } from '../client/pull/pull-progress.js';
 import { resolveSetting } from '../config.js';
@@ -35,7 +36,10 @@ interface PullSettings {
   readonly statePath: string;
   readonly outPath: string;
   readonly format: MealFileFormat;
-  readonly followMs: number | undefined;
+  /** --follow: how long the server may hold each poll at the end of the feed (`wait`, seconds). */
+  readonly followWait: number | undefined;
+  /** --follow as given, when it asked for more than the server's longest wait. */
+  readonly followCapped: number | undefined;
   readonly limit: number;
 }
 
@@ -87,12 +91,15 @@ function parseSettings(
   const outPath = requireFlag(values.out, 'out', USAGE);
   const format = formatFromExtension(outPath);
   if (format === undefined) throw new CliError(`--out must end in .csv or .jsonl, got ${outPath}`, { usage: true });
+  // Up to 86 400, as when --follow was a polling period: a longer one is held for the longest wait.
+  const follow = values.follow === undefined ? undefined : parseIntegerFlag(values.follow, 'follow', 0, 1, 86_400);
   return {
     url,
     statePath: requireFlag(values.state, 'state', USAGE),
     outPath,
     format,
-    followMs: values.follow === undefined ? undefined : parseIntegerFlag(values.follow, 'follow', 0, 1, 86_400) * 1000,
+    followWait: follow === undefined ? undefined : Math.min(follow, MAX_WAIT_SECONDS),
+    followCapped: follow !== undefined && follow > MAX_WAIT_SECONDS ? follow : undefined,
     limit: parseIntegerFlag(values.limit, 'limit', 5000, 1, 5000),
     json: values.json,
     ca: values.ca,
@@ -128,7 +135,7 @@ function explain(error: unknown, settings: PullSettings): unknown {
   return new CliError(`${error.message}${detail}`, { cause: error });
 }
 
-/** Worth another poll with --follow: the server or the network may be back by then. */
+/** Worth another try with --follow: the server or the network may be back by then. */
 function isTransient(error: unknown): boolean {
   if (error instanceof MealExportRateLimitError) return true;
   if (error instanceof MealExportHttpError) return error.status >= 500;
@@ -137,9 +144,17 @@ function isTransient(error: unknown): boolean {
 }
 
 /**
+ * After a failure the SDK gave up on (its own retries, up to 30 s apart, are spent), --follow
+ * starts again from the saved position this much later; a spent daily quota, when it resets.
+ */
+const FOLLOW_RETRY_MS = 30_000;
+
+/**
  * `meal-export pull`: pages to the end with includeDeleted=true and applies each page to
  * --out, then saves the position in --state, in that order, both atomically: a crash between
- * the two re-applies one page, which changes nothing (CONTRACT.md section 7).
+ * the two re-applies one page, which changes nothing (CONTRACT.md section 7). With --follow it
+ * goes on with the SDK's follow: each poll at the end of the feed is held by the server until
+ * a change commits (long poll), so a change is written within about a second.
  */
 export async function runPull(argv: string[]): Promise<void> {
   const settings = parseSettings(argv);
@@ -167,6 +182,12 @@ export async function runPull(argv: string[]): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const totals: Totals = { pages: 0, upserted: 0, deleted: 0 };
+  const { followWait } = settings;
+  if (settings.followCapped !== undefined) {
+    progress.notice(
+      `--follow ${settings.followCapped}: each poll is held up to ${MAX_WAIT_SECONDS} s, the server's longest wait`,
+    );
+  }
   try {
     for (;;) {
       try {
@@ -176,6 +197,7 @@ export async function runPull(argv: string[]): Promise<void> {
           signal: stop.signal,
           onResync: () =>
             progress.notice(`the server asked for a full resync (410 resync_required): rebuilding ${settings.outPath}`),
+          ...(followWait === undefined ? {} : { follow: true, wait: followWait }),
         });
         for await (const step of steps) {
           const applied = await copy.applyStep(step);
@@ -183,16 +205,19 @@ export async function runPull(argv: string[]): Promise<void> {
           totals.upserted += applied.upserted;
           totals.deleted += applied.deleted;
           progress.page(totals.pages, copy.size);
+          if (followWait !== undefined && !step.page.hasMore) progress.following();
         }
+        // The end of the feed; a follow ends only by a signal or an error.
+        break;
       } catch (error) {
         if (stop.signal.aborted && (error as Error | undefined)?.name === 'AbortError') break;
-        if (settings.followMs === undefined || !isTransient(error)) throw explain(error, settings);
-        progress.notice(`${(explain(error, settings) as Error).message}; trying again at the next poll`);
+        if (followWait === undefined || !isTransient(error)) throw explain(error, settings);
+        const ms = error instanceof MealExportRateLimitError ? error.retryAfterMs : FOLLOW_RETRY_MS;
+        progress.notice(`${(explain(error, settings) as Error).message}; trying again in ${Math.ceil(ms / 1000)} s`);
+        progress.waiting('retry', ms);
+        const slept = await delay(ms, true, { signal: stop.signal }).catch(() => false);
+        if (!slept) break;
       }
-      if (settings.followMs === undefined || stop.signal.aborted) break;
-      progress.waiting('follow', settings.followMs);
-      const slept = await delay(settings.followMs, true, { signal: stop.signal }).catch(() => false);
-      if (!slept) break;
     }
   } finally {
     process.off('SIGINT', onSignal);
@@ -205,5 +230,5 @@ export async function runPull(argv: string[]): Promise<void> {
   const text = `pulled ${summary.pages} page${summary.pages === 1 ? '' : 's'}: ${summary.upserted} upserted, ${summary.deleted} deleted; ${settings.outPath} holds ${summary.total} meal${summary.total === 1 ? '' : 's'}`;
   printResult(settings.json, summary, text);
   // Interrupted before the end of the feed: the state is saved, the next run resumes.
-  if (stop.signal.aborted && settings.followMs === undefined) process.exitCode = 130;
+  if (stop.signal.aborted && followWait === undefined) process.exitCode = 130;
 }

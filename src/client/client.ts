@@ -42,9 +42,13 @@ export interface MealExportClientOptions {
 }
 
 export interface MealExportClient {
-  /** One page of GET /v1/meals, as the server sent it. */
+  /** One page of GET /v1/meals, as the server sent it (held first when `wait` is given). */
   listMeals(options: ListMealsOptions): Promise<MealPage>;
-  /** Every page to the end of the feed, each with the position to save after applying it. */
+  /**
+   * Every page to the end of the feed, each with the position to save after applying it. With
+   * `follow: true` it goes on past the end, holding each poll with `wait` (long poll), and
+   * yields each change within about a second of its commit until `signal` aborts.
+   */
   sync(options?: SyncOptions): AsyncGenerator<SyncStep, void, undefined>;
   /** Closes kept-alive connections (they never keep the process alive anyway). */
   close(): void;

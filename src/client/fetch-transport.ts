@@ -49,7 +49,11 @@ async function readCapped(reader: BodyReader, declaredLength: string | undefined
   return parts.join('');
 }
 
-/** A transport over fetch: it decompresses by itself, so no Accept-Encoding is set here. */
+/**
+ * A transport over fetch: it decompresses by itself, so no Accept-Encoding is set here. It
+ * sets no timeout of its own, so a held request (`holdMs`) needs nothing more: the fetch's own
+ * timeouts must only allow its wait (undici's default, 300 s before the headers, does).
+ */
 export function createFetchTransport(fetchFn: FetchFunction, options: FetchTransportOptions = {}): HttpTransport {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return {

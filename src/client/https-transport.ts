@@ -11,7 +11,10 @@ const brotliDecompress = promisify(zlib.brotliDecompress);
 export interface HttpsTransportOptions {
   /** PEM certificate(s) to trust instead of the system's (the server's self-signed cert.pem). */
   readonly ca?: string | Buffer;
-  /** No byte for this long: the request fails (and is retried as a network error). */
+  /**
+   * No byte for this long: the request fails (and is retried as a network error). Default
+   * 60 s; a long poll gets its hold on top (a request with `wait=120` may be silent 180 s).
+   */
   readonly timeoutMs?: number;
   /** The largest body accepted, as received and once decompressed (default DEFAULT_MAX_RESPONSE_BYTES). */
   readonly maxResponseBytes?: number;
@@ -55,7 +58,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
   const plainAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
   return {
-    get(url, headers, signal) {
+    get(url, headers, signal, getOptions = {}) {
       const tls = url.protocol === 'https:';
       const send = tls ? https.request : http.request;
       return new Promise<ResponseInfo>((resolve, reject) => {
@@ -63,7 +66,8 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
           method: 'GET',
           headers: { ...headers, 'accept-encoding': 'gzip, br' },
           agent: tls ? tlsAgent : plainAgent,
-          timeout: timeoutMs,
+          // A held request is silent until a change or its wait ends: only past that is it stuck.
+          timeout: timeoutMs + (getOptions.holdMs ?? 0),
           ...(signal === undefined ? {} : { signal }),
         });
         request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));

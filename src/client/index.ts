@@ -3,6 +3,8 @@
  *
  *   const client = createMealExportClient({ baseUrl, apiKey, ca });
  *   for await (const { page, position, resynced } of client.sync({ from: saved })) { ... }
+ *   // and to follow the changes as they commit (long poll), until the signal aborts:
+ *   for await (const step of client.sync({ from: saved, follow: true, signal })) { ... }
  *
  * and `verifyWebhook(secret, headers, rawBody)` for the service's "your meals changed" calls.
  */
@@ -25,8 +27,9 @@ export {
 } from './errors.js';
 export { createFetchTransport, type FetchFunction, type FetchTransportOptions } from './fetch-transport.js';
 export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
+export { MAX_WAIT_SECONDS } from './page-request.js';
 export { EPOCH, FOLLOW_MARGIN_MS } from './sync.js';
-export type { HttpTransport } from './transport.js';
+export type { HttpTransport, TransportGetOptions } from './transport.js';
 export {
   isTombstone,
   type ListMealsOptions,

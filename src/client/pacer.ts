@@ -22,17 +22,33 @@ export interface PacerOptions {
 
 /** Keeps the per-key interval between accepted requests (CONTRACT.md section 4). */
 export interface Pacer {
-  /** Resolves when the next request may be sent. */
-  ready(signal: AbortSignal | undefined): Promise<void>;
-  /** Notes an answer the server counted (anything but 429), with its headers. */
-  noteAccepted(headers: Readonly<Record<string, string>>): void;
+  /** Resolves when the next request may be sent, with the pacer's clock at that moment. */
+  ready(signal: AbortSignal | undefined): Promise<number>;
+  /**
+   * Notes an answer the server counted (anything but 429), with its headers. `heldFrom`: for a
+   * request the server may have held (a long poll), the instant `ready` resolved with before it
+   * was sent.
+   */
+  noteAccepted(headers: Readonly<Record<string, string>>, heldFrom?: number): void;
 }
 
 export const DEFAULT_MIN_INTERVAL_MS = 3000;
 
 /**
+ * How long after it was sent a long poll is taken to have been accepted at the latest: the
+ * server accepts a request as it arrives, before it holds it, so this is a round trip (and a
+ * TLS handshake on a new connection) with room to spare. Too short would cost a 429 (not
+ * counted) and its Retry-After; too long, a little latency after a short hold.
+ */
+export const HELD_ACCEPTANCE_MARGIN_MS = 1000;
+
+/**
  * The interval is measured from the arrival of the previous counted answer: the server
- * accepted that request before answering, so waiting from the answer is always enough.
+ * accepted that request before answering, so waiting from the answer is always enough. A
+ * long poll is accepted when it arrives and may be answered two minutes later; the server
+ * measures the interval between acceptances (CONTRACT.md section 2, Long poll), so it is
+ * measured from shortly after such a request was sent: after a hold of 4 s or more the next
+ * request goes at once.
  */
 export function createPacer(options: PacerOptions): Pacer {
   const now = options.now ?? Date.now;
@@ -40,11 +56,14 @@ export function createPacer(options: PacerOptions): Pacer {
   let lastAcceptedAt: number | undefined;
   return {
     async ready(signal) {
-      if (lastAcceptedAt === undefined) return;
-      await options.wait({ reason: 'interval', ms: lastAcceptedAt + intervalMs - now() }, signal);
+      if (lastAcceptedAt !== undefined) {
+        await options.wait({ reason: 'interval', ms: lastAcceptedAt + intervalMs - now() }, signal);
+      }
+      return now();
     },
-    noteAccepted(headers) {
-      lastAcceptedAt = now();
+    noteAccepted(headers, heldFrom) {
+      const answeredAt = now();
+      lastAcceptedAt = heldFrom === undefined ? answeredAt : Math.min(answeredAt, heldFrom + HELD_ACCEPTANCE_MARGIN_MS);
       if (options.minIntervalMs !== undefined) return;
       const announced = intervalFromPolicy(headers['ratelimit-policy']);
       if (announced !== undefined) intervalMs = announced;

@@ -16,6 +16,15 @@ export function mealsUrl(baseUrl: string | URL): URL {
   return new URL('v1/meals', base);
 }
 
+/** The longest `wait` the server takes, in seconds (CONTRACT.md section 2). */
+export const MAX_WAIT_SECONDS = 120;
+
+/** How long the server may hold a request with this `wait` (one it refuses is answered at once). */
+function holdMsOf(wait: number | undefined): number | undefined {
+  if (wait === undefined) return undefined;
+  return Number.isInteger(wait) && wait >= 1 && wait <= MAX_WAIT_SECONDS ? wait * 1000 : 0;
+}
+
 function instantText(value: string | Date): string {
   return typeof value === 'string' ? value : value.toISOString();
 }
@@ -27,6 +36,7 @@ function withQuery(endpoint: URL, options: ListMealsOptions): URL {
   if (options.limit !== undefined) url.searchParams.set('limit', String(options.limit));
   if (options.cursor !== undefined && options.cursor !== null) url.searchParams.set('cursor', options.cursor);
   if (options.includeDeleted !== undefined) url.searchParams.set('includeDeleted', String(options.includeDeleted));
+  if (options.wait !== undefined) url.searchParams.set('wait', String(options.wait));
   return url;
 }
 
@@ -46,7 +56,7 @@ function isMealPage(body: unknown): body is MealPage {
 /** GET /v1/meals once (with the request policy's waits and retries), checked to be a page. */
 export async function fetchPage(policy: RequestPolicy, endpoint: URL, options: ListMealsOptions): Promise<FetchedPage> {
   const url = withQuery(endpoint, options);
-  const { response, body } = await sendRequest(policy, url, options.signal);
+  const { response, body } = await sendRequest(policy, url, { signal: options.signal, holdMs: holdMsOf(options.wait) });
   if (!isMealPage(body)) {
     throw new MealExportResponseError({ method: 'GET', url: url.href }, response, 'not a meal page');
   }

@@ -52,23 +52,27 @@ function networkFailure(info: RequestInfo, error: unknown): { error: MealExportN
   return { error: new MealExportNetworkError(info, error), retryable: true };
 }
 
+export interface SendOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** A long poll: the server may hold the request this long before answering (`wait`, in ms). */
+  readonly holdMs?: number | undefined;
+}
+
 /**
  * One GET with the whole policy: the interval before it, Retry-After on 429, capped
  * exponential backoff with full jitter on 5xx and network errors, typed errors for the rest.
  */
-export async function sendRequest(
-  policy: RequestPolicy,
-  url: URL,
-  signal: AbortSignal | undefined,
-): Promise<JsonResponse> {
+export async function sendRequest(policy: RequestPolicy, url: URL, options: SendOptions = {}): Promise<JsonResponse> {
+  const { signal, holdMs } = options;
   const info: RequestInfo = { method: 'GET', url: url.href };
   const headers = { authorization: `Bearer ${policy.apiKey}`, accept: 'application/json' };
+  const transportOptions = holdMs === undefined ? {} : { holdMs };
   let failures = 0;
   for (;;) {
-    await policy.pacer.ready(signal);
+    const sentAt = await policy.pacer.ready(signal);
     let response: ResponseInfo;
     try {
-      response = await policy.transport.get(url, headers, signal);
+      response = await policy.transport.get(url, headers, signal, transportOptions);
     } catch (error) {
       if (signal?.aborted) throw error;
       const failure = networkFailure(info, error);
@@ -87,7 +91,7 @@ export async function sendRequest(
       await policy.wait({ reason: 'rate_limited', ms }, signal);
       continue;
     }
-    policy.pacer.noteAccepted(response.headers);
+    policy.pacer.noteAccepted(response.headers, holdMs === undefined ? undefined : sentAt);
     if (response.status >= 200 && response.status < 300) return { response, body };
     const error = httpErrorFor(info, response, body);
     if (response.status < 500) throw error;

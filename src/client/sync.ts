@@ -1,5 +1,5 @@
 import { MealExportResyncLoopError, MealExportResyncRequiredError } from './errors.js';
-import type { FetchedPage } from './page-request.js';
+import { type FetchedPage, MAX_WAIT_SECONDS } from './page-request.js';
 import type { ListMealsOptions, SyncOptions, SyncPosition, SyncStep } from './types.js';
 
 export const EPOCH = '1970-01-01T00:00:00.000Z';
@@ -35,16 +35,31 @@ function startingPoint(options: SyncOptions, includeDeleted: boolean): { positio
   return { position, pass: fresh ? { followSince: undefined } : null };
 }
 
+/** The `wait` of a follow's polls: the server's maximum unless asked otherwise. */
+function followWait(wait: number | undefined): number {
+  if (wait === undefined) return MAX_WAIT_SECONDS;
+  if (!Number.isInteger(wait) || wait < 1 || wait > MAX_WAIT_SECONDS) {
+    throw new RangeError(`wait must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}, got ${wait}`);
+  }
+  return wait;
+}
+
 /**
  * Every page from a position to the end of the feed (hasMore false), each with the position
  * to save once it is applied. On `410 resync_required`, at any point (the catch-up after a
  * full pass included), it starts again from the beginning without tombstones, flags the first
- * page `resynced`, then follows the changes; a second 410 in the same run throws
- * MealExportResyncLoopError rather than starting over again.
+ * page `resynced`, then follows the changes; a second 410 before that resync has reached the
+ * end of the feed throws MealExportResyncLoopError rather than starting over again.
+ *
+ * With `follow`, the end of the feed is not the end: it asks again with `wait`, which the
+ * server holds until a change commits or the wait runs out (CONTRACT.md section 2, Long poll),
+ * and so on until `signal` aborts. Sync and follow are one loop: a follow is a sync whose
+ * requests after the full pass carry `wait` (a page with items is answered at once).
  */
 export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}): AsyncGenerator<SyncStep> {
   const includeDeleted = options.includeDeleted ?? true;
   const limit = options.limit ?? DEFAULT_SYNC_LIMIT;
+  const wait = options.follow === true ? followWait(options.wait) : undefined;
   let { position, pass } = startingPoint(options, includeDeleted);
   let resynced = false;
   let resyncedThisRun = false;
@@ -56,6 +71,8 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
         cursor: position.cursor,
         includeDeleted: includeDeleted && pass === null,
         limit,
+        // A full pass is read at once; only the changes after it are waited for.
+        ...(wait === undefined || pass !== null ? {} : { wait }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     } catch (error) {
@@ -81,8 +98,13 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
     yield { page, position, resynced };
     resynced = false;
     if (page.hasMore) continue;
-    if (pass === null) return;
-    // The pass is over: now the changes since it began, tombstones included.
-    pass = null;
+    if (pass !== null) {
+      // The pass is over: now the changes since it began, tombstones included.
+      pass = null;
+      continue;
+    }
+    if (wait === undefined) return;
+    // Caught up: a 410 from here on (weeks later, say) is a new one, not a resync that loops.
+    resyncedThisRun = false;
   }
 }

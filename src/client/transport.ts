@@ -6,9 +6,24 @@ import type { ResponseInfo } from './errors.js';
  * installing undici), and any fetch-compatible function.
  */
 export interface HttpTransport {
-  get(url: URL, headers: Readonly<Record<string, string>>, signal: AbortSignal | undefined): Promise<ResponseInfo>;
+  get(
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+    signal: AbortSignal | undefined,
+    options?: TransportGetOptions,
+  ): Promise<ResponseInfo>;
   /** Releases kept-alive connections. */
   close(): void;
+}
+
+/** What a transport is told about one request, beyond its URL and headers. */
+export interface TransportGetOptions {
+  /**
+   * The server may hold this request this long before it sends a byte (a long poll, `wait`,
+   * CONTRACT.md section 2): a transport that times out a silent request must allow this much
+   * more for it. Absent: an ordinary request, answered at once.
+   */
+  readonly holdMs?: number;
 }
 
 /**

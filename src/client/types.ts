@@ -50,7 +50,17 @@ export interface ListMealsOptions {
   readonly limit?: number;
   readonly cursor?: string | null;
   readonly includeDeleted?: boolean;
-  /** Aborts the waits and the request. */
+  /**
+   * Long poll (CONTRACT.md section 2), whole seconds 1 to 120: when the page would be empty,
+   * the server holds the request until a change of this user that belongs in it commits (then
+   * answers within 1 s) or this many seconds pass (then answers the empty page). One request
+   * for the limits; the client's timeout allows the hold.
+   */
+  readonly wait?: number;
+  /**
+   * Aborts the waits and the request, a held one included: the call rejects with an error
+   * named `AbortError`.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -70,6 +80,11 @@ export interface SyncPosition {
 }
 
 export interface SyncStep {
+  /**
+   * The page as the server sent it. `hasMore: false` is the end of the feed: a sync returns
+   * after it, a follow holds its next poll. A follow's poll whose wait ran out with no change is
+   * an empty page too, with the position unchanged.
+   */
   readonly page: MealPage;
   /** Where to resume once this page is applied. */
   readonly position: SyncPosition;
@@ -92,6 +107,22 @@ export interface SyncOptions {
   readonly limit?: number;
   /** Told when a `410 resync_required` makes the sync start again from the beginning. */
   readonly onResync?: (reason: Error) => void;
+  /**
+   * Follow the changes instead of returning at the end of the feed: every poll at the end is
+   * a long poll of `wait` seconds, so a change is yielded within about a second of its commit
+   * while an idle feed costs one request per `wait`. It ends only by `signal` (or an error).
+   */
+  readonly follow?: boolean;
+  /**
+   * With `follow`: how long the server may hold each poll, whole seconds 1 to 120 (default
+   * 120, the server's maximum and the fewest requests). Ignored without `follow`.
+   */
+  readonly wait?: number;
+  /**
+   * Stops the sync, at once, even during a held poll or a wait: the iteration rejects with an
+   * error named `AbortError` (the pages yielded before it were whole; resume from the last
+   * position saved). Breaking out of `for await` also ends it, between pages.
+   */
   readonly signal?: AbortSignal;
 }
 

@@ -67,9 +67,12 @@ test('progress rewrites one line on a terminal, counts down waits, and stays sil
   progress.page(2, 1500);
   progress.waiting('interval', 3000);
   progress.notice('a notice');
+  progress.page(3, 1501);
+  progress.following();
   progress.done();
   assert.match(terminal.text, /2 pages, 1,500 meals/);
   assert.match(terminal.text, /2 pages, 1,500 meals · waiting 3 s for the rate limit/);
+  assert.match(terminal.text, /3 pages, 1,501 meals · up to date, following changes/);
   assert.match(terminal.text, /meal-export: a notice\n/);
   assert.ok(terminal.text.endsWith('\r\x1b[2K'));
 
@@ -77,6 +80,7 @@ test('progress rewrites one line on a terminal, counts down waits, and stays sil
   const quiet = createPullProgress(pipe);
   quiet.page(1, 1);
   quiet.waiting('rate_limited', 3000);
+  quiet.following();
   quiet.notice('still said');
   quiet.done();
   assert.equal(pipe.text, 'meal-export: still said\n');

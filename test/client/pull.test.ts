@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
@@ -162,19 +163,51 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     );
   });
 
-  test('--follow picks up changes while it runs and exits 0 with its summary on SIGTERM', async () => {
+  test('--follow writes a change imported in another process within about a second, from a held poll; SIGTERM exits 0 at once; the state resumes with no duplicate', async () => {
     const user = await userWith(2);
-    const files = pullFiles(temp.dir, 'follow');
-    const running = spawnPull(server, user.key, files, ['--follow', '1', '--json']);
-    await waitFor('the first pull', () => csvRows(fileText(files.out)).length === 3);
-    await server.importMeals(user.userId, [makeMeal('followed-meal')]);
-    await waitFor('the followed change', () => fileText(files.out).includes('followed-meal'));
+    const files = pullFiles(temp.dir, 'follow', 'jsonl');
+    const lines = () => fileText(files.out).split('\n').filter(Boolean);
+    const running = spawnPull(server, user.key, files, ['--follow', '60', '--json']);
+    await waitFor('the first pull', () => lines().length === 2 && fileText(files.state) !== '');
+    await sleep(1_000); // its poll is held now
+    const meal = makeMeal();
+    await server.importMeals(user.userId, [meal]);
+    const importedAt = performance.now();
+    await waitFor('the followed change', () => fileText(files.out).includes(String(meal.id)), 5_000);
+    const latency = performance.now() - importedAt;
+    assert.ok(latency <= 2_000, `written ${Math.round(latency)} ms after the import`);
+    await sleep(500); // held again
+
+    const signalled = performance.now();
     running.child.kill('SIGTERM');
     const { code } = await running.exited;
     assert.equal(code, 0, running.stderr());
-    const summary = JSON.parse(running.stdout()) as Record<string, number>;
-    assert.equal(summary.total, 3);
-    assert.equal(summary.upserted, 3);
+    assert.ok(performance.now() - signalled < 2_000, 'the held poll is dropped at once, not waited out');
+    assert.deepEqual(JSON.parse(running.stdout()), { pages: 3, upserted: 3, deleted: 0, total: 3 });
+    await assertSameAsExport(server, user.userId, files.out, 'jsonl');
+
+    const next = makeMeal();
+    await server.importMeals(user.userId, [next]);
+    assert.deepEqual(await pull(server, user.key, files), { pages: 1, upserted: 1, deleted: 0, total: 4 });
+    assert.equal(lines().length, 4);
+    await assertSameAsExport(server, user.userId, files.out, 'jsonl');
+  });
+
+  test('--follow over 120 s holds each poll 120 s and says so; SIGINT exits 0 with the state saved', async () => {
+    const user = await userWith(1);
+    const files = pullFiles(temp.dir, 'follow-long');
+    const running = spawnPull(server, user.key, files, ['--follow', '3600', '--json']);
+    await waitFor('the first pull', () => csvRows(fileText(files.out)).length === 2 && fileText(files.state) !== '');
+    await sleep(1_000);
+    running.child.kill('SIGINT');
+    const { code } = await running.exited;
+    assert.equal(code, 0, running.stderr());
+    assert.equal(
+      running.stderr(),
+      "meal-export: --follow 3600: each poll is held up to 120 s, the server's longest wait\n",
+    );
+    assert.equal((JSON.parse(running.stdout()) as { total: number }).total, 1);
+    assert.deepEqual(await pull(server, user.key, files), { pages: 1, upserted: 0, deleted: 0, total: 1 });
     await assertSameAsExport(server, user.userId, files.out, 'csv');
   });
 });

@@ -14,7 +14,7 @@ import { withStorage } from '../../src/storage/open-storage.js';
 import { runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { assertSameAsExport, fileText, pull, pullArgs, pullFiles } from './pull-harness.js';
+import { assertSameAsExport, fileText, pull, pullArgs, pullFiles, waitFor } from './pull-harness.js';
 
 // 410 resync_required comes only when a pruned tombstone belongs in the answer (CONTRACT.md
 // section 2). The sync client follows from 5 minutes before a full pass began, so these tests
@@ -89,6 +89,38 @@ describe('410 resync_required', { concurrency: true }, () => {
     const last = steps.at(-1)?.position;
     assert.equal(last?.followSince, null);
     assert.ok(Date.parse(last?.lastModifiedSince ?? '') > Date.now() - 3_600_000, 'following from a recent point');
+  });
+
+  test('a follow meets a 410 as sync does: it starts again, flags the page, then holds its polls and yields the next change', async () => {
+    const user = await userWith(4, 20);
+    await deleteAndPrune(user.userId, String(user.ids[1]), Date.now() - 15 * MINUTE);
+    const client = clientFor(user.key);
+    const stop = new AbortController();
+    const steps: SyncStep[] = [];
+    let reasons = 0;
+    const from = { lastModifiedSince: '2025-01-01T00:00:00.000Z', cursor: null, followSince: null };
+    const sync = client.sync({ from, follow: true, wait: 30, signal: stop.signal, onResync: () => (reasons += 1) });
+    const ended = (async () => {
+      for await (const step of sync) steps.push(step);
+    })();
+    ended.catch(() => undefined);
+    // The resync pass (3 live meals, one page), then its catch-up: nothing since, so held.
+    await waitFor('the resync pass', () => steps.length === 1);
+    await sleep(1000);
+    const meal = makeMeal();
+    await server.importMeals(user.userId, [meal]);
+    await waitFor('the change after the resync', () => steps.length === 2, 5000);
+    stop.abort();
+    await assert.rejects(ended, { name: 'AbortError' });
+    client.close();
+    assert.equal(reasons, 1);
+    assert.deepEqual(
+      steps.map((s) => [s.resynced, s.page.meals.map((m) => m.id)]),
+      [
+        [true, user.ids.filter((_, i) => i !== 1)],
+        [false, [meal.id]],
+      ],
+    );
   });
 
   test('a 410 in the catch-up after a first full pass starts one resync, which then completes', async () => {

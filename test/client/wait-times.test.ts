@@ -60,3 +60,28 @@ test('the pacer waits 3 s by default, then the interval the server announces; a 
   await fixed.ready(undefined);
   assert.deepEqual(waits.pop(), { reason: 'interval', ms: 500 });
 });
+
+test('after a long poll the interval counts from shortly after it was sent, not from its answer', async () => {
+  let now = 0;
+  const waits: WaitEvent[] = [];
+  const wait = async (event: WaitEvent) => {
+    if (event.ms > 0) waits.push(event);
+  };
+  const pacer = createPacer({ wait, now: () => now });
+  // Held 5 s: accepted on arrival, so the next request goes at once.
+  const sentAt = await pacer.ready(undefined);
+  now = 5000;
+  pacer.noteAccepted({}, sentAt);
+  assert.equal(await pacer.ready(undefined), 5000);
+  assert.deepEqual(waits, []);
+  // Held 2 s: 3 s from the latest it can have been accepted (1 s after it was sent).
+  now = 7000;
+  pacer.noteAccepted({}, 5000);
+  await pacer.ready(undefined);
+  assert.deepEqual(waits.pop(), { reason: 'interval', ms: 2000 });
+  // Answered at once: as any request, 3 s from its answer.
+  now = 7100;
+  pacer.noteAccepted({}, 7000);
+  await pacer.ready(undefined);
+  assert.deepEqual(waits.pop(), { reason: 'interval', ms: 3000 });
+});

@@ -9,19 +9,20 @@ export interface ProgressStream {
 export interface PullProgress {
   /** After each page is applied. */
   page(pages: number, meals: number): void;
-  /** Before a wait: the limiter, a Retry-After, a retry, the next --follow poll. */
-  waiting(reason: WaitEvent['reason'] | 'follow', ms: number): void;
+  /** With --follow, once the copy is up to date: the next poll is held until a change. */
+  following(): void;
+  /** Before a wait: the limiter, a Retry-After, a retry. */
+  waiting(reason: WaitEvent['reason'], ms: number): void;
   /** A line that stays (a resync, a failed poll that will be tried again): printed even off a terminal. */
   notice(text: string): void;
   /** Clears the progress line. */
   done(): void;
 }
 
-const WHY: Readonly<Record<WaitEvent['reason'] | 'follow', string>> = {
+const WHY: Readonly<Record<WaitEvent['reason'], string>> = {
   interval: 'for the rate limit',
   rate_limited: 'as the server asked (429)',
   retry: 'before trying again',
-  follow: 'until the next poll',
 };
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
@@ -32,7 +33,9 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
  */
 export function createPullProgress(stream: ProgressStream): PullProgress {
   const tty = stream.isTTY === true;
-  let status = 'connecting';
+  // The pages and meals so far; status adds where the pull stands.
+  let counts = 'connecting';
+  let status = counts;
   let timer: NodeJS.Timeout | undefined;
   let shown = false;
 
@@ -49,7 +52,14 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
     page(pages, meals) {
       if (!tty) return;
       stopCountdown();
-      status = `${plural(pages, 'page')}, ${plural(meals, 'meal')}`;
+      counts = `${plural(pages, 'page')}, ${plural(meals, 'meal')}`;
+      status = counts;
+      render(status);
+    },
+    following() {
+      if (!tty) return;
+      stopCountdown();
+      status = `${counts} · up to date, following changes`;
       render(status);
     },
     waiting(reason, ms) {
@@ -58,8 +68,12 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
       const until = Date.now() + ms;
       const tick = () => {
         const seconds = Math.ceil((until - Date.now()) / 1000);
-        if (seconds > 0) render(`${status} · waiting ${seconds} s ${WHY[reason]}`);
-        else stopCountdown();
+        if (seconds > 0) render(`${counts} · waiting ${seconds} s ${WHY[reason]}`);
+        else {
+          // The wait is over: back to where things stand (a held poll shows no countdown).
+          stopCountdown();
+          render(status);
+        }
       };
       tick();
       timer = setInterval(tick, 1000);
