@@ -11,6 +11,7 @@ import { ensureServerCertificate, serverCertificate, startRealServer } from './h
 import { deltaPoll } from './scenarios/delta-poll.js';
 import { fixedRate } from './scenarios/fixed-rate.js';
 import { growth } from './scenarios/growth.js';
+import { longPollLatency } from './scenarios/long-poll-latency.js';
 import { memory } from './scenarios/memory.js';
 import { naive } from './scenarios/naive.js';
 import { page100 } from './scenarios/page-100.js';
@@ -42,6 +43,7 @@ const SCENARIOS: readonly Scenario[] = [
   naive,
   fixedRate,
   memory,
+  longPollLatency,
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -51,7 +51,7 @@ export interface LoadResult {
 const MB = 1024;
 
 /** The value at quantile q (nearest rank) of sorted values. */
-function quantile(sorted: Float64Array, q: number): number {
+export function quantile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[index] ?? Number.NaN;

@@ -35,6 +35,8 @@ export interface BenchOptions {
   readonly fixedRateShare: number;
   /** The memory scenario: concurrent 5000-meal requests. */
   readonly memoryConnections: number;
+  /** Long poll: held requests timed from commit to answer, per way of waking them. */
+  readonly longPollSamples: number;
 }
 
 const HEAVY = { heavyUsers: 5, heavyMeals: 20_000, seed: '1' } as const;
@@ -69,6 +71,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     measureSeconds: quick ? 3 : 10,
     fixedRateShare: 0.5,
     memoryConnections: 50,
+    longPollSamples: quick ? 40 : 200,
   };
 }
 
