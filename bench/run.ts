@@ -11,6 +11,7 @@ import { ensureServerCertificate, serverCertificate, startRealServer } from './h
 import { deltaPoll } from './scenarios/delta-poll.js';
 import { fixedRate } from './scenarios/fixed-rate.js';
 import { growth } from './scenarios/growth.js';
+import { heldIdle } from './scenarios/held-idle.js';
 import { longPollLatency } from './scenarios/long-poll-latency.js';
 import { memory } from './scenarios/memory.js';
 import { naive } from './scenarios/naive.js';
@@ -44,6 +45,7 @@ const SCENARIOS: readonly Scenario[] = [
   fixedRate,
   memory,
   longPollLatency,
+  heldIdle,
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -37,6 +37,9 @@ export interface BenchOptions {
   readonly memoryConnections: number;
   /** Long poll: held requests timed from commit to answer, per way of waking them. */
   readonly longPollSamples: number;
+  /** Long poll: idle held requests on one process, and how long their CPU is sampled. */
+  readonly heldConnections: number;
+  readonly idleSeconds: number;
 }
 
 const HEAVY = { heavyUsers: 5, heavyMeals: 20_000, seed: '1' } as const;
@@ -72,6 +75,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     fixedRateShare: 0.5,
     memoryConnections: 50,
     longPollSamples: quick ? 40 : 200,
+    heldConnections: 10_000,
+    idleSeconds: quick ? 5 : 15,
   };
 }
 
