@@ -44,7 +44,7 @@ export interface BenchOptions {
 
 const HEAVY = { heavyUsers: 5, heavyMeals: 20_000, seed: '1' } as const;
 
-/** `--quick` (≤ 3 minutes on 2 cores, seeding included), `--only a,b`, `--profile DIR`. */
+/** `--quick` (≤ 3 minutes on 2 cores, seeding included, and ≈ 2.5 more for the long poll), `--only a,b`, `--profile DIR`. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
