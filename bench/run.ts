@@ -7,11 +7,13 @@ import { runMealExport } from './harness/processes.js';
 import { describeMachine, RESULTS_JSON, RESULTS_MD, writeReports } from './harness/report.js';
 import { formatRow, type ScenarioRow } from './harness/results.js';
 import type { Scenario } from './harness/scenario.js';
-import { serverCertificate, startRealServer } from './harness/servers.js';
+import { ensureServerCertificate, serverCertificate, startRealServer } from './harness/servers.js';
 import { deltaPoll } from './scenarios/delta-poll.js';
 import { fixedRate } from './scenarios/fixed-rate.js';
 import { growth } from './scenarios/growth.js';
+import { heldIdle } from './scenarios/held-idle.js';
 import { longPoll } from './scenarios/long-poll.js';
+import { longPollLatency } from './scenarios/long-poll-latency.js';
 import { memory } from './scenarios/memory.js';
 import { naive } from './scenarios/naive.js';
 import { page100 } from './scenarios/page-100.js';
@@ -43,6 +45,8 @@ const SCENARIOS: readonly Scenario[] = [
   naive,
   fixedRate,
   memory,
+  longPollLatency,
+  heldIdle,
   longPoll,
 ];
 
@@ -61,10 +65,14 @@ async function main(): Promise<void> {
     `meal-export bench (${options.quick ? 'quick' : 'full'}): ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}`,
   );
 
-  const big = await ensureDataset(options.big, log);
-  const small = await ensureDataset(options.small, log);
+  // Scenarios that bring their own stores and servers (long poll) need neither the seeded
+  // databases (10 M meals in a full run) nor the real server on the big one.
+  const standalone = selected.every((s) => s.standalone === true);
+  const big = standalone ? undefined : await ensureDataset(options.big, log);
+  const small = standalone ? undefined : await ensureDataset(options.small, log);
   if (options.profileDir !== undefined) mkdirSync(options.profileDir, { recursive: true });
-  const real = await startRealServer(big.db, options.profileDir);
+  const real = big === undefined ? undefined : await startRealServer(big.db, options.profileDir);
+  if (real === undefined) await ensureServerCertificate();
   const createdKeys: Array<{ db: string; id: string }> = [];
   const context = createContext({ options, big, small, real, certificate: serverCertificate(), log, createdKeys });
   const failures: string[] = [];
@@ -85,7 +93,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await context.closeScaleOut();
-    await real.stop();
+    await real?.stop();
     for (const { db, id } of createdKeys) await runMealExport(['keys', 'revoke', id, '--db', db, '--json']);
   }
   loads.push(loadAverage());

@@ -16,6 +16,7 @@ import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf }
 import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { createSharedLimiters } from './ratelimit/shared-limiters.js';
 import { openStorage } from './storage/open-storage.js';
+import type { Storage } from './storage/storage.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
 import { startTombstonePruning } from './tombstone-pruning.js';
 import { type RunningAppPage, startAppPage } from './web/app-page.js';
@@ -60,6 +61,16 @@ export interface ServerOptions {
    * Redis; with Redis every worker decides there itself.
    */
   readonly clusterWorker?: { readonly limiters?: Limiters | undefined };
+  /**
+   * Serve on a store the caller opened (then `config.database` is not read), and that the
+   * caller closes after close(). For a back end that runs the API in its own process and
+   * writes meals through the same handle (host/meal-host.ts createMealHost over it): those
+   * writes wake held long polls as they commit (on SQLite, not at the next 100 ms look for
+   * other processes' commits: storage/feed-signals.ts), and the process holds one store, not
+   * two. The benchmark's in-process long-poll latency is measured this way. Open it with
+   * `{ serving: true }`, as serve does, so that background writes never block the event loop.
+   */
+  readonly storage?: Storage;
 }
 
 export interface RunningServer {
@@ -132,7 +143,7 @@ function openLimiters(
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
 export async function startServer(config: ServeConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-  const opened = await openStorage(config.database, { serving: true });
+  const opened = options.storage ?? (await openStorage(config.database, { serving: true }));
   const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
   const tlsMaterial = await loadServeTls(config);
   const tls = tlsMaterial !== undefined;
@@ -218,7 +229,8 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     await appPage?.close();
     await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
     await limiters.close();
-    await storage.close();
+    // A store the caller opened is the caller's to close (its other users may still write).
+    if (options.storage === undefined) await storage.close();
   }
 
   // The app page: its own listener beside the API, on the same store and certificate.

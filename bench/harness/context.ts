@@ -54,18 +54,26 @@ export function bearer(key: string): Record<string, string> {
 
 interface ContextParts {
   readonly options: BenchOptions;
-  readonly big: Dataset;
-  readonly small: Dataset;
-  readonly real: ServerProcess;
+  /** Undefined in a run of standalone scenarios only (scenario.ts): none of them reads these. */
+  readonly big: Dataset | undefined;
+  readonly small: Dataset | undefined;
+  readonly real: ServerProcess | undefined;
   readonly certificate: Certificate;
   readonly log: (line: string) => void;
   /** Key ids to revoke, by database, when the run ends. */
   readonly createdKeys: Array<{ db: string; id: string }>;
 }
 
+function prepared<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is not prepared in a run of standalone scenarios only`);
+  return value;
+}
+
 export function createContext(parts: ContextParts): BenchContext {
   const { options, certificate } = parts;
   const rows: ScenarioRow[] = [];
+  const big = () => prepared(parts.big, 'the big database');
+  const real = () => prepared(parts.real, 'the real server');
 
   const fetch = async (server: ServerProcess, pathAndQuery: string, key: string) => {
     const response = await httpsGet(`${server.url}${pathAndQuery}`, certificate.ca, bearer(key));
@@ -90,8 +98,21 @@ export function createContext(parts: ContextParts): BenchContext {
 
   let scaleOut: Promise<ScaleOutStart> | undefined;
   return {
-    ...parts,
-    embedded: { rowPrefix: '', label: 'SQLite', db: parts.big.db, server: parts.real, shape: parts.big.shape },
+    options,
+    certificate,
+    log: parts.log,
+    get big() {
+      return big();
+    },
+    get small() {
+      return prepared(parts.small, 'the small database');
+    },
+    get real() {
+      return real();
+    },
+    get embedded() {
+      return { rowPrefix: '', label: 'SQLite', db: big().db, server: real(), shape: big().shape };
+    },
     rows,
     scaleOut() {
       scaleOut ??= startScaleOut(options, parts.log);
@@ -132,7 +153,7 @@ export function createContext(parts: ContextParts): BenchContext {
       return json;
     },
     measure,
-    async againstCeiling(pathAndQuery, key, overrides = {}, server = parts.real) {
+    async againstCeiling(pathAndQuery, key, overrides = {}, server = real()) {
       const response = await fetch(server, pathAndQuery, key);
       const again = await fetch(server, pathAndQuery, key);
       if (!again.body.equals(response.body))

@@ -92,3 +92,15 @@ export async function ensureDataset(shape: DatasetShape, log: (line: string) => 
   log(`  seeded in ${seeding.seconds} s: ${seeding.mealsPerSecond} meals/s`);
   return { shape, db, folder, seeding, seededNow: true };
 }
+
+/** An empty SQLite file of a scenario's own under bench/.data/scratch, and how to remove it. */
+export function scratchSqliteFile(name: string): { readonly db: string; remove(): void } {
+  const folder = path.join(DATA_DIR, 'scratch');
+  mkdirSync(folder, { recursive: true });
+  const db = path.join(folder, `${name}.db`);
+  const remove = () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+  };
+  remove();
+  return { db, remove };
+}

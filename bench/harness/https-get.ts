@@ -7,14 +7,18 @@ export interface FetchedResponse {
   readonly body: Buffer;
 }
 
-/** One GET over TLS, trusting only the benchmark's certificate. */
+/**
+ * One GET over TLS, trusting only the benchmark's certificate: on a connection of its own, or
+ * on `agent`'s (keep-alive: no handshake in the request's time once the connection is open).
+ */
 export function httpsGet(
   url: string,
   ca: string,
   headers: Readonly<Record<string, string>> = {},
+  agent: https.Agent | false = false,
 ): Promise<FetchedResponse> {
   return new Promise((resolve, reject) => {
-    const request = https.get(url, { ca, headers, agent: false }, (response) => {
+    const request = https.get(url, { ca, headers, agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

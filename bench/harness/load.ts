@@ -11,6 +11,8 @@ export interface LoadSpec {
   readonly seconds: number;
   /** Requests per second over all connections; unset: as fast as the server answers. */
   readonly overallRate?: number | undefined;
+  /** Changes each request before it is sent (another key each time, say); unset: all alike. */
+  readonly setupRequest?: ((request: autocannon.Request) => autocannon.Request) | undefined;
 }
 
 /** What a load reads of the server under test, besides autocannon's figures. */
@@ -72,6 +74,7 @@ async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) =>
     timeout: 30,
   };
   if (spec.overallRate !== undefined) options.overallRate = spec.overallRate;
+  if (spec.setupRequest !== undefined) options.requests = [{ setupRequest: spec.setupRequest }];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (error: unknown, done: autocannon.Result) =>
       error === null || error === undefined ? resolve(done) : reject(error),

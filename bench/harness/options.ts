@@ -35,11 +35,16 @@ export interface BenchOptions {
   readonly fixedRateShare: number;
   /** The memory scenario: concurrent 5000-meal requests. */
   readonly memoryConnections: number;
+  /** Long poll: held requests timed from commit to answer, per way of waking them. */
+  readonly longPollSamples: number;
+  /** Long poll: idle held requests on one process, and how long their CPU is sampled. */
+  readonly heldConnections: number;
+  readonly idleSeconds: number;
 }
 
 const HEAVY = { heavyUsers: 5, heavyMeals: 20_000, seed: '1' } as const;
 
-/** `--quick` (≤ 3 minutes on 2 cores, seeding included), `--only a,b`, `--profile DIR`. */
+/** `--quick` (≤ 3 minutes on 2 cores, seeding included, and ≈ 2.5 more for the long poll), `--only a,b`, `--profile DIR`. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -69,6 +74,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     measureSeconds: quick ? 3 : 10,
     fixedRateShare: 0.5,
     memoryConnections: 50,
+    longPollSamples: quick ? 40 : 200,
+    heldConnections: 10_000,
+    idleSeconds: quick ? 5 : 15,
   };
 }
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
-import { longPollSection } from './report-long-poll.js';
+import { LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock } from './report-long-poll.js';
 import { scaleOutSection } from './report-scale-out.js';
 import type { ScenarioRow } from './results.js';
 
@@ -148,7 +148,6 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
     ...targetLines,
     '',
     ...scaleOutSection(rows),
-    ...longPollSection(rows),
     'How to read it: each load is autocannon in the benchmark process on loopback against one server process; ' +
       '`ratio` is req/s over the ceiling’s req/s for the same bytes in the same run, `CPU ratio` the ceiling’s server CPU per ' +
       'request over this one’s (the fairer figure when the load generator, on the other core, caps the ceiling: see the client CPU column). ' +
@@ -158,26 +157,66 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
   ].join('\n');
 }
 
+/** The section of the report a row belongs in: its `section`, or the main block. */
+const sectionOf = (row: ScenarioRow) => (typeof row.section === 'string' ? row.section : 'main');
+const SECTION_ORDER = ['main', 'long-poll'];
+
+function readPreviousRows(): ScenarioRow[] {
+  try {
+    const rows: unknown = JSON.parse(readFileSync(RESULTS_JSON, 'utf8'));
+    return Array.isArray(rows) ? (rows as ScenarioRow[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Puts `block` between its markers in `text`; when they are not there, after the title (the
+ * main block) or at the end (a section of its own, below the notes on the main block).
+ */
+function placeBlock(text: string, begin: string, end: string, block: string, where: 'top' | 'end'): string {
+  const at = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (at >= 0 && to > at) return `${text.slice(0, at)}${block}${text.slice(to + end.length)}`;
+  if (where === 'end') return `${text.trimEnd()}\n\n${block}\n`;
+  const cut = text.indexOf('\n') + 1;
+  return `${text.slice(0, cut)}\n${block}\n${text.slice(cut)}`;
+}
+
+/**
+ * Writes results.json and the blocks of RESULTS.md that this run measured: the main block
+ * when it ran any of its scenarios, the long-poll block when it ran any of those (each block
+ * from this run's rows only, with its own run line). A block this run did not touch, and its
+ * rows in results.json, stay as the run that wrote them left them.
+ */
 export function writeReports(
   rows: readonly ScenarioRow[],
   options: BenchOptions,
   machine: Machine,
   loads: readonly number[],
 ) {
-  writeFileSync(RESULTS_JSON, `${JSON.stringify(rows, null, 2)}\n`);
-  const block = generated(rows, options, machine, loads);
-  let previous: string;
+  const ran = new Set(rows.map(sectionOf));
+  const kept = readPreviousRows().filter((row) => !ran.has(sectionOf(row)));
+  const all = [...kept, ...rows].sort(
+    (a, b) => SECTION_ORDER.indexOf(sectionOf(a)) - SECTION_ORDER.indexOf(sectionOf(b)),
+  );
+  writeFileSync(RESULTS_JSON, `${JSON.stringify(all, null, 2)}\n`);
+  let text: string;
   try {
-    previous = readFileSync(RESULTS_MD, 'utf8');
+    text = readFileSync(RESULTS_MD, 'utf8');
   } catch {
-    previous = '';
+    text = '# Benchmark results (issue 4)\n';
   }
-  const begin = previous.indexOf(BEGIN);
-  const end = previous.indexOf(END);
-  const text =
-    begin >= 0 && end > begin
-      ? `${previous.slice(0, begin)}${block}${previous.slice(end + END.length)}`
-      : `# Benchmark results (issue 4)\n\n${block}\n`;
+  const mainRows = rows.filter((row) => sectionOf(row) === 'main');
+  if (mainRows.length > 0) text = placeBlock(text, BEGIN, END, generated(mainRows, options, machine, loads), 'top');
+  const command = `npm run bench${options.quick ? ' -- --quick' : ''}${options.only.length > 0 ? `${options.quick ? '' : ' --'} --only ${options.only.join(',')}` : ''}`;
+  const longPoll = longPollBlock(
+    rows.filter((row) => sectionOf(row) === 'long-poll'),
+    machine,
+    command,
+    loads,
+  );
+  if (longPoll !== undefined) text = placeBlock(text, LONG_POLL_BEGIN, LONG_POLL_END, longPoll, 'end');
   writeFileSync(RESULTS_MD, text);
   // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
   const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');

@@ -24,6 +24,8 @@ export interface PostgresSizes {
 export interface ScaleOut extends Deployment {
   readonly seeding: SeedRun;
   readonly sizes: PostgresSizes;
+  /** The flags its server was started with besides `--db` (Redis and prefix): a second instance takes them too. */
+  readonly serveArgs: readonly string[];
   /** The counters the loads read (a tier on another host has no /proc here). */
   readonly countersRead: readonly string[];
   /** `MEMORY USAGE` of the limiter keys the run made, averaged; null when there are none. */
@@ -116,13 +118,33 @@ async function measureSizes(url: string): Promise<PostgresSizes> {
   }
 }
 
+/** An unseeded deployment's dataset: nothing was written, nothing measured. */
+const EMPTY = {
+  shape: { users: 0, mealsPerUser: 0, heavyUsers: 0, heavyMeals: 0, seed: '1' },
+  seeding: { meals: 0, seconds: 0, cpuSeconds: 0, mealsPerSecond: 0 },
+  sizes: {
+    meals: 0,
+    totalBytes: 0,
+    heapBytes: 0,
+    primaryKeyBytes: 0,
+    byIdBytes: 0,
+    databaseBytes: 0,
+    vacuumSeconds: 0,
+  },
+} as const;
+
 /**
  * Makes the scale-out deployment: a database of its own on the PostgreSQL server (created
- * here, dropped by stop()), seeded by the real `seed` command, and `serve` on it with the
- * shared Redis limiter under a prefix of its own. Skipped, with the reason, when either
- * server does not answer.
+ * here, dropped by stop()), seeded by the real `seed` command (or left `empty`, for scenarios
+ * that make their own users, such as the long poll's), and `serve` on it with the shared
+ * Redis limiter under a prefix of its own. Skipped, with the reason, when either server does
+ * not answer.
  */
-export async function startScaleOut(options: BenchOptions, log: (line: string) => void): Promise<ScaleOutStart> {
+export async function startScaleOut(
+  options: BenchOptions,
+  log: (line: string) => void,
+  contents: 'seeded' | 'empty' = 'seeded',
+): Promise<ScaleOutStart> {
   const { pgUrl, redisUrl } = options;
   const missing = (await probePostgres(pgUrl)) ?? (await probeRedis(redisUrl));
   if (missing !== undefined) return { ok: false, reason: missing };
@@ -148,12 +170,17 @@ export async function startScaleOut(options: BenchOptions, log: (line: string) =
   try {
     await admin.unsafe(`CREATE DATABASE ${database}`);
     await redis.connect();
-    const shape = options.pgDataset;
-    log(`scale-out: database ${database}, Redis prefix ${prefix}; seeding PostgreSQL…`);
-    const seeding = await seedDatabase(shape, dbUrl.href);
-    log(`  seeded ${seeding.meals} meals in ${seeding.seconds} s: ${seeding.mealsPerSecond} meals/s`);
-    const sizes = await measureSizes(dbUrl.href);
-    const server = await startRealServer(dbUrl.href, undefined, ['--redis', redisUrl, '--redis-prefix', prefix]);
+    const seeded = contents === 'seeded';
+    const shape = seeded ? options.pgDataset : EMPTY.shape;
+    log(`scale-out: database ${database}, Redis prefix ${prefix}${seeded ? '; seeding PostgreSQL…' : ' (empty)'}`);
+    let { seeding, sizes }: { seeding: SeedRun; sizes: PostgresSizes } = EMPTY;
+    if (seeded) {
+      seeding = await seedDatabase(shape, dbUrl.href);
+      log(`  seeded ${seeding.meals} meals in ${seeding.seconds} s: ${seeding.mealsPerSecond} meals/s`);
+      sizes = await measureSizes(dbUrl.href);
+    }
+    const serveArgs = ['--redis', redisUrl, '--redis-prefix', prefix];
+    const server = await startRealServer(dbUrl.href, undefined, serveArgs);
     cleanUps.push(() => server.stop());
     // The server's own backends: PostgreSQL titles each `postgres: … USER DATABASE HOST(PORT) STATE`.
     const backends = () =>
@@ -173,6 +200,7 @@ export async function startScaleOut(options: BenchOptions, log: (line: string) =
       shape,
       seeding,
       sizes,
+      serveArgs,
       countersRead: Object.keys(counters),
       async redisBytesPerKey() {
         const keys = (await keysUnder(redis, prefix)).filter((key) => key.startsWith(`${prefix}rate:`));

@@ -5,6 +5,11 @@ import type { ScenarioRow } from './results.js';
 export interface Scenario {
   readonly name: string;
   readonly question: string;
+  /**
+   * Needs neither the seeded SQLite databases nor the real server on the big one (it starts
+   * servers on stores of its own): a run of such scenarios alone neither seeds nor starts them.
+   */
+  readonly standalone?: boolean;
   run(context: BenchContext): Promise<ScenarioRow[]>;
 }
 

@@ -1,8 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as CertificateModule from '../../src/tls/certificate.js';
 import { DATA_DIR } from './datasets.js';
 import type { FetchedResponse } from './https-get.js';
-import { BIN, type ServerProcess, startServerProcess } from './processes.js';
+import { BIN, ROOT, type ServerProcess, startServerProcess } from './processes.js';
 
 /** The real server's data folder: its self-signed certificate is made once and reused. */
 export const SERVER_HOME = path.join(DATA_DIR, 'server-home');
@@ -12,6 +14,16 @@ export interface Certificate {
   readonly keyFile: string;
   /** The PEM, trusted by the benchmark's own requests. */
   readonly ca: string;
+}
+
+/**
+ * Makes the real server's certificate if no server has made it yet (a run of standalone
+ * scenarios only starts no real server first), as `serve` would: the built code, same folder.
+ */
+export async function ensureServerCertificate(): Promise<void> {
+  const file = pathToFileURL(path.join(ROOT, 'dist', 'tls', 'certificate.js')).href;
+  const { loadTlsMaterial } = (await import(file)) as typeof CertificateModule;
+  await loadTlsMaterial({ dataDir: SERVER_HOME, host: '127.0.0.1' });
 }
 
 export function serverCertificate(): Certificate {

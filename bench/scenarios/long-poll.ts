@@ -1,3 +1,4 @@
+import { LONG_POLL_SECTION } from './long-poll-latency.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -106,6 +107,7 @@ function consumerRow(name: string, who: Consumer, changes: number, extra: Record
     rate_limited: who.counts.rateLimited,
     change_every_s: CHANGE_EVERY_MS / 1000,
     ...extra,
+    section: LONG_POLL_SECTION,
   });
 }
 
@@ -118,7 +120,7 @@ function consumerRow(name: string, who: Consumer, changes: number, extra: Record
  * figure is the baseline: about 10 / 3 requests per change, and 1.5 s of delay on average.
  */
 export const longPoll: Scenario = {
-  name: 'long-poll',
+  name: 'follow-vs-poll',
   question: 'Requests per delivered change, and how soon: a follower with wait=120 against a poller every 3 s?',
   async run(context: BenchContext) {
     const changes = context.options.quick ? 4 : 18;
@@ -173,8 +175,8 @@ export const longPoll: Scenario = {
       const seconds = round((performance.now() - started) / 1000, 1);
 
       const common = { seconds, load_avg: load };
-      const follow = consumerRow('long-poll-follow', follower, ids.length, { ...common, wait_s: WAIT_SECONDS });
-      const poll = consumerRow('long-poll-poll-3s', poller, ids.length, { ...common, poll_every_s: 3 });
+      const follow = consumerRow('follow-wait-120', follower, ids.length, { ...common, wait_s: WAIT_SECONDS });
+      const poll = consumerRow('follow-poll-3s', poller, ids.length, { ...common, poll_every_s: 3 });
       const followRate = follow.requests_per_change as number;
       const pollRate = poll.requests_per_change as number;
       return [

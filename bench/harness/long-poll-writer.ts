@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type * as HostModule from '../../src/host/meal-host.js';
+import type * as ServerModule from '../../src/server.js';
+import type * as StorageModule from '../../src/storage/open-storage.js';
+import { type WriterCommand, type WriterMessage, type WriterReplies, wallClock } from './writer-process.js';
+
+/**
+ * The long-poll benchmark's writer process (bench/harness/writer-process.ts starts it):
+ *   node --import tsx bench/harness/long-poll-writer.ts --db DB [--serve DATA_DIR]
+ * Writes through the built host module (dist/host, what `meal-export/host` ships) on command
+ * over IPC. With --serve it also runs the built API server on the same store handle, as a back
+ * end that embeds the API would: its own commits then wake held requests as they commit.
+ */
+
+const DIST = path.resolve(import.meta.dirname, '../../dist');
+const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(DIST, file)).href) as Promise<T>;
+
+const { values } = parseArgs({
+  options: { db: { type: 'string' }, serve: { type: 'string' } },
+  strict: true,
+});
+const db = values.db;
+if (db === undefined) throw new Error('usage: long-poll-writer --db DB [--serve DATA_DIR]');
+
+const send = (message: WriterMessage) => process.send?.(message);
+
+const { openStorage } = await load<typeof StorageModule>('storage/open-storage.js');
+const { createMealHost } = await load<typeof HostModule>('host/meal-host.js');
+// A serving process's store, as serve opens it (ServerOptions.storage says why).
+const storage = await openStorage(db, { serving: values.serve !== undefined });
+const host = createMealHost(storage);
+
+let server: ServerModule.RunningServer | undefined;
+if (values.serve !== undefined) {
+  const { startServer } = await load<typeof ServerModule>('server.js');
+  server = await startServer(
+    {
+      database: db,
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: values.serve,
+      tlsCertFile: undefined,
+      tlsKeyFile: undefined,
+      insecureHttp: false,
+      // The limits of the benchmark's real server (bench/harness/servers.ts): never refused.
+      minIntervalMs: 0,
+      dailyLimit: 1_000_000_000,
+      tombstoneDays: 30,
+      logLevel: 'warn',
+      adminPort: undefined,
+      workers: 1,
+      redisUrl: undefined,
+      redisPrefix: 'meal-export:',
+      maxWaiting: 10_000,
+    },
+    { storage },
+  );
+}
+
+const aMeal = () =>
+  ({ type: 'lunch', date: new Date().toISOString(), title: 'long poll', caloriesTotal: 500 }) as const;
+
+async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterReplies]> {
+  switch (command.op) {
+    case 'clock':
+      return { at: wallClock() };
+    case 'keys': {
+      const keys = [];
+      for (let i = 0; i < command.count; i += 1) {
+        const userId = `${command.prefix}${i}`;
+        // Expiring keys never pile up, even if a run is killed (as context.createKey).
+        const created = await host.createKey(userId, { name: 'bench', expiresIn: '2h' });
+        if (command.withMeal === true) await host.upsertMeals(userId, [aMeal()]);
+        keys.push({ userId, key: created.key });
+      }
+      return { keys };
+    }
+    case 'write': {
+      const started = wallClock();
+      await host.upsertMeals(command.userId, [aMeal()]);
+      // The commit has returned to the writer: the moment a caller of the host module knows it.
+      const committedAt = wallClock();
+      return { committedAt, writeMs: committedAt - started };
+    }
+    case 'stop':
+      await server?.close();
+      await host.close();
+      setImmediate(() => process.exit(0));
+      return {};
+  }
+}
+
+process.on('message', (message: { id: number; command: WriterCommand }) => {
+  run(message.command).then(
+    (body) => send({ type: 'reply', id: message.id, body }),
+    (error: unknown) =>
+      send({
+        type: 'failed',
+        id: message.id,
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+  );
+});
+// The benchmark went away: so does the writer (and the server it runs).
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', url: server?.url, pid: process.pid });
