@@ -132,7 +132,7 @@ export function longPollBlock(
   if (rows.length === 0) return undefined;
   return [
     LONG_POLL_BEGIN,
-    `## Long poll (issue 15, item 7): run of ${machine.date} (\`${command}\`)`,
+    `## Long poll (issue 15, item 7): last written by the run of ${machine.date} (\`${command}\`); each row is from the latest run that measured it (its load average says how busy the machine was)`,
     '',
     `Machine: ${machine.cores} cores (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GiB; Node ${machine.node}. ` +
       `Load average (1 min) at start / end of the run: ${loads.join(' / ')}.`,

@@ -185,9 +185,9 @@ function placeBlock(text: string, begin: string, end: string, block: string, whe
 
 /**
  * Writes results.json and the blocks of RESULTS.md that this run measured: the main block
- * when it ran any of its scenarios, the long-poll block when it ran any of those (each block
- * from this run's rows only, with its own run line). A block this run did not touch, and its
- * rows in results.json, stay as the run that wrote them left them.
+ * when it ran any of its scenarios (from this run's rows only), the long-poll block when it ran
+ * any of those (each of its rows from the latest run that measured it). A block this run did
+ * not touch, and its rows in results.json, stay as the run that wrote them left them.
  */
 export function writeReports(
   rows: readonly ScenarioRow[],
@@ -196,7 +196,12 @@ export function writeReports(
   loads: readonly number[],
 ) {
   const ran = new Set(rows.map(sectionOf));
-  const kept = readPreviousRows().filter((row) => !ran.has(sectionOf(row)));
+  const ranNames = new Set(rows.map((row) => row.name));
+  // The main block is one run's; the long-poll block keeps each row until a run measures it
+  // again (its scenarios are standalone and often run alone: `--only follow-vs-poll`).
+  const kept = readPreviousRows().filter((row) =>
+    sectionOf(row) === 'long-poll' ? !ranNames.has(row.name) : !ran.has(sectionOf(row)),
+  );
   const all = [...kept, ...rows].sort(
     (a, b) => SECTION_ORDER.indexOf(sectionOf(a)) - SECTION_ORDER.indexOf(sectionOf(b)),
   );
@@ -211,7 +216,7 @@ export function writeReports(
   if (mainRows.length > 0) text = placeBlock(text, BEGIN, END, generated(mainRows, options, machine, loads), 'top');
   const command = `npm run bench${options.quick ? ' -- --quick' : ''}${options.only.length > 0 ? `${options.quick ? '' : ' --'} --only ${options.only.join(',')}` : ''}`;
   const longPoll = longPollBlock(
-    rows.filter((row) => sectionOf(row) === 'long-poll'),
+    ran.has('long-poll') ? all.filter((row) => sectionOf(row) === 'long-poll') : [],
     machine,
     command,
     loads,
