@@ -15,7 +15,9 @@ import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
 import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf } from './ratelimit/limiter-set.js';
 import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { createSharedLimiters } from './ratelimit/shared-limiters.js';
+import { loadUsedQuota } from './ratelimit/used-quota.js';
 import { openStorage } from './storage/open-storage.js';
+import type { Storage } from './storage/storage.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
 import { startTombstonePruning } from './tombstone-pruning.js';
 import { type RunningAppPage, startAppPage } from './web/app-page.js';
@@ -112,12 +114,13 @@ export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | u
  * - with Redis, the shared ones (each instance falling back to its own while Redis does not
  *   answer, CONTRACT.md section 4), which report their own decisions and fallbacks;
  * - in a cluster worker without Redis, its client of the primary's (exact across workers);
- * - otherwise this process's own.
+ * - otherwise this process's own, resuming each key's day from the store (used-quota.ts).
  */
-function openLimiters(
+async function openLimiters(
   config: ServeConfig,
   policy: RateLimitPolicy,
   log: FastifyBaseLogger,
+  storage: Storage,
   options: ServerOptions,
 ): Promise<LimiterSet> {
   const observer = options.metrics?.limiters ?? NO_LIMITER_OBSERVER;
@@ -125,8 +128,8 @@ function openLimiters(
     return createSharedLimiters({ url: config.redisUrl, prefix: config.redisPrefix, policy, log, observer });
   }
   const primary = options.clusterWorker?.limiters;
-  if (primary !== undefined) return Promise.resolve(limiterSetOf(primary, observer));
-  return Promise.resolve(createInProcessLimiters({ policy, observer }));
+  if (primary !== undefined) return limiterSetOf(primary, observer);
+  return createInProcessLimiters({ policy, observer, used: await loadUsedQuota(storage, policy, Date.now()) });
 }
 
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
@@ -138,7 +141,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const tls = tlsMaterial !== undefined;
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
   const log = createLogger(config.logLevel);
-  const limiters = await openLimiters(config, policy, log, options);
+  const limiters = await openLimiters(config, policy, log, storage, options);
   const { limiter, authFailures } = limiters;
   const authenticator = createKeyAuthenticator(storage);
 
