@@ -8,6 +8,7 @@ import type { TrustedProxies } from './http/client-address.js';
 import type { ConnectionDrain } from './http/connection-drain.js';
 import { MAX_CONNECTIONS } from './http/connection-limits.js';
 import { createListener } from './http/listener.js';
+import { startKeyUseFlush } from './key-use-flush.js';
 import { createLogger } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
@@ -74,7 +75,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const KEY_USE_FLUSH_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 30_000;
 
 // Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
@@ -183,10 +183,8 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     }
   }
 
-  const flushTimer = setInterval(() => {
-    authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
-  }, KEY_USE_FLUSH_MS);
-  flushTimer.unref();
+  // Every 5 s and on close: the counts a restarted limiter resumes from (CONTRACT.md section 4).
+  const keyUseFlush = startKeyUseFlush(authenticator, app.log);
   // In a cluster the primary prunes, once for all workers (cluster/primary.ts).
   const stopPruning =
     options.clusterWorker === undefined
@@ -204,7 +202,6 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   let appPage: RunningAppPage | undefined;
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   async function close(): Promise<void> {
-    clearInterval(flushTimer);
     stopPruning();
     // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
     const drained = app.close();
@@ -219,7 +216,8 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     }
     clearTimeout(timer);
     await appPage?.close();
-    await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+    // After the last response: every accepted request is in the store before the process ends.
+    await keyUseFlush.stop();
     await limiters.close();
     await storage.close();
   }
