@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { makeTempDir } from '../support/project.js';
 import {
@@ -150,20 +151,25 @@ describe('the interval survives a graceful restart of serve', () => {
 });
 
 describe('after a crash (SIGKILL), only the last 5 s of accepted requests may be forgotten', () => {
-  /** Waits until the store holds the key's accepted requests of today, within the flush interval. */
-  async function untilFlushed(db: string, userId: string, requests: number, since: number): Promise<void> {
+  /**
+   * The store, opened by the test before any request: opening migrates, which takes SQLite's
+   * write lock for a moment, and a flush that met it would be refused and wait 5 s more.
+   */
+  async function openedStore(t: TestContext, db: string): Promise<Storage> {
     const storage = await openStorage(db);
-    try {
-      const today = Math.floor(Date.now() / 86_400_000);
-      for (;;) {
-        const counted = (await storage.listKeyRequests(userId, today, today))[0]?.requests ?? 0;
-        if (counted === requests) return;
-        const waited = Date.now() - since;
-        assert.ok(waited < FLUSH_MS + 1_000, `${counted} of ${requests} requests in the store after ${waited} ms`);
-        await sleep(100);
-      }
-    } finally {
-      await storage.close();
+    t.after(() => storage.close());
+    return storage;
+  }
+
+  /** Waits until the store holds the user's accepted requests of today, within the flush interval. */
+  async function untilFlushed(storage: Storage, userId: string, requests: number, since: number): Promise<void> {
+    const today = Math.floor(Date.now() / 86_400_000);
+    for (;;) {
+      const counted = (await storage.listKeyRequests(userId, today, today))[0]?.requests ?? 0;
+      if (counted === requests) return;
+      const waited = Date.now() - since;
+      assert.ok(waited < FLUSH_MS + 1_000, `${counted} of ${requests} requests in the store after ${waited} ms`);
+      await sleep(100);
     }
   }
 
@@ -172,10 +178,11 @@ describe('after a crash (SIGKILL), only the last 5 s of accepted requests may be
     const first = await serve(t, options);
     const userId = newUserId('crash');
     const { key } = await first.createKey(userId);
+    const storage = await openedStore(t, first.db);
     assertAccepted(await getMeals(first, key, QUERY), 2, 'first request');
     assertAccepted(await getMeals(first, key, QUERY), 1, 'second request');
     const lastAt = Date.now();
-    await untilFlushed(first.db, userId, 2, lastAt);
+    await untilFlushed(storage, userId, 2, lastAt);
     await sleep(Math.max(0, lastAt + FLUSH_MS - Date.now()));
     await crash(first);
 
@@ -189,9 +196,10 @@ describe('after a crash (SIGKILL), only the last 5 s of accepted requests may be
     const first = await serve(t, options);
     const userId = newUserId('crash-interval');
     const { key } = await first.createKey(userId);
+    const storage = await openedStore(t, first.db);
     assertAccepted(await getMeals(first, key, QUERY), 999, 'first request');
     const acceptedAt = Date.now();
-    await untilFlushed(first.db, userId, 1, acceptedAt);
+    await untilFlushed(storage, userId, 1, acceptedAt);
     await sleep(Math.max(0, acceptedAt + FLUSH_MS - Date.now()));
     await crash(first);
 
