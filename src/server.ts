@@ -8,6 +8,7 @@ import type { TrustedProxies } from './http/client-address.js';
 import type { ConnectionDrain } from './http/connection-drain.js';
 import { MAX_CONNECTIONS } from './http/connection-limits.js';
 import { createListener } from './http/listener.js';
+import { startKeyUseFlush } from './key-use-flush.js';
 import { createLogger } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
@@ -15,6 +16,7 @@ import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
 import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf } from './ratelimit/limiter-set.js';
 import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { createSharedLimiters } from './ratelimit/shared-limiters.js';
+import { loadUsedQuota } from './ratelimit/used-quota.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
@@ -83,7 +85,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const KEY_USE_FLUSH_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 30_000;
 
 // Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
@@ -123,12 +124,13 @@ export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | u
  * - with Redis, the shared ones (each instance falling back to its own while Redis does not
  *   answer, CONTRACT.md section 4), which report their own decisions and fallbacks;
  * - in a cluster worker without Redis, its client of the primary's (exact across workers);
- * - otherwise this process's own.
+ * - otherwise this process's own, resuming each key's day from the store (used-quota.ts).
  */
-function openLimiters(
+async function openLimiters(
   config: ServeConfig,
   policy: RateLimitPolicy,
   log: FastifyBaseLogger,
+  storage: Storage,
   options: ServerOptions,
 ): Promise<LimiterSet> {
   const observer = options.metrics?.limiters ?? NO_LIMITER_OBSERVER;
@@ -136,8 +138,8 @@ function openLimiters(
     return createSharedLimiters({ url: config.redisUrl, prefix: config.redisPrefix, policy, log, observer });
   }
   const primary = options.clusterWorker?.limiters;
-  if (primary !== undefined) return Promise.resolve(limiterSetOf(primary, observer));
-  return Promise.resolve(createInProcessLimiters({ policy, observer }));
+  if (primary !== undefined) return limiterSetOf(primary, observer);
+  return createInProcessLimiters({ policy, observer, used: await loadUsedQuota(storage, policy, Date.now()) });
 }
 
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
@@ -149,7 +151,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const tls = tlsMaterial !== undefined;
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
   const log = createLogger(config.logLevel);
-  const limiters = await openLimiters(config, policy, log, options);
+  const limiters = await openLimiters(config, policy, log, storage, options);
   const { limiter, authFailures } = limiters;
   const authenticator = createKeyAuthenticator(storage);
 
@@ -191,10 +193,8 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     }
   }
 
-  const flushTimer = setInterval(() => {
-    authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
-  }, KEY_USE_FLUSH_MS);
-  flushTimer.unref();
+  // Every 5 s and on close: the counts a restarted limiter resumes from (CONTRACT.md section 4).
+  const keyUseFlush = startKeyUseFlush(authenticator, app.log);
   // In a cluster the primary prunes, once for all workers (cluster/primary.ts).
   const stopPruning =
     options.clusterWorker === undefined
@@ -212,7 +212,6 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   let appPage: RunningAppPage | undefined;
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   async function close(): Promise<void> {
-    clearInterval(flushTimer);
     stopPruning();
     // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
     const drained = app.close();
@@ -227,7 +226,8 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     }
     clearTimeout(timer);
     await appPage?.close();
-    await authenticator.flushUses().catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+    // After the last response: every accepted request is in the store before the process ends.
+    await keyUseFlush.stop();
     await limiters.close();
     // A store the caller opened is the caller's to close (its other users may still write).
     if (options.storage === undefined) await storage.close();

@@ -4,6 +4,7 @@ import { createPrimaryMetrics } from '../metrics/cluster-metrics.js';
 import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
 import { NO_LIMITER_OBSERVER } from '../ratelimit/limiter-observer.js';
 import { createInProcessLimiters } from '../ratelimit/limiter-set.js';
+import { loadUsedQuota } from '../ratelimit/used-quota.js';
 import { loadServeTls, logTransport, type ServeConfig } from '../server.js';
 import type { StopSignal } from '../stop-signal.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -15,7 +16,8 @@ import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
  * Before any worker starts it brings the store's schema up to date and makes the certificate,
  * once; it prunes tombstones at start and hourly (the workers never do); it holds the
  * cluster's one in-process limiter pair, which the workers consume over IPC (limits stay
- * exact across workers); it serves /metrics on the admin listener, summing up every worker's.
+ * exact across workers; it resumes from the counts the workers flushed to the store before a
+ * restart); it serves /metrics on the admin listener, summing up every worker's.
  * It prints the one `listening on` line once every worker listens, and on SIGTERM or SIGINT
  * (`stop`, listened for since `serve` began) tells each worker to drain and exits once all
  * have; a signal while the fleet starts stops it the same way, without the line.
@@ -32,9 +34,11 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
     logTransport(log, await loadServeTls(config));
     release.push(await startTombstonePruning(storage, config.tombstoneDays, log));
     const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
-    // With Redis the workers share limits there; without it, here, for every worker.
+    // With Redis the workers share limits there; without it, here, for every worker, resuming
+    // each key's day from the store before any worker starts (ratelimit/used-quota.ts).
     if (config.redisUrl === undefined) {
-      const limiters = createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER });
+      const used = await loadUsedQuota(storage, policy, Date.now());
+      const limiters = createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER, used });
       release.push(() => limiters.close());
       release.push(hostLimitersForWorkers(limiters));
     }

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyDayRequests, Storage } from '../storage/storage.js';
+import type { AcceptedRequests, ApiKeyRecord, Storage } from '../storage/storage.js';
 import { isActiveKey } from './api-key.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key.js';
 import { type DurationClock, durationNow } from './duration-clock.js';
@@ -22,7 +22,8 @@ export interface KeyAuthenticator {
   /**
    * Notes that a key was used, for `keys list`'s lastUsedAt, and, when the request was
    * `accepted` (not refused with 429: CONTRACT.md section 4), counts it for its UTC day: the
-   * app page's "today's quota use" and chart. Memory only: a map update per request.
+   * app page's "today's quota use" and chart, and where a restarted limiter resumes (with the
+   * latest acceptance: ratelimit/used-quota.ts). Memory only: a map update per request.
    */
   noteUse(keyId: string, now: number, accepted: boolean): void;
   /** Writes the noted uses to the store in one batch; on failure they are kept for the next. */
@@ -36,6 +37,9 @@ export type KeyAuthenticatorStore = Pick<Storage, 'findApiKeysByDigests' | 'reco
 export type KeyLookup = 'at-once' | 'paced';
 
 const DAY_MS = 86_400_000;
+
+/** Accepted requests as noted: the latest acceptance is always known here. */
+type NotedRequests = AcceptedRequests & { readonly lastAcceptedAt: number };
 
 interface CacheEntry {
   readonly key: ApiKeyRecord | undefined;
@@ -63,8 +67,10 @@ export function createKeyAuthenticator(
   const cache = new Map<string, CacheEntry>();
   const inFlight = new Map<string, Promise<ApiKeyRecord | undefined>>();
   let pendingUses = new Map<string, number>();
-  // `${day} ${keyId}` -> accepted requests of that key that day since the last flush.
-  let pendingRequests = new Map<string, KeyDayRequests>();
+  // `${day} ${keyId}` -> accepted requests of that key that day since the last flush, and the
+  // latest of them: the store keeps both together, where a restarted limiter resumes from
+  // (ratelimit/used-quota.ts), so a crash loses the same last seconds of each.
+  let pendingRequests = new Map<string, NotedRequests>();
 
   const pacedBatches = createPacedBatches((digests: readonly Buffer[]) => storage.findApiKeysByDigests(digests), {
     minIntervalMs: options.pacedBatchIntervalMs ?? 50,
@@ -114,7 +120,14 @@ export function createKeyAuthenticator(
       if (!accepted) return;
       const day = Math.floor(now / DAY_MS);
       const slot = `${day} ${keyId}`;
-      pendingRequests.set(slot, { keyId, day, requests: (pendingRequests.get(slot)?.requests ?? 0) + 1 });
+      const noted = pendingRequests.get(slot);
+      // Requests finish their checks out of order: the latest acceptance is the largest `now`.
+      pendingRequests.set(slot, {
+        keyId,
+        day,
+        requests: (noted?.requests ?? 0) + 1,
+        lastAcceptedAt: Math.max(now, noted?.lastAcceptedAt ?? now),
+      });
     },
 
     async flushUses() {
@@ -128,8 +141,12 @@ export function createKeyAuthenticator(
         // Kept for the next flush, merged with what came since: counts add up, last use is the latest.
         for (const [keyId, at] of uses) pendingUses.set(keyId, Math.max(at, pendingUses.get(keyId) ?? at));
         for (const [slot, count] of requests) {
-          const requestsSince = pendingRequests.get(slot)?.requests ?? 0;
-          pendingRequests.set(slot, { ...count, requests: count.requests + requestsSince });
+          const since = pendingRequests.get(slot);
+          pendingRequests.set(slot, {
+            ...count,
+            requests: count.requests + (since?.requests ?? 0),
+            lastAcceptedAt: Math.max(count.lastAcceptedAt, since?.lastAcceptedAt ?? count.lastAcceptedAt),
+          });
         }
         throw error;
       }

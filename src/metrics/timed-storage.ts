@@ -18,6 +18,7 @@ const PROMISE_METHODS = [
   'findApiKeysByDigests',
   'recordKeyUse',
   'listKeyRequests',
+  'listKeyRequestsSince',
   'pruneKeyRequests',
   'createLoginToken',
   'consumeLoginToken',

@@ -3,6 +3,7 @@ import { createMemoryRateLimiter } from './memory.js';
 import { createMemoryAuthFailureLimiter } from './memory-auth-failures.js';
 import { observeAuthFailureLimiter, observeRateLimiter } from './observed-limiters.js';
 import type { AuthFailureLimiter, AuthFailurePolicy, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
+import type { UsedQuota } from './used-quota.js';
 
 /**
  * - `in-process`: no shared store configured; each instance limits alone.
@@ -45,16 +46,19 @@ export interface InProcessLimitersOptions {
   readonly policy: RateLimitPolicy;
   readonly authFailurePolicy?: AuthFailurePolicy;
   readonly observer: LimiterObserver;
+  /** Each key's use of its limits so far today, read from the store at start (used-quota.ts). */
+  readonly used?: UsedQuota;
 }
 
 /**
  * The embedded default: both limiters in this process (or, with --workers, in the primary for
- * every worker), each decision reported to the observer.
+ * every worker), each decision reported to the observer. The rate limiter resumes from `used`;
+ * the brute-force guard starts afresh (a restart forgets at most a minute's window of it).
  */
 export function createInProcessLimiters(options: InProcessLimitersOptions): LimiterSet {
   return limiterSetOf(
     {
-      limiter: createMemoryRateLimiter(options.policy),
+      limiter: createMemoryRateLimiter(options.policy, options.used === undefined ? {} : { used: options.used }),
       authFailures: createMemoryAuthFailureLimiter(options.authFailurePolicy),
     },
     options.observer,

@@ -1,6 +1,7 @@
 import { type DurationClock, durationNow } from '../domain/duration-clock.js';
 import { nextUtcMidnight } from '../domain/instant.js';
 import type { RateDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
+import type { KeyUsedQuota, UsedQuota } from './used-quota.js';
 
 interface KeyState {
   /** On the duration clock: the interval is a duration. */
@@ -10,18 +11,25 @@ interface KeyState {
   usedToday: number;
 }
 
+export interface MemoryRateLimiterOptions {
+  /** Tests only: 'caller' measures the interval on the `now` given (default 'monotonic'). */
+  readonly clock?: DurationClock;
+  /** Where each key stands at start (a restart, ratelimit/used-quota.ts); none: a fresh day for every key. */
+  readonly used?: UsedQuota;
+}
+
 /**
  * The in-process limiter of the embedded default. JavaScript runs one callback at a time, so
  * the check and the update below cannot interleave: of N simultaneous requests, one wins.
  * The day is a calendar fact, read from the caller's wall-clock `now` (UTC midnight); the
  * interval a duration, read from the monotonic clock (domain/duration-clock.ts).
  */
-export function createMemoryRateLimiter(
-  policy: RateLimitPolicy,
-  options: { readonly clock?: DurationClock } = {},
-): RateLimiter {
+export function createMemoryRateLimiter(policy: RateLimitPolicy, options: MemoryRateLimiterOptions = {}): RateLimiter {
   const states = new Map<string, KeyState>();
   const clock = options.clock ?? 'monotonic';
+  if (options.used !== undefined) {
+    for (const key of options.used.keys) states.set(key.keyId, resumedState(key, options.used.at, clock));
+  }
 
   // Yesterday's states are dropped at most once a minute, so memory follows the active keys.
   let nextSweepAt = 0;
@@ -42,6 +50,16 @@ export function createMemoryRateLimiter(
       states.clear();
     },
   };
+}
+
+/**
+ * A key's state as the store left it at `at` (wall clock). The last acceptance, an instant, is
+ * placed on the duration clock as "that long before `at`"; one the wall clock puts after `at`
+ * (a clock stepped back since) counts as `at`: at most one whole interval is waited.
+ */
+function resumedState(key: KeyUsedQuota, at: number, clock: DurationClock): KeyState {
+  const ago = key.lastAcceptedAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - key.lastAcceptedAt);
+  return { lastAcceptedAt: durationNow(clock, at) - ago, dayResetAt: nextUtcMidnight(at), usedToday: key.usedToday };
 }
 
 function decide(

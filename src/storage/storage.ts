@@ -78,9 +78,17 @@ export interface Storage {
   /**
    * Records a batch of key uses in one transaction: each key's lastUsedAt (never moved back)
    * and its accepted requests per UTC day, ADDED to what the store holds (several instances
-   * flush their own counts for the same key and day). Unknown key ids are ignored.
+   * flush their own counts for the same key and day), with the latest acceptance of that day
+   * (never moved back either). Unknown key ids are ignored.
    */
   recordKeyUse(uses: KeyUses): Promise<void>;
+  /**
+   * Every key's accepted requests per day for the days `fromDay` on (UTC day numbers), each
+   * with the time of the latest of them: what the in-process limiter starts from, so that the
+   * counts survive a restart (CONTRACT.md section 4; ratelimit/used-quota.ts). One indexed
+   * range of days, so bounded by the keys used on those days. In no particular order.
+   */
+  listKeyRequestsSince(fromDay: number): Promise<KeyDayUse[]>;
   /**
    * Accepted requests per day of every key the user holds (revoked and expired keys
    * included), for the days `fromDay` to `toDay` inclusive (UTC day numbers, see KeyDayRequests),
@@ -207,12 +215,33 @@ export interface KeyDayRequests {
   readonly requests: number;
 }
 
+/** A flush's accepted requests of one key on one UTC day, and when the latest of them was accepted. */
+export interface AcceptedRequests extends KeyDayRequests {
+  /**
+   * Epoch ms of the latest of these requests: the store keeps the latest of every flush's,
+   * where the interval of CONTRACT.md section 4 resumes after a restart. Absent only where
+   * nothing limits on it (a test's counts); the authenticator always sets it.
+   */
+  readonly lastAcceptedAt?: number;
+}
+
+/**
+ * A key's accepted requests on one UTC day, and when the latest of them was accepted (null
+ * for the days counted before the store kept it: migration 4 on SQLite, 3 on PostgreSQL).
+ */
+export interface KeyDayUse extends KeyDayRequests {
+  readonly lastAcceptedAt: number | null;
+}
+
 /** What the key authenticator flushes every few seconds (domain/key-authenticator.ts). */
 export interface KeyUses {
-  /** Key id -> epoch ms of its latest authenticated request. */
+  /**
+   * Key id -> epoch ms of its latest authenticated request, a 429 included: `keys list`'s
+   * lastUsedAt, so not where the interval between accepted requests can resume from.
+   */
   readonly lastUsed: ReadonlyMap<string, number>;
   /** Accepted requests since the last flush, to add per key and day. */
-  readonly requests: readonly KeyDayRequests[];
+  readonly requests: readonly AcceptedRequests[];
 }
 
 /** A one-time login link's token, as stored: its digest only. */

@@ -193,6 +193,41 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     assert.equal((await storage.listApiKeys('u_counted'))[0]?.lastUsedAt, midnight + 6);
   });
 
+  test('the latest accepted request of each key and day is flushed with its count, never a refused one', async () => {
+    const { record } = await createKey('u_last_accepted');
+    const day = Math.floor(T0 / 86_400_000);
+    const auth = createKeyAuthenticator(storage);
+    auth.noteUse(record.id, T0 + 20, true);
+    auth.noteUse(record.id, T0 + 10, true);
+    auth.noteUse(record.id, T0 + 30, false);
+    await auth.flushUses();
+    const mine = async () => (await storage.listKeyRequestsSince(day)).filter((row) => row.keyId === record.id);
+    assert.deepEqual(await mine(), [{ keyId: record.id, day, requests: 2, lastAcceptedAt: T0 + 20 }]);
+  });
+
+  test('a failed flush keeps the latest acceptance for the next one, merged with those noted since', async () => {
+    const { record } = await createKey('u_flush_retry');
+    const day = Math.floor(T0 / 86_400_000);
+    let failNext = true;
+    const failing: Storage = {
+      ...storage,
+      async recordKeyUse(uses) {
+        if (failNext) {
+          failNext = false;
+          throw new Error('store busy');
+        }
+        return storage.recordKeyUse(uses);
+      },
+    };
+    const auth = createKeyAuthenticator(failing);
+    auth.noteUse(record.id, T0 + 50, true);
+    await assert.rejects(auth.flushUses(), /store busy/);
+    auth.noteUse(record.id, T0 + 40, true);
+    await auth.flushUses();
+    const mine = (await storage.listKeyRequestsSince(day)).filter((row) => row.keyId === record.id);
+    assert.deepEqual(mine, [{ keyId: record.id, day, requests: 2, lastAcceptedAt: T0 + 50 }]);
+  });
+
   test('a cache bounded to 2 entries still authenticates every key', async () => {
     const keys = await Promise.all(['u_b1', 'u_b2', 'u_b3'].map((user) => createKey(user)));
     const auth = createKeyAuthenticator(storage, { maxCacheEntries: 2 });

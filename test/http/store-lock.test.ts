@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startImport, writeMealsFile } from '../support/large-import.js';
-import { PROJECT_ROOT } from '../support/project.js';
 import { makeMeal, newUserId, request, startTestServer } from '../support/server.js';
+import { holdWriteLock } from '../support/write-lock.js';
 import { OLD } from './http-expect.js';
 
 function percentile(values: readonly number[], p: number): number {
@@ -67,23 +65,6 @@ test(
     }
   },
 );
-
-/** Another process that takes the store's write lock, holds it `ms`, and lets go. */
-async function holdWriteLock(db: string, ms: number): Promise<{ released: Promise<void> }> {
-  const script = `
-    const Database = require('better-sqlite3');
-    const db = new Database(process.argv[1]);
-    db.exec('BEGIN IMMEDIATE');
-    process.stdout.write('locked');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`;
-  const child = spawn(process.execPath, ['-e', script, db, String(ms)], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-  assert.equal(chunk.toString('utf8'), 'locked');
-  return { released: once(child, 'close').then(() => undefined) };
-}
 
 // The same, made certain: the lock is held across at least one key-use flush (every 5 s),
 // whatever the speed of the machine.

@@ -23,4 +23,57 @@ describe('the in-process rate limiter (CONTRACT.md section 4)', () => {
     assert.equal((await limiter.consume('k', noon - 3_600_000)).allowed, true, 'the wall clock set back an hour');
     await limiter.close();
   });
+
+  test("resumes from the quota used before a restart: the day's count and the interval of the last acceptance", async () => {
+    const noon = Date.UTC(2025, 5, 10, 12);
+    const limiter = createMemoryRateLimiter(
+      { minIntervalMs: 3000, dailyLimit: 3 },
+      {
+        clock: 'caller',
+        used: {
+          at: noon,
+          keys: [
+            { keyId: 'busy', usedToday: 2, lastAcceptedAt: noon - 1000 },
+            { keyId: 'spent', usedToday: 3, lastAcceptedAt: undefined },
+          ],
+        },
+      },
+    );
+    const midnight = Date.UTC(2025, 5, 11);
+    assert.deepEqual(await limiter.consume('busy', noon), {
+      allowed: false,
+      remaining: 1,
+      resetAt: midnight,
+      retryAfterMs: 2000,
+    });
+    assert.deepEqual(await limiter.consume('busy', noon + 2000), {
+      allowed: true,
+      remaining: 0,
+      resetAt: midnight,
+      retryAfterMs: 0,
+    });
+    assert.deepEqual(await limiter.consume('spent', noon), {
+      allowed: false,
+      remaining: 0,
+      resetAt: midnight,
+      retryAfterMs: midnight - noon,
+    });
+    assert.equal((await limiter.consume('fresh', noon)).remaining, 2, 'a key not in the store starts its day');
+    assert.equal((await limiter.consume('spent', midnight)).allowed, true, 'a new day resets a resumed key');
+    await limiter.close();
+  });
+
+  test('a resumed last acceptance the wall clock puts in the future holds back one interval, not more', async () => {
+    const now = Date.now();
+    const limiter = createMemoryRateLimiter(
+      { minIntervalMs: 200, dailyLimit: 1000 },
+      { used: { at: now, keys: [{ keyId: 'k', usedToday: 1, lastAcceptedAt: now + 3_600_000 }] } },
+    );
+    const refused = await limiter.consume('k', now);
+    assert.equal(refused.allowed, false);
+    assert.ok(refused.retryAfterMs <= 200, `waits at most the interval: ${refused.retryAfterMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal((await limiter.consume('k', now)).allowed, true);
+    await limiter.close();
+  });
 });

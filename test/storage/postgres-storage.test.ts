@@ -8,6 +8,7 @@ import { freePort } from '../support/free-port.js';
 import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { runFeedSignalsSuite } from './feed-signals.suite.js';
+import { runKeyQuotaSuite } from './key-quota.suite.js';
 import { runStorageSuite, type StorageBackend } from './storage.suite.js';
 
 // On the machine's PostgreSQL (or MEAL_EXPORT_TEST_PG_URL), each case in a fresh schema of its
@@ -33,6 +34,7 @@ const backend: StorageBackend = {
 };
 runStorageSuite(backend);
 runFeedSignalsSuite(backend);
+runKeyQuotaSuite(backend);
 
 describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?? false }, () => {
   const assertUnavailable = (error: unknown) => {

@@ -7,6 +7,7 @@ import { AppError } from '../../src/errors.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import { makeTempDir } from '../support/project.js';
 import { runFeedSignalsSuite } from './feed-signals.suite.js';
+import { runKeyQuotaSuite } from './key-quota.suite.js';
 import { runStorageSuite, type StorageBackend } from './storage.suite.js';
 
 const backend: StorageBackend = {
@@ -32,6 +33,7 @@ const backend: StorageBackend = {
 };
 runStorageSuite(backend);
 runFeedSignalsSuite(backend);
+runKeyQuotaSuite(backend);
 
 describe('SQLite storage: what only a file can get wrong', () => {
   test('a path that cannot hold a database is reported as unavailable storage', async () => {

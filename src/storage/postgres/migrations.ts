@@ -88,4 +88,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX app_sessions_by_expiry ON app_sessions (expires_at);
     `,
   },
+  {
+    version: 3,
+    name: 'last accepted request per key and day',
+    // Where the interval between accepted requests resumes after a restart (CONTRACT.md
+    // section 4). Beside the day's count, written by the same flush: after a crash the two
+    // lose the same last seconds. api_keys.last_used_at is no substitute: a 429 moves it.
+    // Null on the rows counted before.
+    sql: `
+      ALTER TABLE key_daily_requests ADD COLUMN last_accepted_at bigint;
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import type { ApiKeyRecord, CreateKeyResult, KeyDayRequests, KeyUses, NewApiKey } from '../storage.js';
+import type { ApiKeyRecord, CreateKeyResult, KeyDayRequests, KeyDayUse, KeyUses, NewApiKey } from '../storage.js';
 import { KEY_COLUMNS, type KeyRow, keyRecordOf } from '../key-rows.js';
 
 const PREPARED = { prepare: true } as const;
@@ -97,13 +97,22 @@ export function createPostgresKeys(sql: Sql) {
           );
         }
         if (uses.requests.length > 0) {
+          // GREATEST ignores nulls: the last acceptance keeps the latest known.
           await tx.unsafe(
-            `INSERT INTO key_daily_requests (key_id, day, requests)
-             SELECT counted.key_id, counted.day, counted.requests
-             FROM unnest($1::text[], $2::int[], $3::int[]) AS counted(key_id, day, requests)
+            `INSERT INTO key_daily_requests (key_id, day, requests, last_accepted_at)
+             SELECT counted.key_id, counted.day, counted.requests, counted.last_accepted_at
+             FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[])
+               AS counted(key_id, day, requests, last_accepted_at)
              JOIN api_keys AS key ON key.id = counted.key_id
-             ON CONFLICT (key_id, day) DO UPDATE SET requests = key_daily_requests.requests + excluded.requests`,
-            [uses.requests.map((r) => r.keyId), uses.requests.map((r) => r.day), uses.requests.map((r) => r.requests)],
+             ON CONFLICT (key_id, day) DO UPDATE SET
+               requests = key_daily_requests.requests + excluded.requests,
+               last_accepted_at = GREATEST(key_daily_requests.last_accepted_at, excluded.last_accepted_at)`,
+            [
+              uses.requests.map((r) => r.keyId),
+              uses.requests.map((r) => r.day),
+              uses.requests.map((r) => r.requests),
+              uses.requests.map((r) => r.lastAcceptedAt ?? null),
+            ],
             PREPARED,
           );
         }
@@ -118,6 +127,18 @@ export function createPostgresKeys(sql: Sql) {
         PREPARED,
       );
       return rows.map((row) => ({ keyId: row.key_id, day: Number(row.day), requests: Number(row.requests) }));
+    },
+
+    async listKeyRequestsSince(fromDay: number): Promise<KeyDayUse[]> {
+      const rows = await sql.unsafe<
+        { key_id: string; day: number; requests: number; last_accepted_at: number | null }[]
+      >('SELECT key_id, day, requests, last_accepted_at FROM key_daily_requests WHERE day >= $1', [fromDay], PREPARED);
+      return rows.map((row) => ({
+        keyId: row.key_id,
+        day: Number(row.day),
+        requests: Number(row.requests),
+        lastAcceptedAt: row.last_accepted_at,
+      }));
     },
 
     async pruneKeyRequests(beforeDay: number): Promise<number> {

@@ -129,6 +129,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     findApiKeysByDigests: (digests) => guard(() => keys.findApiKeysByDigests(digests)),
     recordKeyUse: (uses) => guard(() => keys.recordKeyUse(uses)),
     listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
+    listKeyRequestsSince: (fromDay) => guard(() => keys.listKeyRequestsSince(fromDay)),
     pruneKeyRequests: (beforeDay) => guard(() => keys.pruneKeyRequests(beforeDay)),
     createLoginToken: (token) => guard(() => signIns.createLoginToken(token)),
     consumeLoginToken: (digest, now) => guard(() => signIns.consumeLoginToken(digest, now)),

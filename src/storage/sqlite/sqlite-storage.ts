@@ -107,6 +107,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     findApiKeysByDigests: (digests) => guard(() => keys.findApiKeysByDigests(digests)),
     recordKeyUse: (uses) => background(() => keys.recordKeyUse(uses)),
     listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
+    listKeyRequestsSince: (fromDay) => guard(() => keys.listKeyRequestsSince(fromDay)),
     pruneKeyRequests: (beforeDay) => background(() => keys.pruneKeyRequests(beforeDay)),
     createLoginToken: (token) => guard(() => signIns.createLoginToken(token)),
     consumeLoginToken: (digest, now) => guard(() => signIns.consumeLoginToken(digest, now)),
