@@ -25,6 +25,8 @@ import type { WebhookStore } from './webhook-store.js';
  *   by every instance.
  * - **The tombstone watermark** moves in the transaction that prunes, forward only, and
  *   survives restarts.
+ * - **The webhook outbox** (webhook-store.ts): every transaction that moves a user's clock
+ *   queues the user's webhook events in it, so no change commits without its event.
  * - **Migrations** run at open, idempotent, safe when several processes start at once.
  * - Failures to reach the store become AppError('unavailable') with the driver error as
  *   `cause` (a 503 with Retry-After), never a hang: a networked adapter bounds each call of

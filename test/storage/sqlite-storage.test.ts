@@ -8,6 +8,7 @@ import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import { makeTempDir } from '../support/project.js';
 import { runFeedSignalsSuite } from './feed-signals.suite.js';
 import { runStorageSuite, type StorageBackend } from './storage.suite.js';
+import { runWebhookStoreSuite } from './webhook-store.suite.js';
 
 const backend: StorageBackend = {
   name: 'SQLite',
@@ -32,6 +33,7 @@ const backend: StorageBackend = {
 };
 runStorageSuite(backend);
 runFeedSignalsSuite(backend);
+runWebhookStoreSuite(backend);
 
 describe('SQLite storage: what only a file can get wrong', () => {
   test('a path that cannot hold a database is reported as unavailable storage', async () => {
