@@ -5,6 +5,7 @@ const USAGE = `usage: meal-export <command> [options]
 commands:
   serve                         run the HTTPS API
   keys create|list|revoke       manage API keys
+  webhooks create|list|test|…  endpoints called when meals change (also delete, enable, rotate-secret, attempts)
   users login-link              a one-time link that signs a user in to the app page
   meals import|delete|export    record, delete and export meals
   seed                          write deterministic synthetic meals
@@ -18,6 +19,7 @@ type Command = (argv: string[]) => Promise<void>;
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   serve: async () => (await import('./serve.js')).runServe,
   keys: async () => (await import('./keys.js')).runKeys,
+  webhooks: async () => (await import('./webhooks.js')).runWebhooks,
   users: async () => (await import('./users.js')).runUsers,
   meals: async () => (await import('./meals.js')).runMeals,
   seed: async () => (await import('./seed.js')).runSeed,

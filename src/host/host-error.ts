@@ -6,9 +6,16 @@ export type MealHostErrorCode =
   | 'foreign_meal_id'
   /** The user already holds the 10 active keys allowed (CONTRACT.md section 3). */
   | 'too_many_keys'
+  /** A webhook URL that is not https://, is over 2048 characters or holds a user or password. */
+  | 'invalid_webhook_url'
+  /** The user already has the 5 webhook endpoints allowed (CONTRACT.md section 8). */
+  | 'too_many_webhooks'
   /** A user id that is empty, over 200 characters or with control characters. */
   | 'invalid_user_id'
-  /** An `expiresIn` that is not like 90s, 30m, 12h or 30d, or a public URL that is not an origin. */
+  /**
+   * An `expiresIn` that is not like 90s, 30m, 12h or 30d, a public URL that is not an origin,
+   * or a webhook name over 100 characters.
+   */
   | 'invalid_argument';
 
 export class MealHostError extends Error {

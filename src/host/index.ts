@@ -5,7 +5,8 @@
  * the user's change clock, so no API client misses a change; a meal saved unchanged is no
  * change, counted as `unchanged`), `deleteMeal` is `meals delete`,
  * `createKey` / `listKeys` / `revokeKey` are `keys …`, `createLoginLink` is
- * `users login-link`.
+ * `users login-link`, and `createWebhook` / `listWebhooks` / `deleteWebhook` / `enableWebhook` /
+ * `rotateWebhookSecret` / `testWebhook` / `listWebhookAttempts` are `webhooks …`.
  *
  *   const host = await openMealHost(process.env.MEAL_EXPORT_DATABASE_URL, { publicUrl });
  *   await host.upsertMeals(user.id, [{ id: meal.id, title, type: 'lunch', date, caloriesTotal }]);
@@ -14,11 +15,14 @@
 export { MealHostError, type MealHostErrorCode } from './host-error.js';
 export {
   type CreatedKey,
+  type CreatedWebhook,
   type KeyInfo,
   type MealHost,
   type MealHostOptions,
   type MealInput,
   openMealHost,
   type UpsertOutcome,
+  type WebhookAttemptInfo,
+  type WebhookInfo,
 } from './meal-host.js';
 export type { MealType } from '../domain/meal.js';

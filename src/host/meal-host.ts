@@ -1,14 +1,16 @@
 import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
 import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
+import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../domain/webhook-endpoint.js';
 import type { MealContent, MealType } from '../domain/meal.js';
 import { isValidUserId } from '../domain/user-id.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { openStorage } from '../storage/open-storage.js';
 import { type ApiKeyRecord, type Storage } from '../storage/storage.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../storage/webhook-store.js';
 import { isActiveKey } from '../domain/api-key.js';
 import { mintLoginLink } from '../web/login-link.js';
-import { MealHostError } from './host-error.js';
+import { MealHostError, type MealHostErrorCode } from './host-error.js';
 
 /** A meal as the app records it: the JSON form of a `meals import` record. */
 export interface MealInput {
@@ -62,6 +64,39 @@ export interface KeyInfo {
   readonly revokedAt: string | null;
 }
 
+export interface CreatedWebhook {
+  readonly id: string;
+  readonly url: string;
+  readonly name: string;
+  /** The signing secret (`whsec_…`): hand it to the user once; it is never shown again. */
+  readonly secret: string;
+  readonly createdAt: string;
+}
+
+/** A webhook endpoint as `webhooks list` shows it: never a secret. */
+export interface WebhookInfo {
+  readonly id: string;
+  readonly url: string;
+  readonly name: string;
+  /** `disabled` after the last retry failed, or on `410 Gone`, until enableWebhook. */
+  readonly status: 'enabled' | 'disabled';
+  readonly createdAt: string;
+  readonly lastAttemptAt: string | null;
+  /** The HTTP status of the last attempt; null when it had none (refused, timeout) or none was made. */
+  readonly lastStatus: number | null;
+}
+
+/** One call to an endpoint, as `webhooks attempts` shows it. */
+export interface WebhookAttemptInfo {
+  readonly at: string;
+  readonly eventId: string;
+  /** The HTTP status answered, or null (refused address, timeout, connection failure). */
+  readonly status: number | null;
+  /** Null, or a short reason: `refused_address`, `timeout`, `tls`, `connection`, `dns`. */
+  readonly error: string | null;
+  readonly ms: number;
+}
+
 export interface MealHostOptions {
   /**
    * The app page's address as browsers reach it (`https://meals.example.com`), the base of
@@ -78,6 +113,18 @@ export interface MealHost {
   listKeys(userId: string): Promise<KeyInfo[]>;
   revokeKey(userId: string, keyId: string): Promise<boolean>;
   createLoginLink(userId: string, options?: { publicUrl?: string }): Promise<{ url: string; expiresAt: string }>;
+  createWebhook(userId: string, url: string, options?: { name?: string }): Promise<CreatedWebhook>;
+  listWebhooks(userId: string): Promise<WebhookInfo[]>;
+  /** False when the user has no such endpoint (another user's is as unknown as a made-up id). */
+  deleteWebhook(userId: string, webhookId: string): Promise<boolean>;
+  /** Enables the endpoint again: its pending calls are sent now, their retries counted from zero. */
+  enableWebhook(userId: string, webhookId: string): Promise<boolean>;
+  /** A new secret, shown once; the previous one signs beside it for 24 hours. */
+  rotateWebhookSecret(userId: string, webhookId: string): Promise<{ id: string; secret: string } | undefined>;
+  /** Queues a `webhook.test` call; its `webhook-id`. */
+  testWebhook(userId: string, webhookId: string): Promise<{ id: string; eventId: string } | undefined>;
+  /** The endpoint's last 50 attempts, newest first ([] when the user has no such endpoint). */
+  listWebhookAttempts(userId: string, webhookId: string): Promise<WebhookAttemptInfo[]>;
   close(): Promise<void>;
 }
 
@@ -102,6 +149,34 @@ function keyInfo(record: ApiKeyRecord, now: number): KeyInfo {
   };
 }
 
+const WEBHOOK_REFUSALS = {
+  invalid_url: 'invalid_webhook_url',
+  invalid_name: 'invalid_argument',
+  too_many_webhooks: 'too_many_webhooks',
+} as const satisfies Record<string, MealHostErrorCode>;
+
+function webhookInfo(record: WebhookEndpointRecord): WebhookInfo {
+  return {
+    id: record.id,
+    url: record.url,
+    name: record.name,
+    status: record.status,
+    createdAt: formatInstant(record.createdAt),
+    lastAttemptAt: orNull(record.lastAttemptAt),
+    lastStatus: record.lastStatus,
+  };
+}
+
+function attemptInfo(record: WebhookAttemptRecord): WebhookAttemptInfo {
+  return {
+    at: formatInstant(record.at),
+    eventId: record.eventId,
+    status: record.status,
+    error: record.error,
+    ms: record.ms,
+  };
+}
+
 function originOf(publicUrl: string): string {
   let url: URL | undefined;
   try {
@@ -118,6 +193,11 @@ function originOf(publicUrl: string): string {
 /** The host module over an open store. */
 export function createMealHost(storage: Storage, options: MealHostOptions = {}): MealHost {
   const defaultPublicUrl = options.publicUrl === undefined ? undefined : originOf(options.publicUrl);
+  /** Only the user's own endpoint: another user's id is as unknown as a made-up one. */
+  async function ownsWebhook(userId: string, webhookId: string): Promise<boolean> {
+    checkUserId(userId);
+    return (await storage.findWebhook(webhookId))?.userId === userId;
+  }
   return {
     async upsertMeals(userId, meals) {
       checkUserId(userId);
@@ -190,6 +270,50 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       }
       const link = await mintLoginLink(storage, userId, base, Date.now());
       return { url: link.url, expiresAt: formatInstant(link.expiresAt) };
+    },
+
+    async createWebhook(userId, url, webhookOptions = {}) {
+      checkUserId(userId);
+      const result = await registerWebhook(storage, { userId, url, name: webhookOptions.name ?? '' }, Date.now());
+      if (!result.ok) throw new MealHostError(WEBHOOK_REFUSALS[result.reason], result.message);
+      const { endpoint } = result;
+      return {
+        id: endpoint.id,
+        url: endpoint.url,
+        name: endpoint.name,
+        secret: endpoint.secret,
+        createdAt: formatInstant(endpoint.createdAt),
+      };
+    },
+
+    async listWebhooks(userId) {
+      checkUserId(userId);
+      return (await storage.listWebhooks(userId)).map(webhookInfo);
+    },
+
+    async deleteWebhook(userId, webhookId) {
+      return (await ownsWebhook(userId, webhookId)) && storage.deleteWebhook(webhookId);
+    },
+
+    async enableWebhook(userId, webhookId) {
+      return (await ownsWebhook(userId, webhookId)) && storage.enableWebhook(webhookId, Date.now());
+    },
+
+    async rotateWebhookSecret(userId, webhookId) {
+      if (!(await ownsWebhook(userId, webhookId))) return undefined;
+      const secret = await rotateWebhookSecret(storage, webhookId, Date.now());
+      return secret === undefined ? undefined : { id: webhookId, secret };
+    },
+
+    async testWebhook(userId, webhookId) {
+      if (!(await ownsWebhook(userId, webhookId))) return undefined;
+      const eventId = await queueWebhookTest(storage, webhookId, Date.now());
+      return eventId === undefined ? undefined : { id: webhookId, eventId };
+    },
+
+    async listWebhookAttempts(userId, webhookId) {
+      if (!(await ownsWebhook(userId, webhookId))) return [];
+      return (await storage.listWebhookAttempts(webhookId)).map(attemptInfo);
     },
 
     close: () => storage.close(),

@@ -1,6 +1,7 @@
 import type { FeedStart } from '../domain/feed-start.js';
 import type { FeedPosition, Meal, MealContent } from '../domain/meal.js';
 import type { FeedWatch, FeedWatcher } from './feed-signals.js';
+import type { WebhookStore } from './webhook-store.js';
 
 /**
  * The storage behind every command and the HTTP layer. One adapter per backend (sqlite/,
@@ -24,13 +25,15 @@ import type { FeedWatch, FeedWatcher } from './feed-signals.js';
  *   by every instance.
  * - **The tombstone watermark** moves in the transaction that prunes, forward only, and
  *   survives restarts.
+ * - **The webhook outbox** (webhook-store.ts): every transaction that moves a user's clock
+ *   queues the user's webhook events in it, so no change commits without its event.
  * - **Migrations** run at open, idempotent, safe when several processes start at once.
  * - Failures to reach the store become AppError('unavailable') with the driver error as
  *   `cause` (a 503 with Retry-After), never a hang: a networked adapter bounds each call of
  *   the request path (long writes, such as an import, are bounded by connection failures only,
  *   so that a failure is never reported for a transaction that then commits).
  */
-export interface Storage {
+export interface Storage extends WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
 
   /**
@@ -134,7 +137,8 @@ export interface StorageOptions {
   /**
    * The store of a serving process (`serve`, a worker, the cluster's primary). Its background
    * writes, the ones that can be done later (recordKeyUse, pruneTombstones, pruneKeyRequests,
-   * pruneExpiredSignIns), never wait for another connection's write lock: they fail at once
+   * pruneExpiredSignIns, and the webhook sender's claimDueWebhookEvents and
+   * recordWebhookAttempt), never wait for another connection's write lock: they fail at once
    * with `unavailable` and their caller tries again at its next turn. SQLite's busy wait
    * blocks the process's event loop, so waiting there would hold every request, /healthz
    * included, behind an import (issue 10, item 8). Reads never wait in WAL mode.

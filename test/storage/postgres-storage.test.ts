@@ -10,6 +10,7 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { runFeedSignalsSuite } from './feed-signals.suite.js';
 import { runKeyQuotaSuite } from './key-quota.suite.js';
 import { runStorageSuite, type StorageBackend } from './storage.suite.js';
+import { runWebhookStoreSuite } from './webhook-store.suite.js';
 
 // On the machine's PostgreSQL (or MEAL_EXPORT_TEST_PG_URL), each case in a fresh schema of its
 // own, dropped afterwards. Without PostgreSQL these tests are skipped with the reason.
@@ -35,6 +36,7 @@ const backend: StorageBackend = {
 runStorageSuite(backend);
 runFeedSignalsSuite(backend);
 runKeyQuotaSuite(backend);
+runWebhookStoreSuite(backend);
 
 describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?? false }, () => {
   const assertUnavailable = (error: unknown) => {

@@ -9,6 +9,7 @@ import { makeTempDir } from '../support/project.js';
 import { runFeedSignalsSuite } from './feed-signals.suite.js';
 import { runKeyQuotaSuite } from './key-quota.suite.js';
 import { runStorageSuite, type StorageBackend } from './storage.suite.js';
+import { runWebhookStoreSuite } from './webhook-store.suite.js';
 
 const backend: StorageBackend = {
   name: 'SQLite',
@@ -34,6 +35,7 @@ const backend: StorageBackend = {
 runStorageSuite(backend);
 runFeedSignalsSuite(backend);
 runKeyQuotaSuite(backend);
+runWebhookStoreSuite(backend);
 
 describe('SQLite storage: what only a file can get wrong', () => {
   test('a path that cannot hold a database is reported as unavailable storage', async () => {

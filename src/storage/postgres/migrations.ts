@@ -99,4 +99,53 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE key_daily_requests ADD COLUMN last_accepted_at bigint;
     `,
   },
+  {
+    version: 4,
+    name: 'webhooks: endpoints, pending events, attempts',
+    // As SQLite's migration 4. The foreign keys make a write for an endpoint deleted meanwhile
+    // fail or wait rather than leave rows no one reads; deleting an endpoint takes the rest.
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id                         text   COLLATE "C" NOT NULL PRIMARY KEY,
+        user_id                    text   COLLATE "C" NOT NULL,
+        url                        text   NOT NULL,
+        name                       text   NOT NULL,
+        secret                     text   NOT NULL,
+        previous_secret            text,
+        previous_secret_expires_at bigint,
+        status                     text   NOT NULL CHECK (status IN ('enabled', 'disabled')),
+        created_at                 bigint NOT NULL,
+        last_attempt_at            bigint,
+        last_status                integer
+      );
+      CREATE INDEX webhook_endpoints_by_user ON webhook_endpoints (user_id, created_at);
+
+      CREATE TABLE webhook_events (
+        endpoint_id     text    COLLATE "C" NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+        seq             integer NOT NULL,
+        id              text    NOT NULL,
+        type            text    NOT NULL,
+        from_at         bigint,
+        through_at      bigint,
+        attempts        integer NOT NULL,
+        next_attempt_at bigint  NOT NULL,
+        leased_until    bigint,
+        claimed_at      bigint,
+        created_at      bigint  NOT NULL,
+        PRIMARY KEY (endpoint_id, seq)
+      );
+      CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at);
+
+      CREATE TABLE webhook_attempts (
+        n           bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        endpoint_id text    COLLATE "C" NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+        at          bigint  NOT NULL,
+        event_id    text    NOT NULL,
+        status      integer,
+        error       text,
+        ms          integer NOT NULL
+      );
+      CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, at, n);
+    `,
+  },
 ];

@@ -13,12 +13,16 @@ import {
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
+import { queueChangeEvents } from './postgres-webhook-outbox.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
 /** Rows per statement when a write sends arrays (ids to look up, rows to insert). */
 const ROWS_PER_STATEMENT = 5000;
-/** A unique-id race with another user's concurrent import: the transaction runs again. */
+/**
+ * A unique-id race with another user's concurrent import, or a webhook test event queued
+ * with the seq this change's event takes (postgres-webhook-outbox.ts): the transaction runs again.
+ */
 const MAX_WRITE_ATTEMPTS = 3;
 const EMPTY = Buffer.alloc(0);
 
@@ -134,6 +138,7 @@ export function createPostgresMeals(sql: Sql) {
     return sql.begin(async (tx) => {
       const lastModifiedAt = await lockClock(tx, userId);
       let clock = lastModifiedAt;
+      let first: number | undefined;
       const existing = new Map<string, ExistingMeal>();
       for (const ids of chunks([...new Set(meals.map((meal) => meal.id))])) {
         const rows = await tx.unsafe<ExistingMeal[]>(
@@ -162,6 +167,7 @@ export function createPostgresMeals(sql: Sql) {
           return;
         }
         clock = nextModifiedAt(clock, now);
+        first ??= clock;
         if (row === undefined && earlier === undefined) created += 1;
         else updated += 1;
         written.delete(meal.id);
@@ -179,7 +185,11 @@ export function createPostgresMeals(sql: Sql) {
           PREPARED,
         );
       }
-      if (clock !== undefined && clock !== lastModifiedAt) await saveClock(tx, userId, clock);
+      if (first !== undefined && clock !== undefined) {
+        await saveClock(tx, userId, clock);
+        // The outbox, in the transaction of the change (CONTRACT.md section 8).
+        await queueChangeEvents(tx, userId, first, clock, now);
+      }
       return { created, updated, unchanged };
     });
   }
@@ -209,6 +219,7 @@ export function createPostgresMeals(sql: Sql) {
         PREPARED,
       );
       await saveClock(tx, userId, modifiedAt);
+      await queueChangeEvents(tx, userId, modifiedAt, modifiedAt, now);
       return 'deleted';
     });
   }
@@ -262,7 +273,7 @@ export function createPostgresMeals(sql: Sql) {
       }
     },
 
-    deleteMeal: (userId: string, mealId: string, now: number) => remove(userId, mealId, now),
+    deleteMeal: (userId: string, mealId: string, now: number) => withRetry(() => remove(userId, mealId, now)),
 
     /**
      * One statement: the tombstones deleted drive the watermark, each user's moving to the

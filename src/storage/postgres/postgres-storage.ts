@@ -9,6 +9,7 @@ import { createPostgresKeys } from './postgres-keys.js';
 import { createPostgresFeedSignals } from './postgres-feed-signals.js';
 import { createPostgresMeals } from './postgres-meals.js';
 import { createPostgresSignIns } from './postgres-sign-ins.js';
+import { createPostgresWebhooks } from './postgres-webhooks.js';
 
 /**
  * How long one storage call may take before the caller gets `503 unavailable`: a server that
@@ -103,6 +104,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
   const meals = createPostgresMeals(sql);
   const keys = createPostgresKeys(sql);
   const signIns = createPostgresSignIns(sql);
+  const webhooks = createPostgresWebhooks(sql);
   const signals = createPostgresFeedSignals(url, CONNECT_TIMEOUT_S);
   let secret: Buffer | undefined;
 
@@ -137,6 +139,21 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     findSession: (digest, now) => guard(() => signIns.findSession(digest, now)),
     deleteSession: (digest) => guard(() => signIns.deleteSession(digest)),
     pruneExpiredSignIns: (now) => guard(() => signIns.pruneExpiredSignIns(now)),
+    createWebhook: (endpoint, maxPerUser) => guard(() => webhooks.createWebhook(endpoint, maxPerUser)),
+    listWebhooks: (userId) => guard(() => webhooks.listWebhooks(userId)),
+    findWebhook: (id) => guard(() => webhooks.findWebhook(id)),
+    deleteWebhook: (id) => guard(() => webhooks.deleteWebhook(id)),
+    enableWebhook: (id, now) => guard(() => webhooks.enableWebhook(id, now)),
+    rotateWebhookSecret: (id, secret, previousExpiresAt) =>
+      guard(() => webhooks.rotateWebhookSecret(id, secret, previousExpiresAt)),
+    queueWebhookTest: (id, eventId, now) => guard(() => webhooks.queueWebhookTest(id, eventId, now)),
+    listWebhookAttempts: (id) => guard(() => webhooks.listWebhookAttempts(id)),
+    // With the deadline: a claim reported failed that commits after it leaves its events leased
+    // until the lease runs out, as a sender's crash would; a hung server never holds the sender.
+    claimDueWebhookEvents: (now, leaseMs, max) => guard(() => webhooks.claimDueWebhookEvents(now, leaseMs, max)),
+    nextWebhookDueAt: () => guard(() => webhooks.nextWebhookDueAt()),
+    recordWebhookAttempt: (event, attempt, fate) => guard(() => webhooks.recordWebhookAttempt(event, attempt, fate)),
+    webhookBacklog: () => guard(() => webhooks.webhookBacklog()),
     cursorSecret: () =>
       guard(async () => {
         if (secret === undefined) {

@@ -109,4 +109,57 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE key_daily_requests ADD COLUMN last_accepted_at INTEGER;
     `,
   },
+  {
+    version: 5,
+    name: 'webhooks: endpoints, pending events, attempts',
+    // CONTRACT.md section 8 (storage/webhook-store.ts). An event is open (a change extends it)
+    // while it is its endpoint's newest and claimed_at is null: the first claim seals it for
+    // good, whatever later happens to its attempts and lease (enabling resets both).
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id                         TEXT    NOT NULL PRIMARY KEY,
+        user_id                    TEXT    NOT NULL,
+        url                        TEXT    NOT NULL,
+        name                       TEXT    NOT NULL,
+        secret                     TEXT    NOT NULL,
+        previous_secret            TEXT,
+        previous_secret_expires_at INTEGER,
+        status                     TEXT    NOT NULL CHECK (status IN ('enabled', 'disabled')),
+        created_at                 INTEGER NOT NULL,
+        last_attempt_at            INTEGER,
+        last_status                INTEGER
+      ) WITHOUT ROWID;
+      -- Every change of a user probes it (the outbox), and lists read it oldest first.
+      CREATE INDEX webhook_endpoints_by_user ON webhook_endpoints (user_id, created_at);
+
+      CREATE TABLE webhook_events (
+        endpoint_id     TEXT    NOT NULL,
+        seq             INTEGER NOT NULL,
+        id              TEXT    NOT NULL,
+        type            TEXT    NOT NULL,
+        from_at         INTEGER,
+        through_at      INTEGER,
+        attempts        INTEGER NOT NULL,
+        next_attempt_at INTEGER NOT NULL,
+        leased_until    INTEGER,
+        claimed_at      INTEGER,
+        created_at      INTEGER NOT NULL,
+        PRIMARY KEY (endpoint_id, seq)
+      ) WITHOUT ROWID;
+      -- The senders' question: which events are due.
+      CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at);
+
+      -- n orders attempts made in the same millisecond.
+      CREATE TABLE webhook_attempts (
+        n           INTEGER PRIMARY KEY,
+        endpoint_id TEXT    NOT NULL,
+        at          INTEGER NOT NULL,
+        event_id    TEXT    NOT NULL,
+        status      INTEGER,
+        error       TEXT,
+        ms          INTEGER NOT NULL
+      );
+      CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, at, n);
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import {
 import type { FeedStart } from '../../domain/feed-start.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
+import { createSqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 type PageRow = [
   count: number,
@@ -135,19 +136,25 @@ export function createSqliteMeals(db: Database) {
   });
 
   const appendNewMeals = createSqliteAppender(db);
+  // Every transaction that saves a user's clock queues the user's webhook events with it.
+  const queueChangeEvents = createSqliteWebhookOutbox(db);
   /**
    * A user's first write: every meal is new, so none is looked up (throws to fall back; an id
    * repeated in the input is one of the cases the fallback handles).
    */
   const appendForNewUser = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
     if (selectClock.get(userId) !== undefined) throw new NotNewUser();
-    saveClock.run(userId, appendNewMeals(userId, meals, nextModifiedAt(undefined, now)));
+    const first = nextModifiedAt(undefined, now);
+    const last = appendNewMeals(userId, meals, first);
+    saveClock.run(userId, last);
+    queueChangeEvents(userId, first, last, now);
     return { created: meals.length, updated: 0, unchanged: 0 };
   });
 
   const upsert = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
     const lastModifiedAt = selectClock.get(userId);
     let clock = lastModifiedAt;
+    let first: number | undefined;
     let created = 0;
     let updated = 0;
     let unchanged = 0;
@@ -163,6 +170,7 @@ export function createSqliteMeals(db: Database) {
         return;
       }
       clock = nextModifiedAt(clock, now);
+      first ??= clock;
       if (existing === undefined) created += 1;
       else {
         updated += 1;
@@ -170,7 +178,10 @@ export function createSqliteMeals(db: Database) {
       }
       insertRow.run(userId, clock, meal.id, 0, encodeMealAt(content, clock));
     });
-    if (clock !== undefined && clock !== lastModifiedAt) saveClock.run(userId, clock);
+    if (first !== undefined && clock !== undefined) {
+      saveClock.run(userId, clock);
+      queueChangeEvents(userId, first, clock, now);
+    }
     return { created, updated, unchanged };
   });
 
@@ -182,6 +193,7 @@ export function createSqliteMeals(db: Database) {
     removeRow.run(userId, existing.modified_at, mealId);
     insertRow.run(userId, modifiedAt, mealId, 1, encodeTombstone(mealId, modifiedAt));
     saveClock.run(userId, modifiedAt);
+    queueChangeEvents(userId, modifiedAt, modifiedAt, now);
     return 'deleted';
   });
 

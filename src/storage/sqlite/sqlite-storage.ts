@@ -9,6 +9,7 @@ import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
 import { createSqliteSignIns } from './sqlite-sign-ins.js';
+import { createSqliteWebhooks } from './sqlite-webhooks.js';
 
 /** SQLite result codes that mean the store cannot be used right now, rather than a bug. */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
@@ -61,6 +62,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   const meals = createSqliteMeals(db);
   const keys = createSqliteKeys(db);
   const signIns = createSqliteSignIns(db);
+  const webhooks = createSqliteWebhooks(db);
   const signals = createSqliteFeedSignals(db);
   const selectOne = db.prepare('SELECT 1');
   const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
@@ -115,6 +117,22 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     findSession: (digest, now) => guard(() => signIns.findSession(digest, now)),
     deleteSession: (digest) => guard(() => signIns.deleteSession(digest)),
     pruneExpiredSignIns: (now) => background(() => signIns.pruneExpiredSignIns(now)),
+    createWebhook: (endpoint, maxPerUser) => guard(() => webhooks.createWebhook(endpoint, maxPerUser)),
+    listWebhooks: (userId) => guard(() => webhooks.listWebhooks(userId)),
+    findWebhook: (id) => guard(() => webhooks.findWebhook(id)),
+    deleteWebhook: (id) => guard(() => webhooks.deleteWebhook(id)),
+    enableWebhook: (id, now) => guard(() => webhooks.enableWebhook(id, now)),
+    rotateWebhookSecret: (id, secret, previousExpiresAt) =>
+      guard(() => webhooks.rotateWebhookSecret(id, secret, previousExpiresAt)),
+    queueWebhookTest: (id, eventId, now) => guard(() => webhooks.queueWebhookTest(id, eventId, now)),
+    listWebhookAttempts: (id) => guard(() => webhooks.listWebhookAttempts(id)),
+    // The sender's writes can wait for their next turn: in a serving process they never block
+    // the event loop behind an import (StorageOptions.serving).
+    claimDueWebhookEvents: (now, leaseMs, max) => background(() => webhooks.claimDueWebhookEvents(now, leaseMs, max)),
+    nextWebhookDueAt: () => guard(() => webhooks.nextWebhookDueAt()),
+    recordWebhookAttempt: (event, attempt, fate) =>
+      background(() => webhooks.recordWebhookAttempt(event, attempt, fate)),
+    webhookBacklog: () => guard(() => webhooks.webhookBacklog()),
     cursorSecret: () =>
       guard(() => {
         secret ??= readSecret.get(CURSOR_SECRET_SETTING);

@@ -1,0 +1,152 @@
+import { resolveDatabase } from '../config.js';
+import { formatInstant } from '../domain/instant.js';
+import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../domain/webhook-endpoint.js';
+import { CliError } from '../errors.js';
+import { withStorage } from '../storage/open-storage.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../storage/webhook-store.js';
+import { expectPositionals, parseCommandArgs, requireFlag, requireUserId } from './command-args.js';
+import { printResult } from './output.js';
+
+const USAGE = {
+  create: 'meal-export webhooks create --user ID --url https://… [--name NAME] [--db FILE] [--json]',
+  list: 'meal-export webhooks list --user ID [--db FILE] [--json]',
+  delete: 'meal-export webhooks delete WEBHOOK_ID [--db FILE] [--json]',
+  enable: 'meal-export webhooks enable WEBHOOK_ID [--db FILE] [--json]',
+  rotateSecret: 'meal-export webhooks rotate-secret WEBHOOK_ID [--db FILE] [--json]',
+  test: 'meal-export webhooks test WEBHOOK_ID [--db FILE] [--json]',
+  attempts: 'meal-export webhooks attempts WEBHOOK_ID [--db FILE] [--json]',
+};
+
+const SUBCOMMANDS = 'create, list, delete, enable, rotate-secret, test or attempts';
+
+const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
+
+/** `webhooks create|list|delete|enable|rotate-secret|test|attempts` (CONTRACT.md sections 7 and 8). */
+export async function runWebhooks(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'create') return createWebhook(rest);
+  if (sub === 'list') return listWebhooks(rest);
+  if (sub === 'delete') return deleteWebhook(rest);
+  if (sub === 'enable') return enableWebhook(rest);
+  if (sub === 'rotate-secret') return rotateSecret(rest);
+  if (sub === 'test') return testWebhook(rest);
+  if (sub === 'attempts') return listAttempts(rest);
+  throw new CliError(`webhooks: expected ${SUBCOMMANDS} (meal-export webhooks <subcommand> --help)`, {
+    usage: true,
+  });
+}
+
+const unknown = (id: string) => new CliError(`no webhook with id ${id}`);
+
+async function createWebhook(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { user: { type: 'string' }, url: { type: 'string' }, name: { type: 'string', default: '' } },
+    USAGE.create,
+  );
+  expectPositionals(positionals, 0, USAGE.create);
+  const userId = requireUserId(values.user, USAGE.create);
+  const url = requireFlag(values.url, 'url', USAGE.create);
+  const result = await withStorage(resolveDatabase(values.db), (storage) =>
+    registerWebhook(storage, { userId, url, name: values.name }, Date.now()),
+  );
+  if (!result.ok) throw new CliError(result.message, { usage: result.reason !== 'too_many_webhooks' });
+  const { endpoint } = result;
+  printResult(
+    values.json,
+    {
+      id: endpoint.id,
+      userId: endpoint.userId,
+      url: endpoint.url,
+      name: endpoint.name,
+      secret: endpoint.secret,
+      createdAt: formatInstant(endpoint.createdAt),
+    },
+    `${endpoint.secret}\n\nwebhook ${endpoint.id} for user ${userId} calls ${endpoint.url}.\nThis is the only time the signing secret is shown: store it with the receiving server now.`,
+  );
+}
+
+/** An endpoint as `webhooks list` shows it: never a secret. */
+function publicView(endpoint: WebhookEndpointRecord) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    name: endpoint.name,
+    status: endpoint.status,
+    createdAt: formatInstant(endpoint.createdAt),
+    lastAttemptAt: instantOrNull(endpoint.lastAttemptAt),
+    lastStatus: endpoint.lastStatus,
+  };
+}
+
+async function listWebhooks(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { user: { type: 'string' } }, USAGE.list);
+  expectPositionals(positionals, 0, USAGE.list);
+  const userId = requireUserId(values.user, USAGE.list);
+  const endpoints = (await withStorage(resolveDatabase(values.db), (storage) => storage.listWebhooks(userId))).map(
+    publicView,
+  );
+  const lines = endpoints.map(
+    (e) =>
+      `${e.id}  ${e.status.padEnd(8)}  ${e.url}  last attempt ${e.lastAttemptAt === null ? 'never' : `${e.lastAttemptAt} (${e.lastStatus ?? 'no answer'})`}${e.name === '' ? '' : `  ${e.name}`}`,
+  );
+  printResult(values.json, endpoints, lines.length === 0 ? `no webhooks for user ${userId}` : lines.join('\n'));
+}
+
+/** The one argument of the commands on an existing endpoint. */
+function endpointArgs(argv: string[], usage: string) {
+  const { values, positionals } = parseCommandArgs(argv, {}, usage);
+  const [id = ''] = expectPositionals(positionals, 1, usage);
+  return { id, db: resolveDatabase(values.db), json: values.json };
+}
+
+async function deleteWebhook(argv: string[]): Promise<void> {
+  const { id, db, json } = endpointArgs(argv, USAGE.delete);
+  if (!(await withStorage(db, (storage) => storage.deleteWebhook(id)))) throw unknown(id);
+  printResult(json, { id, deleted: true }, `deleted webhook ${id}, with its pending calls and attempts`);
+}
+
+async function enableWebhook(argv: string[]): Promise<void> {
+  const { id, db, json } = endpointArgs(argv, USAGE.enable);
+  if (!(await withStorage(db, (storage) => storage.enableWebhook(id, Date.now())))) throw unknown(id);
+  printResult(json, { id, enabled: true }, `enabled webhook ${id}: its pending calls are sent now`);
+}
+
+async function rotateSecret(argv: string[]): Promise<void> {
+  const { id, db, json } = endpointArgs(argv, USAGE.rotateSecret);
+  const secret = await withStorage(db, (storage) => rotateWebhookSecret(storage, id, Date.now()));
+  if (secret === undefined) throw unknown(id);
+  printResult(
+    json,
+    { id, secret },
+    `${secret}\n\nthe new signing secret of webhook ${id}; for 24 hours every call is signed with the previous one too.\nThis is the only time it is shown.`,
+  );
+}
+
+async function testWebhook(argv: string[]): Promise<void> {
+  const { id, db, json } = endpointArgs(argv, USAGE.test);
+  const eventId = await withStorage(db, (storage) => queueWebhookTest(storage, id, Date.now()));
+  if (eventId === undefined) throw unknown(id);
+  printResult(json, { id, eventId }, `queued a webhook.test call to webhook ${id} (webhook-id ${eventId})`);
+}
+
+function attemptView(attempt: WebhookAttemptRecord) {
+  return {
+    at: formatInstant(attempt.at),
+    eventId: attempt.eventId,
+    status: attempt.status,
+    error: attempt.error,
+    ms: attempt.ms,
+  };
+}
+
+async function listAttempts(argv: string[]): Promise<void> {
+  const { id, db, json } = endpointArgs(argv, USAGE.attempts);
+  const attempts = await withStorage(db, async (storage) =>
+    (await storage.findWebhook(id)) === undefined ? undefined : storage.listWebhookAttempts(id),
+  );
+  if (attempts === undefined) throw unknown(id);
+  const views = attempts.map(attemptView);
+  const lines = views.map((a) => `${a.at}  ${a.eventId}  ${a.status ?? a.error ?? 'no answer'}  ${a.ms} ms`);
+  printResult(json, views, lines.length === 0 ? `no attempts yet for webhook ${id}` : lines.join('\n'));
+}

@@ -1,0 +1,113 @@
+import type { Storage } from '../storage/storage.js';
+import type { WebhookEndpointRecord } from '../storage/webhook-store.js';
+import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../webhooks/webhook-ids.js';
+
+/**
+ * The rules of webhook endpoints (CONTRACT.md section 8), in one place for `webhooks …`, the
+ * host module and the app page: what URL may be registered, how many endpoints a user has,
+ * how long a rotated secret keeps signing.
+ */
+export const MAX_WEBHOOKS_PER_USER = 5;
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MAX_WEBHOOK_NAME_LENGTH = 100;
+/** After a rotation, every call is signed with both secrets for this long. */
+export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+const CONTROL_OR_SPACE_RE = /[\p{Cc}\s]/u;
+const CONTROL_CHARACTER_RE = /\p{Cc}/u;
+/** `https://` (any case, as URLs allow), then the authority up to the path, query or fragment. */
+const HTTPS_AUTHORITY_RE = /^https:\/\/([^/?#]*)/i;
+
+/** Why a URL cannot be registered, in words fit for one line; undefined when it can. */
+export function webhookUrlProblem(text: string): string | undefined {
+  if (text.length > MAX_WEBHOOK_URL_LENGTH) {
+    return `a webhook URL is at most ${MAX_WEBHOOK_URL_LENGTH} characters (this one has ${text.length})`;
+  }
+  const authority = HTTPS_AUTHORITY_RE.exec(text)?.[1];
+  if (authority === undefined) return 'a webhook URL must start with https://';
+  // URL parsers drop tabs and newlines and trim spaces: what is stored must be what is called.
+  if (CONTROL_OR_SPACE_RE.test(text)) return 'a webhook URL must not contain spaces or control characters';
+  // Any `@` in the authority: `user@`, `user:pass@`, even an empty `@`.
+  if (authority.includes('@')) return 'a webhook URL must not contain a user name or password';
+  // `https:///x` would call the host `x`: the parser skips the missing authority.
+  if (authority === '') return 'a webhook URL must name a host';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'a webhook URL must be a valid https:// URL';
+  }
+  if (url.hostname === '') return 'a webhook URL must name a host';
+  return undefined;
+}
+
+/** Why a name cannot be given to an endpoint; undefined when it can. */
+export function webhookNameProblem(name: string): string | undefined {
+  if (name.length > MAX_WEBHOOK_NAME_LENGTH || CONTROL_CHARACTER_RE.test(name)) {
+    return `a webhook's name is at most ${MAX_WEBHOOK_NAME_LENGTH} characters of text`;
+  }
+  return undefined;
+}
+
+export interface WebhookRequest {
+  readonly userId: string;
+  readonly url: string;
+  /** A label the user picks; "" for none. */
+  readonly name: string;
+}
+
+export type RegisteredWebhook =
+  | { readonly ok: true; readonly endpoint: WebhookEndpointRecord }
+  | {
+      readonly ok: false;
+      readonly reason: 'invalid_url' | 'invalid_name' | 'too_many_webhooks';
+      /** One line, fit to show the user. */
+      readonly message: string;
+    };
+
+/**
+ * Registers an endpoint with a new id and secret: the one place endpoints are made. The secret
+ * is in the answer for the caller to show once.
+ */
+export async function registerWebhook(
+  storage: Storage,
+  request: WebhookRequest,
+  now: number,
+): Promise<RegisteredWebhook> {
+  const urlProblem = webhookUrlProblem(request.url);
+  if (urlProblem !== undefined) return { ok: false, reason: 'invalid_url', message: urlProblem };
+  const nameProblem = webhookNameProblem(request.name);
+  if (nameProblem !== undefined) return { ok: false, reason: 'invalid_name', message: nameProblem };
+  const id = newWebhookEndpointId();
+  const result = await storage.createWebhook(
+    {
+      id,
+      userId: request.userId,
+      url: request.url,
+      name: request.name,
+      secret: newWebhookSecret(),
+      createdAt: now,
+    },
+    MAX_WEBHOOKS_PER_USER,
+  );
+  if (result.ok) return result;
+  // The id is new and random: taken, it would be a bug, not the user's mistake.
+  if (result.reason === 'duplicate_id') throw new Error(`the new webhook id ${id} is taken`);
+  return {
+    ok: false,
+    reason: 'too_many_webhooks',
+    message: `user ${request.userId} already has ${MAX_WEBHOOKS_PER_USER} webhook endpoints: delete one first`,
+  };
+}
+
+/** A new secret for the endpoint; the current one signs beside it for 24 hours. Undefined when unknown. */
+export async function rotateWebhookSecret(storage: Storage, id: string, now: number): Promise<string | undefined> {
+  const secret = newWebhookSecret();
+  return (await storage.rotateWebhookSecret(id, secret, now + PREVIOUS_SECRET_LIFETIME_MS)) ? secret : undefined;
+}
+
+/** Queues a `webhook.test` call; its event id, or undefined when the endpoint is unknown. */
+export async function queueWebhookTest(storage: Storage, id: string, now: number): Promise<string | undefined> {
+  const eventId = newWebhookEventId();
+  return (await storage.queueWebhookTest(id, eventId, now)) ? eventId : undefined;
+}

@@ -1,0 +1,46 @@
+import type { TransactionSql } from 'postgres';
+
+const PREPARED = { prepare: true } as const;
+
+/**
+ * The "meals changed" events of a change, as sqlite-webhook-outbox.ts, in one statement: the
+ * user's endpoints (one probe of webhook_endpoints_by_user when there is none), the open event
+ * of each extended, a new event after the newest for the others.
+ *
+ * Against the other writers of the same rows (the user's own writes are serialised by the
+ * clock row lock the caller holds):
+ * - a sender claiming the open event meanwhile: the UPDATE waits for its row lock and, at READ
+ *   COMMITTED, checks the claimed row again, finds it sealed and leaves it, so the endpoint gets
+ *   a new event: a change never goes into an event already handed to a sender;
+ * - the endpoint being deleted meanwhile: FOR KEY SHARE waits for the delete and then skips the
+ *   row, or holds the delete back until this commits (its cascade then takes the new event);
+ * - a test event queued meanwhile with the same seq: the insert fails with a unique violation
+ *   and the caller runs its transaction again.
+ */
+export async function queueChangeEvents(
+  tx: TransactionSql,
+  userId: string,
+  from: number,
+  through: number,
+  now: number,
+): Promise<void> {
+  await tx.unsafe(
+    `WITH target AS MATERIALIZED (
+       SELECT endpoint.id, (SELECT max(seq) FROM webhook_events WHERE endpoint_id = endpoint.id) AS newest_seq
+       FROM webhook_endpoints AS endpoint WHERE endpoint.user_id = $1
+       FOR KEY SHARE
+     ), extended AS (
+       UPDATE webhook_events AS event SET through_at = greatest(event.through_at, $3)
+       FROM target
+       WHERE event.endpoint_id = target.id AND event.seq = target.newest_seq
+         AND event.type = 'meals.changed' AND event.claimed_at IS NULL
+       RETURNING event.endpoint_id
+     )
+     INSERT INTO webhook_events (endpoint_id, seq, id, type, from_at, through_at, attempts, next_attempt_at, created_at)
+     SELECT target.id, coalesce(target.newest_seq, 0) + 1, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+            'meals.changed', $2, $3, 0, $4, $4
+     FROM target WHERE target.id NOT IN (SELECT endpoint_id FROM extended)`,
+    [userId, from, through, now],
+    PREPARED,
+  );
+}

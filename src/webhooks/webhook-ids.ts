@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { randomId } from '../domain/random-id.js';
+
+/**
+ * The random names of webhooks (CONTRACT.md section 8), never sequential. Minimal versions,
+ * to be reconciled with webhook-signature.ts, which signs with the secrets made here.
+ */
+
+/** An endpoint's id: `wh_` and 22 base62 characters (131 random bits). */
+export function newWebhookEndpointId(): string {
+  return randomId('wh_', 22);
+}
+
+/** An endpoint's signing secret: `whsec_` and the base64 of 32 random bytes (Standard Webhooks). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * An event's id (the `webhook-id` header): `msg_` and 32 hex digits, the form the stores make
+ * for the events a change queues (sqlite-webhook-outbox.ts, postgres-webhook-outbox.ts), so
+ * that every event id looks alike whoever made it.
+ */
+export function newWebhookEventId(): string {
+  return `msg_${randomBytes(16).toString('hex')}`;
+}

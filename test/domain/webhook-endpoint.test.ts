@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { webhookNameProblem, webhookUrlProblem } from '../../src/domain/webhook-endpoint.js';
+import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+
+test('accepts https:// URLs up to 2048 characters, with ports, paths, queries, IP literals and any case of scheme', () => {
+  const base = 'https://hooks.example.com/';
+  for (const url of [
+    'https://hooks.example.com',
+    'https://hooks.example.com:8443/meals?team=1#x',
+    'HTTPS://Hooks.Example.com/',
+    'https://[2001:db8::1]/hook',
+    'https://192.0.2.10/hook',
+    `${base}${'a'.repeat(2048 - base.length)}`,
+  ]) {
+    assert.equal(webhookUrlProblem(url), undefined, url);
+  }
+});
+
+test('refuses other schemes, credentials, a missing host, spaces and control characters, and 2049 characters', () => {
+  const base = 'https://hooks.example.com/';
+  const refused: [string, RegExp][] = [
+    ['http://hooks.example.com/', /start with https:\/\//],
+    ['ws://hooks.example.com/', /start with https:\/\//],
+    ['https:hooks.example.com', /start with https:\/\//],
+    ['//hooks.example.com', /start with https:\/\//],
+    ['', /start with https:\/\//],
+    ['https://user:pass@hooks.example.com/', /user name or password/],
+    ['https://user@hooks.example.com/', /user name or password/],
+    ['https://@hooks.example.com/', /user name or password/],
+    ['https:///hooks.example.com/', /name a host/],
+    ['https://', /name a host/],
+    ['https://hooks.example.com:99999/', /valid https:\/\/ URL/],
+    [' https://hooks.example.com/', /start with https:\/\//],
+    ['https://hooks.example.com/ ', /spaces or control characters/],
+    ['https://hooks.exa\nmple.com/', /spaces or control characters/],
+    ['https://hooks.example.com/\t', /spaces or control characters/],
+    [`${base}${'a'.repeat(2049 - base.length)}`, /at most 2048 characters \(this one has 2049\)/],
+  ];
+  for (const [url, reason] of refused) assert.match(webhookUrlProblem(url) ?? 'accepted', reason, JSON.stringify(url));
+});
+
+test('a name is up to 100 characters of text', () => {
+  assert.equal(webhookNameProblem(''), undefined);
+  assert.equal(webhookNameProblem('x'.repeat(100)), undefined);
+  assert.match(webhookNameProblem('x'.repeat(101)) ?? '', /at most 100/);
+  assert.match(webhookNameProblem('a\u0000b') ?? '', /at most 100/);
+});
+
+test('ids and secrets have the forms of CONTRACT.md section 8 and never repeat', () => {
+  const ids = new Set(Array.from({ length: 1000 }, newWebhookEndpointId));
+  assert.equal(ids.size, 1000);
+  for (const id of ids) assert.match(id, /^wh_[0-9A-Za-z]{22}$/);
+  const secret = newWebhookSecret();
+  assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32);
+  assert.notEqual(newWebhookSecret(), secret);
+  assert.match(newWebhookEventId(), /^msg_[0-9a-f]{32}$/);
+});
