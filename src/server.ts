@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
@@ -21,6 +20,8 @@ import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
 import { startTombstonePruning } from './tombstone-pruning.js';
+import { PACKAGE_VERSION } from './version.js';
+import { startWebhooks, type WebhookSettings } from './webhooks/webhook-service.js';
 import { type RunningAppPage, startAppPage } from './web/app-page.js';
 
 export interface ServeConfig {
@@ -51,6 +52,8 @@ export interface ServeConfig {
   readonly trustedProxies?: TrustedProxies | undefined;
   /** `--max-waiting`: long polls (`wait`) held at most by each serving process. */
   readonly maxWaiting: number;
+  /** `--webhook-allow-private`, `--webhook-ca`: where webhook calls may go (webhooks/webhook-service.ts). */
+  readonly webhooks: WebhookSettings;
 }
 
 /** How this process serves: alone (the default), or as one worker of a cluster. */
@@ -144,7 +147,7 @@ async function openLimiters(
 
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
 export async function startServer(config: ServeConfig, options: ServerOptions = {}): Promise<RunningServer> {
-  const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+  const version = PACKAGE_VERSION;
   const opened = options.storage ?? (await openStorage(config.database, { serving: true }));
   const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
   const tlsMaterial = await loadServeTls(config);
@@ -200,6 +203,11 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     options.clusterWorker === undefined
       ? await startTombstonePruning(storage, config.tombstoneDays, app.log)
       : () => {};
+  // And sends the webhooks: one sender per instance (its store's leases share the work out).
+  const webhooks =
+    options.clusterWorker === undefined
+      ? startWebhooks(storage, config.webhooks, { log: app.log, version, metrics: options.metrics?.webhooks() })
+      : undefined;
 
   await app.listen({
     host: config.host,
@@ -213,6 +221,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   async function close(): Promise<void> {
     stopPruning();
+    const webhooksStopped = webhooks?.stop();
     // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
     const drained = app.close();
     let timer: NodeJS.Timeout | undefined;
@@ -226,6 +235,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     }
     clearTimeout(timer);
     await appPage?.close();
+    await webhooksStopped;
     // After the last response: every accepted request is in the store before the process ends.
     await keyUseFlush.stop();
     await limiters.close();

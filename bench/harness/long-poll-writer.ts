@@ -53,6 +53,7 @@ if (values.serve !== undefined) {
       workers: 1,
       redisUrl: undefined,
       redisPrefix: 'meal-export:',
+      webhooks: { allowPrivate: false, caFile: undefined },
       maxWaiting: 10_000,
     },
     { storage },

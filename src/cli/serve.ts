@@ -14,7 +14,7 @@ import { parseTrustedProxies, type TrustedProxies } from '../http/client-address
 import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES] [--max-waiting 10000]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
@@ -62,6 +62,8 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
       'public-url': { type: 'string' },
       'trust-proxy': { type: 'string' },
       'max-waiting': { type: 'string' },
+      'webhook-allow-private': { type: 'boolean', default: false },
+      'webhook-ca': { type: 'string' },
     },
     USAGE,
   );
@@ -102,6 +104,7 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
+    webhooks: { allowPrivate: values['webhook-allow-private'], caFile: values['webhook-ca'] },
   };
   // With --workers, this same command runs in the primary and in each worker it forks.
   if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config, stop) : runClusterWorker(config, stop));

@@ -1,3 +1,5 @@
+import { PACKAGE_VERSION } from '../version.js';
+import { startWebhooks } from '../webhooks/webhook-service.js';
 import { createLogger } from '../logger.js';
 import { startAdminListener } from '../metrics/admin-listener.js';
 import { createPrimaryMetrics } from '../metrics/cluster-metrics.js';
@@ -43,6 +45,13 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
       release.push(hostLimitersForWorkers(limiters));
     }
     const metrics = config.adminPort === undefined ? undefined : createPrimaryMetrics(log);
+    // The webhooks of the whole host go out from here (the workers send none).
+    const webhooks = startWebhooks(storage, config.webhooks, {
+      log,
+      version: PACKAGE_VERSION,
+      metrics: metrics?.webhooks,
+    });
+    release.push(() => webhooks.stop());
     // Scrapes ask the workers that listen; none until the fleet below has started.
     const serving: { workers: WorkerFleet['listeningWorkers'] } = { workers: () => [] };
     if (metrics !== undefined && config.adminPort !== undefined) {

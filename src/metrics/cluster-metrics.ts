@@ -1,3 +1,5 @@
+import type { WebhookMetrics } from '../webhooks/webhook-service.js';
+import { createWebhookMetrics } from './webhook-metrics.js';
 import type { Worker } from 'node:cluster';
 import type { FastifyBaseLogger } from 'fastify';
 import {
@@ -39,6 +41,8 @@ export function answerPrimaryScrapes(registry: Registry): void {
 
 /** What the primary itself counts, and the scrape that adds its workers' metrics to it. */
 export interface PrimaryMetrics {
+  /** The webhook sender's attempts and backlog: the primary sends for the whole host. */
+  readonly webhooks: WebhookMetrics;
   workerRestarted(): void;
   workersListening(count: number): void;
   /** The metrics of the workers given (asked over IPC) and the primary's own, in one text. */
@@ -61,6 +65,7 @@ export function createPrimaryMetrics(log: FastifyBaseLogger): PrimaryMetrics {
   let nextId = 0;
 
   return {
+    webhooks: createWebhookMetrics(registry),
     workerRestarted: () => restarts.inc(),
     workersListening: (count) => listening.set(count),
     async scrape(workers) {

@@ -2,7 +2,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { LargePageObserver } from '../http/large-page-gate.js';
 import type { RequestMetrics } from '../http/request-report.js';
 import type { LimiterObserver } from '../ratelimit/limiter-observer.js';
+import type { WebhookMetrics } from '../webhooks/webhook-service.js';
 import type { StorageTimer } from './timed-storage.js';
+import { createWebhookMetrics } from './webhook-metrics.js';
 
 /**
  * Everything one serving process counts for `/metrics` (CONTRACT.md section 6), in its own
@@ -15,6 +17,8 @@ export interface ServiceMetrics extends RequestMetrics {
   readonly largePages: LargePageObserver;
   /** The long polls held now: read at each scrape from the function given. */
   readonly heldRequests: { count(size: () => number): void };
+  /** Registers the webhook sender's metrics: only the process that sends has them (not a worker). */
+  webhooks(): WebhookMetrics;
   readonly storageQuery: StorageTimer;
 }
 
@@ -87,6 +91,7 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
   });
 
   let heldNow: () => number = () => 0;
+  let webhookMetrics: WebhookMetrics | undefined;
   new Gauge({
     name: 'meal_export_long_polls_held',
     help: 'Requests with wait held now, waiting for a change (at most --max-waiting per process).',
@@ -136,6 +141,10 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
         largePages.inc();
         if (waitedMs > 0) largePageWaits.observe(waitedMs / 1000);
       },
+    },
+    webhooks() {
+      webhookMetrics ??= createWebhookMetrics(registry);
+      return webhookMetrics;
     },
     heldRequests: {
       count(size) {

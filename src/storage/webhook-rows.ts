@@ -55,6 +55,7 @@ export interface ClaimedRow {
   readonly from_at: number | null;
   readonly through_at: number | null;
   readonly attempts: number;
+  readonly created_at: number;
 }
 
 /** The previous secret signs beside the current one while it lives (CONTRACT.md section 8). */
@@ -72,6 +73,7 @@ export function claimedEventOf(row: ClaimedRow, now: number): ClaimedWebhookEven
     from: row.from_at,
     through: row.through_at,
     attempts: row.attempts,
+    createdAt: row.created_at,
   };
 }
 

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { randomId } from '../domain/random-id.js';
 
 /**
- * The random names of webhooks (CONTRACT.md section 8), never sequential. Minimal versions,
- * to be reconciled with webhook-signature.ts, which signs with the secrets made here.
+ * The random names of webhooks (CONTRACT.md section 8), never sequential: endpoint ids, the
+ * secrets webhook-signature.ts signs with, and event ids.
  */
 
 /** An endpoint's id: `wh_` and 22 base62 characters (131 random bits). */

@@ -1,24 +1,12 @@
 /**
- * The signature of a webhook call and the random values it is made of (CONTRACT.md section 8),
+ * The signature of a webhook call (CONTRACT.md section 8; its secrets and ids: webhook-ids.ts),
  * after the Standard Webhooks specification (standardwebhooks.com): `v1,` + the base64 of
  * HMAC-SHA256, keyed with the secret's decoded bytes, of `<webhook-id>.<webhook-timestamp>.<body>`.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import { randomId } from '../domain/random-id.js';
+import { createHmac } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
-const SECRET_BYTES = 32;
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** A new endpoint secret: `whsec_` + the base64 of 32 random bytes, shown to its user once. */
-export function newWebhookSecret(): string {
-  return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
-}
-
-/** A new event id, `msg_` + 22 base62 characters (131 random bits); every retry of the event reuses it. */
-export function newWebhookId(): string {
-  return randomId('msg_');
-}
 
 /**
  * The `webhook-signature` header: one `v1,<base64>` entry per secret, joined by a space, so that

@@ -8,7 +8,7 @@ import {
   type WebhookEvent,
 } from '../../src/client/index.js';
 import { createWebhookSender, isDelivered } from '../../src/webhooks/webhook-sender.js';
-import { newWebhookId, newWebhookSecret } from '../../src/webhooks/webhook-signature.js';
+import { newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
 import { makeCertificate, type Receiver, startReceiver } from './receiver.js';
 
 // The Standard Webhooks JavaScript library's own vector (libraries/javascript/src/webhook.test.ts).
@@ -228,7 +228,7 @@ describe('the sender and verifyWebhook together', () => {
     try {
       const call = {
         url: receiver.url,
-        webhookId: newWebhookId(),
+        webhookId: newWebhookEventId(),
         timestampS: Math.floor(Date.now() / 1000),
         body: BODY,
       };

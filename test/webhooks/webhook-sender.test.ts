@@ -9,7 +9,7 @@ import {
   type WebhookSender,
   type WebhookSenderOptions,
 } from '../../src/webhooks/webhook-sender.js';
-import { newWebhookId, newWebhookSecret } from '../../src/webhooks/webhook-signature.js';
+import { newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
 import { freePort } from '../support/free-port.js';
 import { type Answer, makeCertificate, type Receiver, startReceiver, type TestCertificate } from './receiver.js';
 
@@ -62,7 +62,7 @@ async function send(
 ): Promise<WebhookAttemptOutcome> {
   const outcome = await target.send({
     url,
-    webhookId: newWebhookId(),
+    webhookId: newWebhookEventId(),
     timestampS: Math.floor(Date.now() / 1000),
     body: BODY,
     secrets: callSecrets,
@@ -202,7 +202,7 @@ describe('a call that gets no answer', () => {
   it('rejects with a TypeError that does not quote it for a malformed secret, before sending', async () => {
     const hook = await receiver();
     const malformed = 'whsec_' + 'not base64!'.repeat(3);
-    const call = { url: hook.url, webhookId: newWebhookId(), timestampS: 1, body: BODY, secrets: [malformed] };
+    const call = { url: hook.url, webhookId: newWebhookEventId(), timestampS: 1, body: BODY, secrets: [malformed] };
     await assert.rejects(sender().send(call), (error: unknown) => {
       assert.ok(error instanceof TypeError);
       assert.ok(!error.message.includes('not base64!'));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookId, newWebhookSecret, signWebhook } from '../../src/webhooks/webhook-signature.js';
+import { newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+import { signWebhook } from '../../src/webhooks/webhook-signature.js';
 
 // The Standard Webhooks JavaScript library's own "sign function works" vector
 // (libraries/javascript/src/webhook.test.ts in standard-webhooks/standard-webhooks).
@@ -32,7 +33,7 @@ describe('signWebhook', () => {
 
   it('signs a non-ASCII body as its UTF-8 bytes, as the standardwebhooks library verifies it', () => {
     const secret = newWebhookSecret();
-    const id = newWebhookId();
+    const id = newWebhookEventId();
     const now = Math.floor(Date.now() / 1000);
     const signature = signWebhook([secret], id, now, BODY);
     assert.deepEqual(new Webhook(secret).verify(BODY, headers(id, now, signature)), JSON.parse(BODY));
@@ -41,7 +42,7 @@ describe('signWebhook', () => {
   it('signs with both secrets while a rotation is live, and each secret alone verifies', () => {
     const oldSecret = newWebhookSecret();
     const newSecret = newWebhookSecret();
-    const id = newWebhookId();
+    const id = newWebhookEventId();
     const now = Math.floor(Date.now() / 1000);
     const signature = signWebhook([newSecret, oldSecret], id, now, BODY);
 
@@ -86,7 +87,7 @@ describe('newWebhookSecret and newWebhookId', () => {
   });
 
   it('makes msg_ + 22 base62 characters, different every time', () => {
-    const ids = new Set(Array.from({ length: 100 }, () => newWebhookId()));
+    const ids = new Set(Array.from({ length: 100 }, () => newWebhookEventId()));
     assert.equal(ids.size, 100);
     for (const id of ids) assert.match(id, /^msg_[0-9A-Za-z]{22}$/);
   });

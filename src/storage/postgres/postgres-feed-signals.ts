@@ -9,15 +9,29 @@ import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../feed-si
  */
 export const FEED_CHANNEL = 'meal_export_feed';
 
-/** The user a notification of this store's schema names; undefined for another store's. */
-function userOf(payload: string, schema: string): string | undefined {
+/**
+ * What a notification of this store's schema says: the user whose feed moved, or null for a
+ * change of the webhook outbox alone (notifyOutboxChanged); undefined for another store's.
+ */
+function subjectOf(payload: string, schema: string): string | null | undefined {
   try {
     const parsed: unknown = JSON.parse(payload);
-    if (Array.isArray(parsed) && parsed[0] === schema && typeof parsed[1] === 'string') return parsed[1];
+    if (!Array.isArray(parsed) || parsed[0] !== schema) return undefined;
+    const subject: unknown = parsed[1];
+    return typeof subject === 'string' || subject === null ? subject : undefined;
   } catch {
     // Not ours: someone else's NOTIFY on the same channel name.
+    return undefined;
   }
-  return undefined;
+}
+
+/**
+ * Wakes the webhook senders of every instance after a change of the outbox that is no change
+ * of a feed (a test event queued, an endpoint enabled again), in the caller's transaction or
+ * at once.
+ */
+export async function notifyOutboxChanged(sql: Pick<Sql, 'unsafe'>): Promise<void> {
+  await sql.unsafe(`SELECT pg_notify('${FEED_CHANNEL}', json_build_array(current_schema(), null)::text)`);
 }
 
 /** The first retry after the listening connection drops, then doubling up to the last. */
@@ -63,8 +77,9 @@ export function createPostgresFeedSignals(url: string, connectTimeoutS: number):
       onnotice: () => undefined,
       connection: { application_name: 'meal-export-listen' },
       onnotify: (channel, payload) => {
-        const userId = schema === undefined || channel !== FEED_CHANNEL ? undefined : userOf(payload, schema);
-        if (userId !== undefined) watchers.moved([userId]);
+        const subject = schema === undefined || channel !== FEED_CHANNEL ? undefined : subjectOf(payload, schema);
+        if (subject === null) watchers.somethingChanged();
+        else if (subject !== undefined) watchers.moved([subject]);
       },
       onclose: () => dropped(),
     };

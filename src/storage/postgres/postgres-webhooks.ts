@@ -1,3 +1,4 @@
+import { notifyOutboxChanged } from './postgres-feed-signals.js';
 import type { Sql } from 'postgres';
 import {
   ATTEMPT_COLUMNS,
@@ -100,7 +101,9 @@ export function createPostgresWebhooks(sql: Sql) {
         [id, now],
         PREPARED,
       );
-      return (row?.found ?? 0) > 0;
+      const found = (row?.found ?? 0) > 0;
+      if (found) await notifyOutboxChanged(sql);
+      return found;
     },
 
     async rotateWebhookSecret(id: string, secret: string, previousExpiresAt: number): Promise<boolean> {
@@ -132,7 +135,10 @@ export function createPostgresWebhooks(sql: Sql) {
           PREPARED,
         );
         if (row === undefined || row.found === 0) return false;
-        if (row.queued > 0) return true;
+        if (row.queued > 0) {
+          await notifyOutboxChanged(sql);
+          return true;
+        }
         if (attempt >= MAX_QUEUE_ATTEMPTS) throw new Error(`could not queue a test event for webhook ${id}`);
       }
     },
@@ -170,7 +176,7 @@ export function createPostgresWebhooks(sql: Sql) {
          WHERE event.endpoint_id = due.endpoint_id AND event.seq = due.seq AND endpoint.id = event.endpoint_id
          RETURNING event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
            endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
-           event.attempts, event.next_attempt_at`,
+           event.attempts, event.created_at, event.next_attempt_at`,
         [now, leaseMs, max],
         PREPARED,
       );

@@ -13,6 +13,8 @@ export interface SqliteFeedSignals {
   watch(watcher: FeedWatcher): FeedWatch;
   /** A write of this connection committed a change of this user (data_version does not see those). */
   committed(userId: string): void;
+  /** A write of this connection changed the webhook outbox alone: watchers of every user hear of it. */
+  outboxChanged(): void;
   close(): void;
 }
 
@@ -93,6 +95,9 @@ export function createSqliteFeedSignals(db: Database): SqliteFeedSignals {
       // This write is signalled now: the next look must not take it for another process's.
       if (known.has(userId)) known.set(userId, clockOf.get(userId) ?? 0);
       watchers.moved([userId]);
+    },
+    outboxChanged() {
+      watchers.somethingChanged();
     },
     close() {
       closed = true;

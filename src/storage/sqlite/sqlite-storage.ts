@@ -64,6 +64,11 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   const signIns = createSqliteSignIns(db);
   const webhooks = createSqliteWebhooks(db);
   const signals = createSqliteFeedSignals(db);
+  // This connection's outbox writes that no change of a feed signals: the sender hears of them.
+  const outboxChangedIf = (changed: boolean) => {
+    if (changed) signals.outboxChanged();
+    return changed;
+  };
   const selectOne = db.prepare('SELECT 1');
   const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
   let secret: Buffer | undefined;
@@ -121,10 +126,10 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     listWebhooks: (userId) => guard(() => webhooks.listWebhooks(userId)),
     findWebhook: (id) => guard(() => webhooks.findWebhook(id)),
     deleteWebhook: (id) => guard(() => webhooks.deleteWebhook(id)),
-    enableWebhook: (id, now) => guard(() => webhooks.enableWebhook(id, now)),
+    enableWebhook: (id, now) => guard(() => outboxChangedIf(webhooks.enableWebhook(id, now))),
     rotateWebhookSecret: (id, secret, previousExpiresAt) =>
       guard(() => webhooks.rotateWebhookSecret(id, secret, previousExpiresAt)),
-    queueWebhookTest: (id, eventId, now) => guard(() => webhooks.queueWebhookTest(id, eventId, now)),
+    queueWebhookTest: (id, eventId, now) => guard(() => outboxChangedIf(webhooks.queueWebhookTest(id, eventId, now))),
     listWebhookAttempts: (id) => guard(() => webhooks.listWebhookAttempts(id)),
     // The sender's writes can wait for their next turn: in a serving process they never block
     // the event loop behind an import (StorageOptions.serving).

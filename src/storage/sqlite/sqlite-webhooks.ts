@@ -63,7 +63,7 @@ export function createSqliteWebhooks(db: Database) {
   const dueEvents = db.prepare<[{ now: number; max: number }], ClaimedRow>(
     `SELECT event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
             endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
-            event.attempts
+            event.attempts, event.created_at
      FROM webhook_events AS event JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
      WHERE event.next_attempt_at <= @now AND (event.leased_until IS NULL OR event.leased_until <= @now)
        AND endpoint.status = 'enabled'

@@ -1,0 +1,23 @@
+import { formatInstant } from '../domain/instant.js';
+import type { ClaimedWebhookEvent } from '../storage/webhook-store.js';
+
+/**
+ * The body of a call (CONTRACT.md section 8), exactly these fields in this order: a thin "your
+ * meals changed, from … through …", never meal data. `timestamp` is when the event was made,
+ * so every retry of one event sends the same bytes.
+ */
+export function renderWebhookBody(event: ClaimedWebhookEvent): string {
+  const timestamp = formatInstant(event.createdAt);
+  if (event.type === 'webhook.test') {
+    return JSON.stringify({ type: event.type, timestamp, data: { userId: event.userId } });
+  }
+  return JSON.stringify({
+    type: event.type,
+    timestamp,
+    data: {
+      userId: event.userId,
+      from: formatInstant(event.from ?? event.createdAt),
+      through: formatInstant(event.through ?? event.createdAt),
+    },
+  });
+}

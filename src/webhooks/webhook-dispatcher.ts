@@ -1,0 +1,187 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { webhookAttemptFate } from '../domain/webhook-retry.js';
+import { EVERY_USER, type FeedWatch } from '../storage/feed-signals.js';
+import type { Storage } from '../storage/storage.js';
+import type { ClaimedWebhookEvent, WebhookAttemptFate } from '../storage/webhook-store.js';
+import { renderWebhookBody } from './webhook-body.js';
+import type { WebhookAttemptOutcome, WebhookCall } from './webhook-sender.js';
+
+/** What /metrics hears of each attempt: `delivered`, `failed` (to be retried) or `disabled`. */
+export type WebhookAttemptOutcomeLabel = 'delivered' | 'failed' | 'disabled';
+
+export interface WebhookDispatcherOptions {
+  readonly storage: Pick<Storage, 'watchFeeds' | 'claimDueWebhookEvents' | 'nextWebhookDueAt' | 'recordWebhookAttempt'>;
+  readonly send: (call: WebhookCall) => Promise<WebhookAttemptOutcome>;
+  readonly log: FastifyBaseLogger;
+  readonly onAttempt?: (outcome: WebhookAttemptOutcomeLabel) => void;
+  /** The clock of claims and the retry schedule (tests inject one); Date.now by default. */
+  readonly now?: () => number;
+  readonly random?: () => number;
+  /** How long a claimed event is this sender's: a sender that dies leaves it to others after this. */
+  readonly leaseMs?: number;
+  /** Calls under way at most (to different endpoints: one event per endpoint is in flight). */
+  readonly maxInFlight?: number;
+}
+
+export interface WebhookDispatcher {
+  /** Looks for due events now (the change signals and the next due time call it too). */
+  wake(): void;
+  /** Claims nothing more, and resolves once the calls under way are recorded. */
+  stop(): Promise<void>;
+}
+
+// A call takes 10 s at most (webhook-sender.ts); the lease leaves room to record it.
+const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_MAX_IN_FLIGHT = 16;
+/** Between two looks at the outbox at least this long: a burst of commits is one look. */
+const MIN_LOOK_GAP_MS = 50;
+/** Without any signal, the outbox is looked at after this long at most (a lost signal, a clock skew). */
+const MAX_SLEEP_MS = 60_000;
+/** After the store failed, the next look. */
+const STORE_RETRY_MS = 5_000;
+
+/**
+ * The one sender of this process (CONTRACT.md section 8): woken by the change signals (any
+ * user's), by the next due time of the outbox, and when a call ends; never a busy poll. It
+ * claims due events (a lease: on PostgreSQL many instances' dispatchers never take the same
+ * event, and one that dies leaves its events to the others once the lease ends), calls each
+ * endpoint, and records the attempt with its fate: delivered, retried on the contract's
+ * schedule (domain/webhook-retry.ts), or the endpoint disabled.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { storage, log } = options;
+  const now = options.now ?? Date.now;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const inFlight = new Set<Promise<void>>();
+  let looking = false;
+  let lookAgain = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let lastLookAt = -Infinity;
+
+  function sleepUntil(delayMs: number): void {
+    clearTimeout(timer);
+    timer = setTimeout(wake, Math.max(0, Math.min(delayMs, MAX_SLEEP_MS)));
+    timer.unref();
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    if (looking) {
+      lookAgain = true;
+      return;
+    }
+    const gap = lastLookAt + MIN_LOOK_GAP_MS - performance.now();
+    if (gap > 0) {
+      sleepUntil(gap);
+      return;
+    }
+    looking = true;
+    void look().finally(() => {
+      looking = false;
+      if (lookAgain) wake();
+    });
+  }
+
+  async function look(): Promise<void> {
+    lastLookAt = performance.now();
+    lookAgain = false;
+    try {
+      const room = maxInFlight - inFlight.size;
+      if (room > 0) {
+        const claimed = await storage.claimDueWebhookEvents(now(), leaseMs, room);
+        for (const event of claimed) track(attempt(event));
+        // As many as there was room for: more may be due.
+        if (claimed.length === room) lookAgain = true;
+      }
+      if (!lookAgain && !stopped) {
+        const due = await storage.nextWebhookDueAt();
+        sleepUntil(due === undefined ? MAX_SLEEP_MS : due - now());
+      }
+    } catch (err) {
+      log.warn({ err }, 'webhooks: the outbox could not be read; trying again in 5 s');
+      sleepUntil(STORE_RETRY_MS);
+    }
+  }
+
+  function track(call: Promise<void>): void {
+    inFlight.add(call);
+    void call.finally(() => {
+      inFlight.delete(call);
+      // The endpoint's next event, if any, may be due now; and there is room again.
+      wake();
+    });
+  }
+
+  async function attempt(event: ClaimedWebhookEvent): Promise<void> {
+    const at = now();
+    const outcome = await options.send({
+      url: event.url,
+      webhookId: event.eventId,
+      timestampS: Math.floor(at / 1000),
+      body: renderWebhookBody(event),
+      secrets: event.secrets,
+    });
+    // Cut short by this process's shutdown: not the receiver's fault, so no attempt is recorded;
+    // the lease runs out and the event is sent again, with the same webhook-id.
+    if (outcome.error === 'aborted') return;
+    // A 2xx whose body could not be read within the 10 s is no delivery; a 410 disables whatever came after it.
+    const status = outcome.error === null || outcome.status === 410 ? outcome.status : null;
+    const fate = webhookAttemptFate(event.attempts, status, now(), options.random);
+    try {
+      await storage.recordWebhookAttempt(
+        event,
+        {
+          endpointId: event.endpointId,
+          eventId: event.eventId,
+          at,
+          status: outcome.status,
+          error: outcome.error,
+          ms: Math.round(outcome.ms),
+        },
+        fate,
+      );
+    } catch (err) {
+      // Left leased: once the lease ends the event is sent again, with the same webhook-id.
+      log.warn(
+        { err, endpoint: event.endpointId, eventId: event.eventId },
+        'webhooks: an attempt could not be recorded',
+      );
+      return;
+    }
+    options.onAttempt?.(label(fate));
+    log.info(
+      {
+        endpoint: event.endpointId,
+        eventId: event.eventId,
+        type: event.type,
+        status: outcome.status,
+        error: outcome.error,
+        detail: outcome.detail,
+        ms: Math.round(outcome.ms),
+        fate: fate.kind,
+      },
+      'webhook attempt',
+    );
+  }
+
+  const watch: FeedWatch = storage.watchFeeds({ users: () => EVERY_USER, moved: wake, lost: wake });
+  watch.interested();
+  wake();
+
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      watch.close();
+      await Promise.all([...inFlight]);
+    },
+  };
+}
+
+function label(fate: WebhookAttemptFate): WebhookAttemptOutcomeLabel {
+  if (fate.kind === 'delivered') return 'delivered';
+  return fate.kind === 'disable' ? 'disabled' : 'failed';
+}

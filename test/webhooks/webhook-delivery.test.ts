@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Webhook } from 'standardwebhooks';
+import { mealsChangedEventSchema, webhookTestEventSchema } from '../../src/http/schemas.js';
+import { schemaProblems } from '../http/json-schema-check.js';
+import { cliJson, runCli } from '../support/cli.js';
+import { makeTempDir } from '../support/project.js';
+import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from './receiver.js';
+
+/**
+ * Webhooks end to end (CONTRACT.md section 8): `serve` calls a real HTTPS receiver on
+ * 127.0.0.1 when a user's meals change, signed as Standard Webhooks says (checked by the
+ * `standardwebhooks` library, not by our code), coalesced, retried, disabled on 410.
+ */
+
+interface Created {
+  readonly id: string;
+  readonly secret: string;
+}
+
+interface MealsChanged {
+  readonly type: string;
+  readonly timestamp: string;
+  readonly data: { readonly userId: string; readonly from?: string; readonly through?: string };
+}
+
+/** Waits until `check` holds, or fails after `ms`. */
+async function eventually(what: string, ms: number, check: () => boolean): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > deadline) assert.fail(`${what} within ${ms} ms`);
+    await sleep(25);
+  }
+}
+
+function verified(secret: string, call: ReceivedCall): MealsChanged {
+  const headers = {
+    'webhook-id': String(call.headers['webhook-id']),
+    'webhook-timestamp': String(call.headers['webhook-timestamp']),
+    'webhook-signature': String(call.headers['webhook-signature']),
+  };
+  return new Webhook(secret).verify(call.body, headers) as MealsChanged;
+}
+
+describe('webhooks on the embedded default', () => {
+  let certificateDir: { dir: string; remove: () => void };
+  let server: TestServer;
+  let answer: Answer = (response) => response.writeHead(204).end();
+  let receiver: Receiver;
+
+  before(async () => {
+    const certificate = await makeCertificate();
+    certificateDir = makeTempDir('webhook-ca');
+    const caFile = path.join(certificateDir.dir, 'receiver.pem');
+    writeFileSync(caFile, certificate.cert);
+    receiver = await startReceiver(certificate, (response, call) => answer(response, call));
+    server = await startTestServer({ extraArgs: ['--webhook-allow-private', '--webhook-ca', caFile] });
+  });
+
+  after(async () => {
+    assert.equal(await server.stop(), 0);
+    await receiver.close();
+    certificateDir.remove();
+  });
+
+  async function createEndpoint(userId: string, url = receiver.url): Promise<Created> {
+    return cliJson<Created>(['webhooks', 'create', '--user', userId, '--url', url, '--db', server.db]);
+  }
+  const callsOf = (userId: string) =>
+    receiver.calls.filter((call) => (JSON.parse(call.body) as MealsChanged).data.userId === userId);
+
+  test('an import is announced within 2 s by one signed meals.changed call, from its first change through its last', async () => {
+    const userId = newUserId('wh');
+    const { secret } = await createEndpoint(userId);
+    const meals = [makeMeal(), makeMeal(), makeMeal()];
+    const started = performance.now();
+    await server.importMeals(userId, meals);
+    await eventually('a call', 2_000 + (performance.now() - started), () => callsOf(userId).length === 1);
+    const [call] = callsOf(userId);
+    assert.ok(call);
+    assert.equal(call.method, 'POST');
+    assert.equal(call.headers['content-type'], 'application/json');
+    assert.match(String(call.headers['user-agent']), /^meal-export-webhooks\/\d+\.\d+\.\d+/);
+    assert.match(String(call.headers['webhook-id']), /^msg_/);
+    const event = verified(secret, call);
+    assert.deepEqual(schemaProblems(event, mealsChangedEventSchema, {}), []);
+    assert.deepEqual(Object.keys(event), ['type', 'timestamp', 'data']);
+    assert.deepEqual(Object.keys(event.data), ['userId', 'from', 'through']);
+    const exported = await runCli(['meals', 'export', '--user', userId, '--format', 'jsonl', '--db', server.db]);
+    const modified = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { modifiedAt: string }).modifiedAt);
+    assert.equal(event.data.from, modified[0]);
+    assert.equal(event.data.through, modified[2]);
+    await sleep(1_000);
+    assert.equal(callsOf(userId).length, 1, 'one event for one import');
+    assert.doesNotMatch(server.logs(), new RegExp(secret.slice(6, 30).replace(/[+/]/g, '.')), 'no secret in the logs');
+  });
+
+  test('a burst of imports while a call is in flight is coalesced into the next call, in order, covering every change', async () => {
+    const userId = newUserId('whburst');
+    const { secret } = await createEndpoint(userId);
+    const slow: Answer = (response) => setTimeout(() => response.writeHead(204).end(), 1_500);
+    answer = slow;
+    try {
+      await server.importMeals(userId, [makeMeal()]);
+      await eventually('the first call', 3_000, () => callsOf(userId).length === 1);
+      for (let i = 0; i < 8; i += 1) await server.importMeals(userId, [makeMeal()]);
+      await eventually('the next call', 6_000, () => callsOf(userId).length >= 2);
+      await sleep(2_500);
+    } finally {
+      answer = (response) => response.writeHead(204).end();
+    }
+    const events = callsOf(userId).map((call) => verified(secret, call));
+    assert.ok(events.length <= 3, `${events.length} calls for 9 imports`);
+    for (let i = 1; i < events.length; i += 1) {
+      assert.ok(String(events[i]?.data.from) > String(events[i - 1]?.data.through), 'in order, no overlap');
+    }
+    const exported = await runCli(['meals', 'export', '--user', userId, '--format', 'jsonl', '--db', server.db]);
+    const last = exported.stdout.trim().split('\n').at(-1) ?? '{}';
+    assert.equal(events.at(-1)?.data.through, (JSON.parse(last) as { modifiedAt: string }).modifiedAt);
+  });
+
+  test('a 500 is retried about 5 s later with the same webhook-id; 410 disables the endpoint; enable delivers what is pending', async () => {
+    const userId = newUserId('whretry');
+    const endpoint = await createEndpoint(userId);
+    let failures = 1;
+    answer = (response, call) => {
+      const mine = (JSON.parse(call.body) as MealsChanged).data.userId === userId;
+      if (mine && failures > 0) {
+        failures -= 1;
+        response.writeHead(500).end();
+      } else response.writeHead(204).end();
+    };
+    try {
+      await server.importMeals(userId, [makeMeal()]);
+      await eventually('a retry', 12_000, () => callsOf(userId).length === 2);
+      const [first, second] = callsOf(userId);
+      assert.equal(first?.headers['webhook-id'], second?.headers['webhook-id']);
+      const attempts = await cliJson<{ status: number | null; eventId: string }[]>([
+        'webhooks',
+        'attempts',
+        endpoint.id,
+        '--db',
+        server.db,
+      ]);
+      assert.deepEqual(
+        attempts.map((a) => a.status),
+        [204, 500],
+        'newest first',
+      );
+
+      answer = (response, call) =>
+        response.writeHead((JSON.parse(call.body) as MealsChanged).data.userId === userId ? 410 : 204).end();
+      await server.importMeals(userId, [makeMeal()]);
+      await eventually('the 410', 3_000, () => callsOf(userId).length === 3);
+      await sleep(500);
+      const [listed] = await cliJson<{ status: string }[]>(['webhooks', 'list', '--user', userId, '--db', server.db]);
+      assert.equal(listed?.status, 'disabled');
+      answer = (response) => response.writeHead(204).end();
+      await server.importMeals(userId, [makeMeal()]);
+      await sleep(2_500);
+      assert.equal(callsOf(userId).length, 3, 'a disabled endpoint is not called');
+      await cliJson(['webhooks', 'enable', endpoint.id, '--db', server.db]);
+      await eventually('the pending event once enabled', 3_000, () => callsOf(userId).length === 4);
+    } finally {
+      answer = (response) => response.writeHead(204).end();
+    }
+  });
+
+  test('webhooks test sends a signed webhook.test call; after rotate-secret both secrets verify', async () => {
+    const userId = newUserId('whtest');
+    const endpoint = await createEndpoint(userId);
+    await cliJson(['webhooks', 'test', endpoint.id, '--db', server.db]);
+    await eventually('the test call', 3_000, () => callsOf(userId).length === 1);
+    const [call] = callsOf(userId);
+    assert.ok(call);
+    const event = verified(endpoint.secret, call);
+    assert.equal(event.type, 'webhook.test');
+    assert.deepEqual(schemaProblems(event, webhookTestEventSchema, {}), []);
+
+    const rotated = await cliJson<{ id: string; secret: string }>([
+      'webhooks',
+      'rotate-secret',
+      endpoint.id,
+      '--db',
+      server.db,
+    ]);
+    await server.importMeals(userId, [makeMeal()]);
+    await eventually('a call after the rotation', 3_000, () => callsOf(userId).length === 2);
+    const after = callsOf(userId)[1];
+    assert.ok(after);
+    assert.equal(verified(rotated.secret, after).type, 'meals.changed');
+    assert.equal(verified(endpoint.secret, after).type, 'meals.changed');
+  });
+});
+
+describe('webhooks without --webhook-allow-private', () => {
+  test('a call to a loopback address is refused and recorded as refused_address; the receiver sees nothing', async () => {
+    const certificate = await makeCertificate();
+    const receiver = await startReceiver(certificate, (response) => response.writeHead(204).end());
+    const server = await startTestServer();
+    try {
+      const userId = newUserId('whpriv');
+      const endpoint = await cliJson<Created>([
+        'webhooks',
+        'create',
+        '--user',
+        userId,
+        '--url',
+        `https://localhost:${receiver.port}/hook`,
+        '--db',
+        server.db,
+      ]);
+      await server.importMeals(userId, [makeMeal()]);
+      let attempts: { status: number | null; error: string | null }[] = [];
+      const deadline = performance.now() + 4_000;
+      while (attempts.length === 0 && performance.now() < deadline) {
+        await sleep(200);
+        attempts = await cliJson(['webhooks', 'attempts', endpoint.id, '--db', server.db]);
+      }
+      assert.deepEqual(
+        attempts.map((a) => [a.status, a.error]),
+        [[null, 'refused_address']],
+      );
+      assert.equal(receiver.calls.length, 0);
+    } finally {
+      await server.stop();
+      await receiver.close();
+    }
+  });
+});
