@@ -97,7 +97,7 @@ export interface SyncStep {
 
 export interface SyncOptions {
   /** A position saved from an earlier step; wins over `since` and `cursor`. */
-  readonly from?: SyncPosition;
+  readonly from?: SyncPosition | undefined;
   /** Where to start when there is no saved position; absent: the beginning (a full pass first). */
   readonly since?: string | Date;
   readonly cursor?: string | null;
