@@ -245,6 +245,7 @@ export function runWebhookStoreSuite(backend: Pick<StorageBackend, 'name' | 'ski
             from: T0,
             through: T0 + 3,
             attempts: 0,
+            createdAt: T0,
           },
         );
       });

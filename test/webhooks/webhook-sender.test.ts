@@ -87,7 +87,7 @@ describe('a call that gets an answer', () => {
     assert.equal(call!.body, BODY);
     assert.equal(call!.headers['content-type'], 'application/json');
     assert.equal(call!.headers['user-agent'], USER_AGENT);
-    assert.match(String(call!.headers['webhook-id']), /^msg_[0-9A-Za-z]{22}$/);
+    assert.match(String(call!.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
     assert.match(String(call!.headers['webhook-timestamp']), /^\d{10}$/);
     const verified = new Webhook(secrets[0]!).verify(call!.body, call!.headers as Record<string, string>);
     assert.deepEqual(verified, JSON.parse(BODY));

@@ -76,7 +76,7 @@ describe('signWebhook', () => {
   });
 });
 
-describe('newWebhookSecret and newWebhookId', () => {
+describe('newWebhookSecret and newWebhookEventId', () => {
   it('makes whsec_ + the base64 of 32 random bytes, different every time', () => {
     const secrets = new Set(Array.from({ length: 100 }, () => newWebhookSecret()));
     assert.equal(secrets.size, 100);
@@ -86,9 +86,9 @@ describe('newWebhookSecret and newWebhookId', () => {
     }
   });
 
-  it('makes msg_ + 22 base62 characters, different every time', () => {
+  it('makes msg_ + 32 hex digits (the form the stores make), different every time', () => {
     const ids = new Set(Array.from({ length: 100 }, () => newWebhookEventId()));
     assert.equal(ids.size, 100);
-    for (const id of ids) assert.match(id, /^msg_[0-9A-Za-z]{22}$/);
+    for (const id of ids) assert.match(id, /^msg_[0-9a-f]{32}$/);
   });
 });
