@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import https from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -11,7 +12,8 @@ import { OLD, sleep } from './http-expect.js';
 /**
  * Every resource a connection can hold is bounded (issue 10, items 6 and 7;
  * src/http/connection-limits.ts): the TLS handshake, an answer nobody reads, the number of
- * connections, and the drain on SIGTERM.
+ * connections, and the drain on SIGTERM; and the bound on answers nobody reads spares a client
+ * that reads slowly (issue 17, item 1).
  */
 
 /** A TCP connection to the TLS port that never starts its handshake; resolves once it is open. */
@@ -170,8 +172,42 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
   });
 
   test(
+    'a client that stops reading a large answer is cut off 15 to 20 s after it took its last byte',
+    { timeout: 60_000 },
+    async () => {
+      let reader: { destroy(): void } | undefined;
+      // The kernel takes its fill of the answer at once; the client's last byte is about when
+      // its headers arrived.
+      const answeredAt = await new Promise<number>((resolve, reject) => {
+        const req = https.request(
+          keyedGetOptions(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`),
+          (res) => {
+            res.pause();
+            resolve(performance.now());
+          },
+        );
+        req.on('error', reject);
+        req.end();
+        reader = { destroy: () => req.destroy() };
+      });
+      try {
+        while (serverConnections(server.port) > 0 && performance.now() - answeredAt < 40_000) await sleep(100);
+        const cutAfterMs = performance.now() - answeredAt;
+        console.log(`a stalled reader was cut ${(cutAfterMs / 1000).toFixed(1)} s after its answer's headers`);
+        assert.equal(serverConnections(server.port), 0, 'the server closed the connection');
+        assert.ok(cutAfterMs >= 14_000, `cut after ${Math.round(cutAfterMs)} ms: not before 15 s`);
+        // 20 s when no other answer is being sent (the first check comes 5 s after the answer),
+        // and some slack for a busy machine's timers.
+        assert.ok(cutAfterMs <= 25_000, `cut after ${Math.round(cutAfterMs)} ms: within 20 s`);
+      } finally {
+        reader?.destroy();
+      }
+    },
+  );
+
+  test(
     '50 readers of 5000-meal pages that stop reading are cut off, while memory stays bounded and other clients answer at once',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const pid = server.child.pid ?? 0;
       const baseline = residentBytes(pid);
@@ -185,7 +221,7 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
         assert.ok(serverConnections(server.port) >= 40, 'the stalled readers are connected');
         // Other clients meanwhile: small pages never wait for the large ones' budget (app.ts).
         const latencies: number[] = [];
-        while (serverConnections(server.port) > 0 && performance.now() - started < 150_000) {
+        while (serverConnections(server.port) > 0 && performance.now() - started < 220_000) {
           for (const path of ['/healthz', `/v1/meals?lastModifiedSince=${OLD}&limit=10`]) {
             const sent = performance.now();
             const res = await request(server, { path, key });
@@ -203,7 +239,7 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
           `50 stalled readers of ~10 MB pages: all cut after ${tookS.toFixed(0)} s (${left} left); ` +
             `server memory +${grownMb.toFixed(0)} MB at most; other clients: worst ${worstMs.toFixed(0)} ms over ${latencies.length} requests`,
         );
-        // Eight pages at once (app.ts LARGE_PAGES), each cut 10 s after it stalls: ~7 rounds.
+        // Eight pages at once (app.ts LARGE_PAGES), each cut 15 to 20 s after it stalls: ~7 rounds.
         assert.equal(left, 0, `every stalled connection is cut (${left} left after ${tookS.toFixed(0)} s)`);
         // Eight ~10 MB pages held at once, with their ciphertext; without the cut, a share came
         // back after 30 s while its memory did not, and fifty pages would be ~1 GB.
@@ -214,4 +250,134 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
       }
     },
   );
+});
+
+interface ThrottledAnswer {
+  readonly status: number;
+  readonly contentLength: number;
+  /** Whether the whole answer arrived (Node's IncomingMessage.complete). */
+  readonly complete: boolean;
+  readonly body: Buffer;
+  /** Bytes received by the end of the throttled phase. */
+  readonly slowBytes: number;
+  readonly tookMs: number;
+}
+
+/**
+ * A GET (HTTPS, or HTTP for a server started with --insecure-http) whose client takes the answer
+ * at `bytesPerSecond` for `slowMs`, pausing and resuming the response on a timer, then reads the
+ * rest at full speed. A server that cut the connection during the slow phase shows as an answer
+ * that ends short once the rest is read (the kernel still delivers what it held).
+ */
+function throttledGet(
+  server: TestServer,
+  key: string,
+  path: string,
+  pace: { readonly bytesPerSecond: number; readonly slowMs: number },
+): Promise<ThrottledAnswer> {
+  const TICK_MS = 250;
+  const client = new URL(server.url).protocol === 'http:' ? http : https;
+  return new Promise((resolve, reject) => {
+    const req = client.request(keyedGetOptions(server, key, path), (res) => {
+      const started = performance.now();
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let slowBytes = 0;
+      let slow = true;
+      // Bytes the client may still take in this tick; a chunk larger than what is left is taken
+      // and paid for by the next ticks.
+      let allowance = 0;
+      const pacer = setInterval(() => {
+        if (performance.now() - started >= pace.slowMs) {
+          clearInterval(pacer);
+          slow = false;
+          slowBytes = received;
+          res.resume();
+          return;
+        }
+        allowance += (pace.bytesPerSecond * TICK_MS) / 1000;
+        if (allowance > 0) res.resume();
+      }, TICK_MS);
+      res.pause();
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        received += chunk.length;
+        if (!slow) return;
+        allowance -= chunk.length;
+        if (allowance <= 0) res.pause();
+      });
+      res.on('error', () => {});
+      res.once('close', () => {
+        clearInterval(pacer);
+        resolve({
+          status: res.statusCode ?? 0,
+          contentLength: Number(res.headers['content-length']),
+          complete: res.complete,
+          body: Buffer.concat(chunks),
+          slowBytes: slow ? received : slowBytes,
+          tookMs: performance.now() - started,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('answers read slowly', { concurrency: true }, () => {
+  // How long each client reads slowly: well past the old cut (5 to 10 s after the answer was
+  // handed to the socket) and past twice the new bound (15 to 20 s without a byte taken).
+  const SLOW_MS = 45_000;
+  const servers = new Map<'TLS' | 'HTTP', { server: TestServer; key: string }>();
+
+  before(async () => {
+    const [tls, plain] = await Promise.all([startTestServer(), startTestServer({ extraArgs: ['--insecure-http'] })]);
+    for (const [transport, server] of [
+      ['TLS', tls],
+      ['HTTP', plain],
+    ] as const) {
+      servers.set(transport, { server, key: (await userWithLargePage(server, 50)).key });
+    }
+  });
+
+  after(async () => {
+    await Promise.all([...servers.values()].map(({ server }) => server.stop()));
+  });
+
+  // ~9.5 MB a page: more than loopback's socket buffers take (~4 MB), so the server process
+  // still holds most of the answer while it is read slowly.
+  for (const transport of ['TLS', 'HTTP'] as const) {
+    for (const kibPerSecond of [64, 16]) {
+      test(
+        `a client reading a ~9.5 MB page at ${kibPerSecond} KiB/s over ${transport} for ${SLOW_MS / 1000} s is not cut off, and receives the whole answer`,
+        { timeout: 120_000 },
+        async () => {
+          const served = servers.get(transport);
+          assert.ok(served, `the ${transport} server started`);
+          const { server, key } = served;
+          const answer = await throttledGet(server, key, `/v1/meals?lastModifiedSince=${OLD}&limit=5000`, {
+            bytesPerSecond: kibPerSecond * 1024,
+            slowMs: SLOW_MS,
+          });
+          const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
+          console.log(
+            `${transport} at ${kibPerSecond} KiB/s: ${mb(answer.slowBytes)} MB in the slow ${SLOW_MS / 1000} s, ` +
+              `${mb(answer.body.length)} of ${mb(answer.contentLength)} MB in all after ${(answer.tookMs / 1000).toFixed(1)} s`,
+          );
+          assert.equal(answer.status, 200);
+          assert.ok(answer.contentLength > 8_000_000, `a page of ${answer.contentLength} bytes`);
+          // The pacing held: not much more than the rate allows (one chunk of slack).
+          assert.ok(
+            answer.slowBytes <= (kibPerSecond * 1024 * SLOW_MS) / 1000 + 256 * 1024,
+            `${answer.slowBytes} bytes taken in the slow phase`,
+          );
+          assert.equal(answer.body.length, answer.contentLength, 'every byte of the answer arrived');
+          assert.ok(answer.complete, 'the answer ended as HTTP/1.1 says, not cut off');
+          const page = JSON.parse(answer.body.toString('utf8')) as { count: number; meals: unknown[] };
+          assert.equal(page.count, 5000);
+          assert.equal(page.meals.length, 5000);
+        },
+      );
+    }
+  }
 });
