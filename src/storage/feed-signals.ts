@@ -51,8 +51,6 @@ export interface FeedWatchers {
   lost(): void;
   /** Whether any watcher has a user now, or watches every user. */
   anyInterest(): boolean;
-  /** The users named by the watchers (not those of EVERY_USER). */
-  users(): Set<string>;
   /** The store changed, by whom is not known: watchers of every user are told `lost`. */
   somethingChanged(): void;
   readonly size: number;
@@ -83,14 +81,6 @@ export function createFeedWatchers(): FeedWatchers {
         if (users === EVERY_USER || users.size > 0) return true;
       }
       return false;
-    },
-    users() {
-      const all = new Set<string>();
-      for (const watcher of watchers) {
-        const users = watcher.users();
-        if (users !== EVERY_USER) for (const user of users.keys()) all.add(user);
-      }
-      return all;
     },
     somethingChanged() {
       for (const watcher of watchers) if (watcher.users() === EVERY_USER) watcher.lost();

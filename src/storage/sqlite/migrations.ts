@@ -162,4 +162,16 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, at, n);
     `,
   },
+  {
+    version: 6,
+    name: 'change sequence of the user clocks',
+    // A store-wide sequence, moved with the user's clock by every write that changes a feed,
+    // in commit order (SQLite has one writer): the long-poll signals ask "which users changed
+    // since sequence N" and pay for what changed, not for how many wait
+    // (sqlite-feed-signals.ts). Null on the rows written before.
+    sql: `
+      ALTER TABLE user_clocks ADD COLUMN change_seq INTEGER;
+      CREATE INDEX user_clocks_by_change ON user_clocks (change_seq);
+    `,
+  },
 ];

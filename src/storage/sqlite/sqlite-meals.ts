@@ -113,8 +113,12 @@ export function createSqliteMeals(db: Database) {
   const selectClock = db
     .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
     .pluck();
+  // The clock moves with the next change sequence (migration 6): how other processes' long
+  // polls learn which users changed (sqlite-feed-signals.ts).
   const saveClock = db.prepare(
-    'INSERT INTO user_clocks (user_id, last_modified_at) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET last_modified_at = excluded.last_modified_at',
+    `INSERT INTO user_clocks (user_id, last_modified_at, change_seq)
+     VALUES (?, ?, (SELECT coalesce(max(change_seq), 0) + 1 FROM user_clocks))
+     ON CONFLICT (user_id) DO UPDATE SET last_modified_at = excluded.last_modified_at, change_seq = excluded.change_seq`,
   );
   const removeRow = db.prepare('DELETE FROM meals WHERE user_id = ? AND modified_at = ? AND id = ?');
   const insertRow = db.prepare('INSERT INTO meals (user_id, modified_at, id, deleted, body) VALUES (?, ?, ?, ?, ?)');
