@@ -1,7 +1,7 @@
+import { plainMeal } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
-import type { MealContent } from '../../src/domain/meal.js';
 import { EVERY_USER, type FeedWatcher } from '../../src/storage/feed-signals.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -13,24 +13,7 @@ const SIGNAL_WITHIN_MS = 1_000;
 /** How long a test waits to be sure that no signal comes. */
 const QUIET_MS = 600;
 
-function meal(id: string, fields: Partial<MealContent> = {}): MealContent {
-  return {
-    id,
-    description: '',
-    title: `meal ${id}`,
-    type: 'snack',
-    date: Date.UTC(2025, 5, 1, 12),
-    caloriesTotal: 100,
-    proteins_g: null,
-    fats_g: null,
-    carbs_g: null,
-    fibers_g: null,
-    sodium_mg: null,
-    iron_mg: null,
-    calcium_mg: null,
-    ...fields,
-  };
-}
+const meal = plainMeal;
 
 /** A watcher of fixed users that records every signal, with the time it came. */
 function recordingWatcher(users: readonly string[]) {

@@ -1,7 +1,7 @@
+import { plainMeal } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { MealContent } from '../../src/domain/meal.js';
 import { randomId } from '../../src/domain/random-id.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -13,24 +13,7 @@ const LEASE_MS = 30_000;
 const MAX = 5;
 const EVENT_ID_RE = /^msg_[0-9a-f]{32}$/;
 
-function meal(id: string, fields: Partial<MealContent> = {}): MealContent {
-  return {
-    id,
-    description: '',
-    title: `meal ${id}`,
-    type: 'dinner',
-    date: Date.UTC(2025, 5, 1, 19),
-    caloriesTotal: 700,
-    proteins_g: null,
-    fats_g: null,
-    carbs_g: null,
-    fibers_g: null,
-    sodium_mg: null,
-    iron_mg: null,
-    calcium_mg: null,
-    ...fields,
-  };
-}
+const meal = plainMeal;
 
 function newEndpoint(userId: string, fields: Partial<NewWebhookEndpoint> = {}): NewWebhookEndpoint {
   return {

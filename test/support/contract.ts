@@ -1,4 +1,4 @@
-import type { Meal } from '../../src/domain/meal.js';
+import type { Meal, MealContent } from '../../src/domain/meal.js';
 
 /**
  * The contract's shapes written out here, independently of src/, so that a test comparing
@@ -60,3 +60,16 @@ export const NO_NUTRIENTS = {
   iron_mg: null,
   calcium_mg: null,
 } as const;
+
+/** A meal as a store takes it, with every nutrient unknown: for tests where only its id and change matter. */
+export function plainMeal(id: string, fields: Partial<MealContent> = {}): MealContent {
+  return {
+    id,
+    description: '',
+    title: `meal ${id}`,
+    type: 'dinner',
+    date: Date.UTC(2025, 5, 1, 19),
+    ...NO_NUTRIENTS,
+    ...fields,
+  };
+}
