@@ -88,7 +88,7 @@ function heldTable(rows: readonly ScenarioRow[]): string[] {
       `TLS and request settings, which keeps every request unanswered (\`bench/harness/hold-ceiling-server.ts\`): what Node and ` +
       `OpenSSL take for a TLS connection with a request in flight, before anything of the service’s own. CPU: utime + stime ` +
       `from \`/proc\` over the window. The foreign writes: a writer process commits one meal of a user with no held request ` +
-      `at a time, ${cell(held.foreign_writes_per_s)} a second; each moves SQLite’s \`data_version\`, so each 100 ms look reads the change clocks of every watched user. ` +
+      `at a time, ${cell(held.foreign_writes_per_s)} a second; each moves SQLite’s \`data_version\`, so the next 100 ms look reads the users changed since the last one (by the change sequence of their clocks). ` +
       `Polling: autocannon at the rate ${count} keys make at one request every 3 s, each request with the next key (so the ` +
       `key cache never answers, as with real clients), 10 connections kept alive; CPU per request × that rate.`,
     '',
