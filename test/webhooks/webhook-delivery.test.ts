@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { mealsChangedEventSchema, webhookTestEventSchema } from '../../src/http/schemas.js';
 import { schemaProblems } from '../http/json-schema-check.js';
 import { cliJson, runCli } from '../support/cli.js';
+import { sampleSum, scrape } from '../support/metrics.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from './receiver.js';
@@ -58,7 +59,7 @@ describe('webhooks on the embedded default', () => {
     const caFile = path.join(certificateDir.dir, 'receiver.pem');
     writeFileSync(caFile, certificate.cert);
     receiver = await startReceiver(certificate, (response, call) => answer(response, call));
-    server = await startTestServer({ extraArgs: ['--webhook-allow-private', '--webhook-ca', caFile] });
+    server = await startTestServer({ adminPort: 0, extraArgs: ['--webhook-allow-private', '--webhook-ca', caFile] });
   });
 
   after(async () => {
@@ -197,6 +198,15 @@ describe('webhooks on the embedded default', () => {
     assert.ok(after);
     assert.equal(verified(rotated.secret, after).type, 'meals.changed');
     assert.equal(verified(endpoint.secret, after).type, 'meals.changed');
+  });
+
+  test('/metrics counts the attempts by outcome, the events pending and the age of the oldest', async () => {
+    const text = (await scrape(server.adminUrl)).text;
+    assert.ok(sampleSum(text, 'meal_export_webhook_attempts_total', { outcome: 'delivered' }) >= 4);
+    assert.ok(sampleSum(text, 'meal_export_webhook_attempts_total', { outcome: 'failed' }) >= 1);
+    assert.ok(sampleSum(text, 'meal_export_webhook_attempts_total', { outcome: 'disabled' }) >= 1);
+    assert.equal(sampleSum(text, 'meal_export_webhook_events_pending'), 0, 'everything was delivered');
+    assert.equal(sampleSum(text, 'meal_export_webhook_oldest_pending_seconds'), 0);
   });
 });
 
