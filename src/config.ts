@@ -27,6 +27,17 @@ function fromEnv(name: keyof typeof ENV): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** A URL as a log or message may show it: its password, if any, replaced by `***`. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return `${/^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? ''}//…`;
+  }
+}
+
 /** The flag's value, else the environment variable's, else the default. */
 export function resolveSetting(flag: string | undefined, env: keyof typeof ENV, fallback: string): string;
 export function resolveSetting(flag: string | undefined, env: keyof typeof ENV): string | undefined;
