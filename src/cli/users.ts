@@ -1,7 +1,7 @@
 import { DEFAULT_PUBLIC_URL, resolveDatabase, resolveSetting } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
 import { CliError } from '../errors.js';
-import { withStorage } from '../storage/open-storage.js';
+import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
@@ -22,8 +22,10 @@ async function runLoginLink(argv: string[]): Promise<void> {
   const userId = requireUserId(values.user, LOGIN_LINK_USAGE);
   const publicUrl = parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl', DEFAULT_PUBLIC_URL));
   if (publicUrl === undefined) throw new CliError('no public URL');
-  const link = await withStorage(resolveDatabase(values.db), (storage) =>
-    mintLoginLink(storage, userId, publicUrl, Date.now()),
+  const link = await withStorage(
+    resolveDatabase(values.db),
+    (storage) => mintLoginLink(storage, userId, publicUrl, Date.now()),
+    EXISTING_STORE,
   );
   printResult(
     values.json,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import { digestSecretToken } from '../../src/web/secret-token.js';
 import { runCli } from '../support/cli.js';
@@ -11,6 +11,11 @@ describe('meal-export users login-link', () => {
   const temp = makeTempDir('login-link');
   const db = path.join(temp.dir, 'store.db');
   after(() => temp.remove());
+
+  before(async () => {
+    // The command only uses a store that exists (issue 17, item 2).
+    assert.equal((await runCli(['keys', 'create', '--user', 'u_0', '--db', db])).code, 0);
+  });
 
   test('--json prints the one-time link, on the default page address, valid for 15 minutes', async () => {
     const started = Date.now();
