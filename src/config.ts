@@ -19,8 +19,6 @@ export const ENV = {
 
 export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_DATABASE = path.join(DEFAULT_DATA_DIR, 'meal-export.db');
-/** Where `serve --app-port 8444` puts the app page, the base of login links by default. */
-export const DEFAULT_PUBLIC_URL = 'https://127.0.0.1:8444';
 
 function fromEnv(name: keyof typeof ENV): string | undefined {
   const value = process.env[ENV[name]];
