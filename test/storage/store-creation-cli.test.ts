@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { runCli } from '../support/cli.js';
 import { newPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 import { makeTempDir } from '../support/project.js';
+import { startTestServer } from '../support/server.js';
 
 // Issue 17, item 2: no store is made by mistake. A command that only reads, or changes what a
 // store already holds, refuses a store that does not exist; no command makes a store's folder.
@@ -75,6 +76,18 @@ describe('no store is made by mistake (issue 17, item 2)', () => {
       const result = await runCli([...command, '--db', path.join(missing, 'x.db')]);
       assertOneLineFailure(result, command.join(' '));
       assert.equal(existsSync(missing), false, `${command.join(' ')} made no folder`);
+    }
+  });
+
+  test('serve makes its own data folder, and the store in it, when the store is there', async () => {
+    const dataDir = path.join(temp.dir, 'new', 'data');
+    const db = path.join(dataDir, 'meal-export.db');
+    const server = await startTestServer({ dataDir, db, extraArgs: ['--insecure-http'] });
+    try {
+      assert.equal(existsSync(db), true);
+      assert.equal((await runCli(['keys', 'list', '--user', 'u_1', '--db', db])).code, 0);
+    } finally {
+      await server.stop();
     }
   });
 
