@@ -19,12 +19,21 @@ export const ENV = {
 
 export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_DATABASE = path.join(DEFAULT_DATA_DIR, 'meal-export.db');
-/** Where `serve --app-port 8444` puts the app page, the base of login links by default. */
-export const DEFAULT_PUBLIC_URL = 'https://127.0.0.1:8444';
 
 function fromEnv(name: keyof typeof ENV): string | undefined {
   const value = process.env[ENV[name]];
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** A URL as a log or message may show it: its password, if any, replaced by `***`. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return `${/^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? ''}//…`;
+  }
 }
 
 /** The flag's value, else the environment variable's, else the default. */

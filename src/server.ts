@@ -16,7 +16,8 @@ import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf }
 import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import { createSharedLimiters } from './ratelimit/shared-limiters.js';
 import { loadUsedQuota } from './ratelimit/used-quota.js';
-import { openStorage } from './storage/open-storage.js';
+import { redactedUrl } from './config.js';
+import { describeStore, openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
 import { startTombstonePruning } from './tombstone-pruning.js';
@@ -111,6 +112,40 @@ export function logTransport(log: FastifyBaseLogger, tlsMaterial: TlsMaterial | 
   }
 }
 
+/**
+ * Says at start which store and which limiter this instance uses (issue 17, item 2), never a
+ * password: a PostgreSQL or Redis URL is logged without it. `storeKind`, for a store the caller
+ * opened (ServerOptions.storage), whose location is not known here.
+ */
+export function logStoreAndLimiter(
+  log: FastifyBaseLogger,
+  config: ServeConfig,
+  workersLimit: 'own' | 'primary' = 'own',
+  storeKind?: Storage['kind'],
+): void {
+  const store = storeKind === undefined ? describeStore(config.database) : `a ${storeKind} store opened by the caller`;
+  const limiter =
+    config.redisUrl !== undefined
+      ? `redis ${redactedUrl(config.redisUrl)} (keys under ${config.redisPrefix})`
+      : workersLimit === 'primary'
+        ? "in-process, the cluster primary's, shared by every worker"
+        : 'in-process';
+  log.info({ store, limiter }, `store ${store}, limiter ${limiter}`);
+}
+
+/**
+ * The origin `users login-link` puts in its links (Storage.appPageOrigin): `--public-url`, else
+ * the page's own address, with a wildcard host (0.0.0.0, ::) made the loopback one a browser on
+ * this host can open.
+ */
+export function appPageOrigin(pageUrl: string, publicUrl: string | undefined): string {
+  if (publicUrl !== undefined) return new URL(publicUrl).origin;
+  const url = new URL(pageUrl);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  else if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.origin;
+}
+
 /** The certificate of the public listener (made on first start), or undefined for plain HTTP. */
 export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | undefined> {
   if (config.insecureHttp) return undefined;
@@ -187,6 +222,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   if (options.clusterWorker === undefined) {
+    logStoreAndLimiter(app.log, config, 'own', options.storage?.kind);
     logTransport(app.log, tlsMaterial);
     if (config.trustedProxies !== undefined) {
       app.log.info(
@@ -263,7 +299,14 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
       await close();
       throw error;
     }
-    app.log.info({ url: appPage.url, publicUrl: config.publicUrl }, 'app page listening');
+    // Where `users login-link` points its links from now on (issue 17, item 3).
+    const origin = appPageOrigin(appPage.url, config.publicUrl);
+    try {
+      await storage.recordAppPageOrigin(origin);
+    } catch (err) {
+      app.log.warn({ err }, 'could not record the app page address: users login-link needs --public-url');
+    }
+    app.log.info({ url: appPage.url, publicUrl: config.publicUrl, loginLinks: origin }, 'app page listening');
   }
 
   return {

@@ -3,7 +3,7 @@ import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
 import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
 import { CliError } from '../errors.js';
-import { withStorage } from '../storage/open-storage.js';
+import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import type { ApiKeyRecord } from '../storage/storage.js';
 import { expectPositionals, parseCommandArgs, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
@@ -76,9 +76,9 @@ async function listKeys(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { user: { type: 'string' } }, USAGE.list);
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
-  const keys = (await withStorage(resolveDatabase(values.db), (storage) => storage.listApiKeys(userId))).map(
-    publicView,
-  );
+  const keys = (
+    await withStorage(resolveDatabase(values.db), (storage) => storage.listApiKeys(userId), EXISTING_STORE)
+  ).map(publicView);
   const lines = keys.map(
     (k) =>
       `${k.id}  ${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.name === '' ? '' : `  ${k.name}`}`,
@@ -89,7 +89,11 @@ async function listKeys(argv: string[]): Promise<void> {
 async function revokeKey(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, {}, USAGE.revoke);
   const [keyId = ''] = expectPositionals(positionals, 1, USAGE.revoke);
-  const record = await withStorage(resolveDatabase(values.db), (storage) => storage.revokeApiKey(keyId, Date.now()));
+  const record = await withStorage(
+    resolveDatabase(values.db),
+    (storage) => storage.revokeApiKey(keyId, Date.now()),
+    EXISTING_STORE,
+  );
   if (record === undefined) throw new CliError(`no key with id ${keyId}`);
   printResult(values.json, { id: record.id, revoked: true }, `revoked ${record.id}`);
 }

@@ -7,7 +7,7 @@ import { writeMealExport } from '../meals-io/meal-export.js';
 import { describeFaults, parseMealFile } from '../meals-io/meal-file.js';
 import { readInputText } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
-import { withStorage } from '../storage/open-storage.js';
+import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
 import { expectPositionals, parseCommandArgs, parseTombstoneDaysFlag, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
@@ -71,8 +71,10 @@ async function runDelete(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USER, DELETE_USAGE);
   const userId = requireUserId(values.user, DELETE_USAGE);
   const [mealId = ''] = expectPositionals(positionals, 1, DELETE_USAGE);
-  const outcome = await withStorage(resolveDatabase(values.db), (storage) =>
-    storage.deleteMeal(userId, mealId, Date.now()),
+  const outcome = await withStorage(
+    resolveDatabase(values.db),
+    (storage) => storage.deleteMeal(userId, mealId, Date.now()),
+    EXISTING_STORE,
   );
   if (outcome === 'not_found') {
     throw new CliError(`no meal ${JSON.stringify(mealId)} for user ${JSON.stringify(userId)}`);
@@ -89,8 +91,10 @@ async function runPrune(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { 'tombstone-days': { type: 'string' } }, PRUNE_USAGE);
   expectPositionals(positionals, 0, PRUNE_USAGE);
   const tombstoneDays = parseTombstoneDaysFlag(values['tombstone-days']);
-  const pruned = await withStorage(resolveDatabase(values.db), (storage) =>
-    storage.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays)),
+  const pruned = await withStorage(
+    resolveDatabase(values.db),
+    (storage) => storage.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays)),
+    EXISTING_STORE,
   );
   printResult(values.json, { pruned }, `pruned ${pruned} tombstone${pruned === 1 ? '' : 's'}`);
 }
@@ -117,22 +121,26 @@ async function runExport(argv: string[]): Promise<void> {
   const format =
     formatFlag(values.format, EXPORT_USAGE) ?? (out === undefined ? undefined : formatFromExtension(out)) ?? 'csv';
 
-  await withStorage(resolveDatabase(values.db), async (storage) => {
-    const meals = storage.exportMeals(userId, since);
-    if (out === undefined) {
-      await writeMealExport(meals, format, createStdoutSink());
-      return;
-    }
-    const count = await writeFileAtomically(out, (sink) => writeMealExport(meals, format, sink)).catch(
-      (error: unknown) => {
-        // File-system failures (a missing folder, no permission, a full disk) are the user's to fix.
-        const { code, syscall } = error as NodeJS.ErrnoException;
-        if (syscall === undefined) throw error;
-        throw new CliError(`cannot write ${out}: ${code ?? syscall}`, { cause: error });
-      },
-    );
-    printResult(values.json, { exported: count, out }, `exported ${count} meal${count === 1 ? '' : 's'} to ${out}`);
-  });
+  await withStorage(
+    resolveDatabase(values.db),
+    async (storage) => {
+      const meals = storage.exportMeals(userId, since);
+      if (out === undefined) {
+        await writeMealExport(meals, format, createStdoutSink());
+        return;
+      }
+      const count = await writeFileAtomically(out, (sink) => writeMealExport(meals, format, sink)).catch(
+        (error: unknown) => {
+          // File-system failures (a missing folder, no permission, a full disk) are the user's to fix.
+          const { code, syscall } = error as NodeJS.ErrnoException;
+          if (syscall === undefined) throw error;
+          throw new CliError(`cannot write ${out}: ${code ?? syscall}`, { cause: error });
+        },
+      );
+      printResult(values.json, { exported: count, out }, `exported ${count} meal${count === 1 ? '' : 's'} to ${out}`);
+    },
+    EXISTING_STORE,
+  );
 }
 
 const SUBCOMMANDS: ReadonlyMap<string, (argv: string[]) => Promise<void>> = new Map([

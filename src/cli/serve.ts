@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runClusterPrimary } from '../cluster/primary.js';
 import { runClusterWorker } from '../cluster/worker.js';
@@ -9,6 +10,7 @@ import { scrapeRegistry } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
 import { type ServeConfig, startServer } from '../server.js';
+import { isPostgresUrl } from '../storage/open-storage.js';
 import { listenForStopSignal, type StopSignal } from '../stop-signal.js';
 import { parseTrustedProxies, type TrustedProxies } from '../http/client-address.js';
 import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
@@ -106,6 +108,11 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
     webhooks: { allowPrivate: values['webhook-allow-private'], caFile: values['webhook-ca'] },
   };
+  // serve's data folder is the one folder a command makes for a store (issue 17, item 2): the
+  // store's own folder, when it is not the data folder, must exist.
+  if (!isPostgresUrl(config.database) && path.resolve(path.dirname(config.database)) === path.resolve(dataDir)) {
+    await mkdir(dataDir, { recursive: true });
+  }
   // With --workers, this same command runs in the primary and in each worker it forks.
   if (config.workers > 1) await (cluster.isPrimary ? runClusterPrimary(config, stop) : runClusterWorker(config, stop));
   else await runAlone(config, stop);

@@ -1,7 +1,7 @@
-import { DEFAULT_PUBLIC_URL, resolveDatabase, resolveSetting } from '../config.js';
+import { resolveDatabase, resolveSetting } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
 import { CliError } from '../errors.js';
-import { withStorage } from '../storage/open-storage.js';
+import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
@@ -10,7 +10,9 @@ const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url U
 
 /**
  * `users login-link`: a one-time link that signs the user in to the app page (issue 11). The
- * host app's back end sends the user to it; `meal-export/host` does the same from code.
+ * host app's back end sends the user to it; `meal-export/host` does the same from code. The
+ * link's origin: `--public-url` (or MEAL_EXPORT_PUBLIC_URL), else the one `serve --app-port`
+ * recorded in the store when its page started (issue 17, item 3).
  */
 async function runLoginLink(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(
@@ -20,10 +22,17 @@ async function runLoginLink(argv: string[]): Promise<void> {
   );
   expectPositionals(positionals, 0, LOGIN_LINK_USAGE);
   const userId = requireUserId(values.user, LOGIN_LINK_USAGE);
-  const publicUrl = parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl', DEFAULT_PUBLIC_URL));
-  if (publicUrl === undefined) throw new CliError('no public URL');
-  const link = await withStorage(resolveDatabase(values.db), (storage) =>
-    mintLoginLink(storage, userId, publicUrl, Date.now()),
+  const publicUrl = parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl'));
+  const link = await withStorage(
+    resolveDatabase(values.db),
+    async (storage) => {
+      const origin = publicUrl ?? (await storage.appPageOrigin());
+      if (origin === undefined) {
+        throw new CliError('no app page has started on this store: run serve --app-port N, or pass --public-url');
+      }
+      return mintLoginLink(storage, userId, origin, Date.now());
+    },
+    EXISTING_STORE,
   );
   printResult(
     values.json,

@@ -2,7 +2,7 @@ import { resolveDatabase } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../domain/webhook-endpoint.js';
 import { CliError } from '../errors.js';
-import { withStorage } from '../storage/open-storage.js';
+import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../storage/webhook-store.js';
 import { expectPositionals, parseCommandArgs, requireFlag, requireUserId } from './command-args.js';
 import { printResult } from './output.js';
@@ -83,9 +83,9 @@ async function listWebhooks(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { user: { type: 'string' } }, USAGE.list);
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
-  const endpoints = (await withStorage(resolveDatabase(values.db), (storage) => storage.listWebhooks(userId))).map(
-    publicView,
-  );
+  const endpoints = (
+    await withStorage(resolveDatabase(values.db), (storage) => storage.listWebhooks(userId), EXISTING_STORE)
+  ).map(publicView);
   const lines = endpoints.map(
     (e) =>
       `${e.id}  ${e.status.padEnd(8)}  ${e.url}  last attempt ${e.lastAttemptAt === null ? 'never' : `${e.lastAttemptAt} (${e.lastStatus ?? 'no answer'})`}${e.name === '' ? '' : `  ${e.name}`}`,
@@ -102,19 +102,19 @@ function endpointArgs(argv: string[], usage: string) {
 
 async function deleteWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.delete);
-  if (!(await withStorage(db, (storage) => storage.deleteWebhook(id)))) throw unknown(id);
+  if (!(await withStorage(db, (storage) => storage.deleteWebhook(id), EXISTING_STORE))) throw unknown(id);
   printResult(json, { id, deleted: true }, `deleted webhook ${id}, with its pending calls and attempts`);
 }
 
 async function enableWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.enable);
-  if (!(await withStorage(db, (storage) => storage.enableWebhook(id, Date.now())))) throw unknown(id);
+  if (!(await withStorage(db, (storage) => storage.enableWebhook(id, Date.now()), EXISTING_STORE))) throw unknown(id);
   printResult(json, { id, enabled: true }, `enabled webhook ${id}: its pending calls are sent now`);
 }
 
 async function rotateSecret(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.rotateSecret);
-  const secret = await withStorage(db, (storage) => rotateWebhookSecret(storage, id, Date.now()));
+  const secret = await withStorage(db, (storage) => rotateWebhookSecret(storage, id, Date.now()), EXISTING_STORE);
   if (secret === undefined) throw unknown(id);
   printResult(
     json,
@@ -125,7 +125,7 @@ async function rotateSecret(argv: string[]): Promise<void> {
 
 async function testWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.test);
-  const eventId = await withStorage(db, (storage) => queueWebhookTest(storage, id, Date.now()));
+  const eventId = await withStorage(db, (storage) => queueWebhookTest(storage, id, Date.now()), EXISTING_STORE);
   if (eventId === undefined) throw unknown(id);
   printResult(json, { id, eventId }, `queued a webhook.test call to webhook ${id} (webhook-id ${eventId})`);
 }
@@ -142,8 +142,10 @@ function attemptView(attempt: WebhookAttemptRecord) {
 
 async function listAttempts(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.attempts);
-  const attempts = await withStorage(db, async (storage) =>
-    (await storage.findWebhook(id)) === undefined ? undefined : storage.listWebhookAttempts(id),
+  const attempts = await withStorage(
+    db,
+    async (storage) => ((await storage.findWebhook(id)) === undefined ? undefined : storage.listWebhookAttempts(id)),
+    EXISTING_STORE,
   );
   if (attempts === undefined) throw unknown(id);
   const views = attempts.map(attemptView);

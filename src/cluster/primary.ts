@@ -7,7 +7,7 @@ import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
 import { NO_LIMITER_OBSERVER } from '../ratelimit/limiter-observer.js';
 import { createInProcessLimiters } from '../ratelimit/limiter-set.js';
 import { loadUsedQuota } from '../ratelimit/used-quota.js';
-import { loadServeTls, logTransport, type ServeConfig } from '../server.js';
+import { loadServeTls, logStoreAndLimiter, logTransport, type ServeConfig } from '../server.js';
 import type { StopSignal } from '../stop-signal.js';
 import { openStorage } from '../storage/open-storage.js';
 import { startTombstonePruning } from '../tombstone-pruning.js';
@@ -33,6 +33,7 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
   }
 
   try {
+    logStoreAndLimiter(log, config, 'primary');
     logTransport(log, await loadServeTls(config));
     release.push(await startTombstonePruning(storage, config.tombstoneDays, log));
     const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };

@@ -39,6 +39,8 @@ const PROMISE_METHODS = [
   'recordWebhookAttempt',
   'webhookBacklog',
   'cursorSecret',
+  'recordAppPageOrigin',
+  'appPageOrigin',
   'ping',
   'close',
 ] as const satisfies readonly StorageMethod[];

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { redactedUrl } from '../config.js';
 import { openPostgresStorage } from './postgres/postgres-storage.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 import type { Storage, StorageOptions } from './storage.js';
@@ -13,9 +15,20 @@ export function isPostgresUrl(location: string): boolean {
  */
 export async function openStorage(location: string, options: StorageOptions = {}): Promise<Storage> {
   // bulkLoad relaxes SQLite's fsync; PostgreSQL keeps its own durability settings.
-  if (isPostgresUrl(location)) return openPostgresStorage(location);
+  if (isPostgresUrl(location)) return openPostgresStorage(location, options);
   return openSqliteStorage(location, options);
 }
+
+/** The store as a log or message may name it: a PostgreSQL URL without its password, a file's full path. */
+export function describeStore(location: string): string {
+  return isPostgresUrl(location) ? redactedUrl(location) : path.resolve(location);
+}
+
+/**
+ * For the commands that only read or change what a store holds (`keys list`, `meals export`,
+ * `users login-link`, …): a store that does not exist is refused, and none is made by mistake.
+ */
+export const EXISTING_STORE: StorageOptions = { create: 'never' };
 
 /** Runs `work` with an open store and always closes it. */
 export async function withStorage<T>(

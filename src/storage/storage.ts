@@ -123,6 +123,13 @@ export interface Storage extends WebhookStore {
 
   /** The secret that signs cursors; created once, shared by every instance on this store. */
   cursorSecret(): Promise<Buffer>;
+  /**
+   * The app page's origin (`https://127.0.0.1:8444`, or `--public-url`), recorded by `serve
+   * --app-port` at start so that `users login-link` points at the running page (issue 17).
+   * The last recording wins; undefined until a page has started on this store.
+   */
+  recordAppPageOrigin(origin: string): Promise<void>;
+  appPageOrigin(): Promise<string | undefined>;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -144,6 +151,14 @@ export interface StorageOptions {
    * included, behind an import (issue 10, item 8). Reads never wait in WAL mode.
    */
   readonly serving?: boolean;
+  /**
+   * What opening may create (issue 17, item 2). `file` (the default): a SQLite file in a
+   * folder that exists, never the folder. `never`: the store must exist already, for the
+   * commands that only read or change what is there: a missing SQLite file, or a PostgreSQL
+   * database without meal-export's tables, is refused with nothing created. (A PostgreSQL
+   * database itself is never created by meal-export.)
+   */
+  readonly create?: 'never' | 'file';
 }
 
 export interface FeedQuery {

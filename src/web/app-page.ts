@@ -128,7 +128,13 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
   await prune();
   const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
   timer.unref();
-  await app.listen({ host: config.host, port: config.port });
+  // Fastify's own line would say http:// for the HTTPS page.
+  await app.listen({
+    host: config.host,
+    port: config.port,
+    listenTextResolver: (address) =>
+      `App page listening at ${address.replace(/^http:/, config.tls === undefined ? 'http:' : 'https:')}`,
+  });
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `${config.tls === undefined ? 'http' : 'https'}://${formatHost(config.host)}:${port}`,

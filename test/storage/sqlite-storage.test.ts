@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
@@ -16,8 +16,8 @@ const backend: StorageBackend = {
   skip: undefined,
   async newLocation(label) {
     const temp = makeTempDir(`sqlite-${label}`);
-    // A folder that does not exist yet: opening creates it.
-    return { location: path.join(temp.dir, 'nested', 'store.db'), remove: async () => temp.remove() };
+    // A file that does not exist yet, in a folder that does: opening may create the file only.
+    return { location: path.join(temp.dir, 'store.db'), remove: async () => temp.remove() };
   },
   async appliedMigrations(file) {
     const db = new BetterSqlite3(file, { readonly: true });
@@ -38,6 +38,25 @@ runKeyQuotaSuite(backend);
 runWebhookStoreSuite(backend);
 
 describe('SQLite storage: what only a file can get wrong', () => {
+  test('no folder is ever made for a store, whatever may be created (issue 17, item 2)', async () => {
+    const temp = makeTempDir('sqlite-no-folder');
+    try {
+      const folder = path.join(temp.dir, 'missing', 'dir');
+      for (const create of ['never', 'file', undefined] as const) {
+        const options = create === undefined ? {} : { create };
+        await assert.rejects(openSqliteStorage(path.join(folder, 'x.db'), options), (error: unknown) => {
+          assert.ok(error instanceof AppError);
+          assert.equal(error.code, 'unavailable');
+          assert.match(error.message, /no store there: the folder .*missing.dir does not exist/);
+          return true;
+        });
+        assert.equal(existsSync(path.join(temp.dir, 'missing')), false, `create: ${create}`);
+      }
+    } finally {
+      temp.remove();
+    }
+  });
+
   test('a path that cannot hold a database is reported as unavailable storage', async () => {
     const temp = makeTempDir('sqlite-bad-path');
     try {

@@ -7,6 +7,7 @@ import { digestApiKey, displayPrefix, generateApiKey } from '../../src/domain/ap
 import { feedStart } from '../../src/domain/feed-start.js';
 import { type FeedPosition, MEAL_FIELDS, type MealContent } from '../../src/domain/meal.js';
 import { randomId } from '../../src/domain/random-id.js';
+import { AppError } from '../../src/errors.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { FeedPage, FeedQuery, NewApiKey, Storage } from '../../src/storage/storage.js';
 import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
@@ -906,6 +907,42 @@ export function runStorageSuite(backend: StorageBackend): void {
         } finally {
           await remove();
         }
+      });
+
+      test('create: never refuses a store that does not exist and makes none; the default makes it', async () => {
+        const { location, remove } = await backend.newLocation('never');
+        try {
+          await assert.rejects(openStorage(location, { create: 'never' }), (error: unknown) => {
+            assert.ok(error instanceof AppError, String(error));
+            assert.equal(error.code, 'unavailable');
+            assert.match(error.message, /no store there/);
+            return true;
+          });
+          await assert.rejects(backend.appliedMigrations(location), 'nothing was created');
+          await (await openStorage(location)).close();
+          const existing = await openStorage(location, { create: 'never' });
+          await existing.close();
+          assert.ok((await backend.appliedMigrations(location)).length >= 1);
+        } finally {
+          await remove();
+        }
+      });
+
+      test('the app page origin: none on a new store, then the last one recorded, for every handle', async () => {
+        await withStore(async (storage, location) => {
+          assert.equal(await storage.appPageOrigin(), undefined);
+          await storage.recordAppPageOrigin('https://127.0.0.1:8444');
+          await storage.recordAppPageOrigin('https://[::1]:40123');
+          const second = await openStorage(location, { create: 'never' });
+          try {
+            assert.equal(await second.appPageOrigin(), 'https://[::1]:40123');
+            await second.recordAppPageOrigin('https://meals.example.com');
+            assert.equal(await storage.appPageOrigin(), 'https://meals.example.com');
+          } finally {
+            await second.close();
+          }
+          assert.equal((await storage.cursorSecret()).length, 32, 'the cursor secret is untouched');
+        });
       });
 
       test('two handles open on one store at once share the data and the cursor secret', async () => {

@@ -1,8 +1,9 @@
 import postgres, { type Sql } from 'postgres';
+import { redactedUrl } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { storageUnavailable } from '../unavailable.js';
-import { CURSOR_SECRET_SETTING } from '../sqlite/migrate.js';
-import type { Storage } from '../storage.js';
+import { APP_PAGE_ORIGIN_SETTING, CURSOR_SECRET_SETTING } from '../sqlite/migrate.js';
+import type { Storage, StorageOptions } from '../storage.js';
 import { migratePostgres } from './migrate.js';
 import { isDiskFull, isUnavailable } from './postgres-errors.js';
 import { createPostgresKeys } from './postgres-keys.js';
@@ -69,15 +70,10 @@ async function guardWithin<T>(deadlineMs: number, work: () => Promise<T>): Promi
   }
 }
 
-/** The URL as it may be shown: without its password. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return 'postgres://…';
-  }
+/** Whether meal-export's tables are in the connection's schema (its first migration has run). */
+async function hasStore(sql: Sql): Promise<boolean> {
+  const [row] = await sql.unsafe<{ found: boolean }[]>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS found`);
+  return row?.found === true;
 }
 
 /**
@@ -85,7 +81,7 @@ function redactedUrl(url: string): string {
  * connections and brings its schema up to date. The same guarantees as SQLite (see
  * storage.ts); statements are prepared once per connection.
  */
-export async function openPostgresStorage(url: string): Promise<Storage> {
+export async function openPostgresStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
   const sql: Sql = postgres(url, {
     connect_timeout: CONNECT_TIMEOUT_S,
     // Notices (CREATE … IF NOT EXISTS) must not reach stdout, which carries the listening line.
@@ -93,13 +89,23 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     connection: { application_name: 'meal-export' },
     types: { int8: INT8_AS_NUMBER },
   });
+  // A command that only uses an existing store finds meal-export's tables or creates none.
+  let found = true;
   try {
-    await guardLong(() => migratePostgres(sql, Date.now()));
+    if (options.create === 'never') found = await guardLong(() => hasStore(sql));
+    if (found) await guardLong(() => migratePostgres(sql, Date.now()));
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => undefined);
     const reason =
       error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     throw new AppError('unavailable', `cannot open the database ${redactedUrl(url)}: ${reason}`, { cause: error });
+  }
+  if (!found) {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
+    throw new AppError(
+      'unavailable',
+      `cannot open the database ${redactedUrl(url)}: no store there: this command only uses an existing store (serve, seed, meals import or keys create makes one)`,
+    );
   }
   const meals = createPostgresMeals(sql);
   const keys = createPostgresKeys(sql);
@@ -164,6 +170,20 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
         }
         if (secret === undefined) throw new Error('the store has no cursor secret');
         return secret;
+      }),
+    recordAppPageOrigin: (origin) =>
+      guard(async () => {
+        await sql.unsafe(
+          'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+          [APP_PAGE_ORIGIN_SETTING, Buffer.from(origin, 'utf8')],
+        );
+      }),
+    appPageOrigin: () =>
+      guard(async () => {
+        const [row] = await sql.unsafe<{ value: Buffer }[]>('SELECT value FROM settings WHERE name = $1', [
+          APP_PAGE_ORIGIN_SETTING,
+        ]);
+        return row?.value.toString('utf8');
       }),
     ping: () => guard(() => sql.unsafe('SELECT 1').then(() => undefined)),
     close: async () => {

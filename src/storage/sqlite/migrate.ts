@@ -3,6 +3,8 @@ import type { Database } from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 export const CURSOR_SECRET_SETTING = 'cursor_secret';
+/** The `settings` row of the app page's origin (Storage.recordAppPageOrigin), UTF-8. */
+export const APP_PAGE_ORIGIN_SETTING = 'app_page_origin';
 
 /**
  * Brings the schema up to date. Idempotent and safe when several processes start at once:

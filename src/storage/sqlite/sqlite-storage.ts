@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AppError } from '../../errors.js';
 import type { Storage, StorageOptions } from '../storage.js';
 import { storageUnavailable } from '../unavailable.js';
-import { CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
+import { APP_PAGE_ORIGIN_SETTING, CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
 import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
@@ -33,9 +33,26 @@ function guard<T>(work: () => T): Promise<T> {
 /** How long a write waits for another connection's write lock (a command beside an import). */
 const BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * Why the file may not be opened (StorageOptions.create), or undefined: no folder is ever
+ * made, and with `never` no file either. better-sqlite3's fileMustExist closes the race of a
+ * file removed after the look.
+ */
+function refusal(file: string, create: 'never' | 'file'): string | undefined {
+  if (file === ':memory:') return undefined;
+  const folder = path.dirname(path.resolve(file));
+  if (!existsSync(folder)) return `no store there: the folder ${folder} does not exist (no command creates it)`;
+  if (create === 'never' && !existsSync(file)) {
+    return 'no store there: this command only uses an existing store (serve, seed, meals import or keys create makes one)';
+  }
+  return undefined;
+}
+
 function open(file: string, options: StorageOptions): Database {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
+  const create = options.create ?? 'file';
+  const refused = refusal(file, create);
+  if (refused !== undefined) throw new AppError('unavailable', `cannot open the database ${file}: ${refused}`);
+  const db = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS, fileMustExist: create === 'never' });
   // WAL: readers (the server) never block the writer (an import) nor the other way round.
   db.pragma('journal_mode = WAL');
   // NORMAL is durable against a crash of the process in WAL mode; only an OS crash can lose
@@ -49,13 +66,14 @@ function open(file: string, options: StorageOptions): Database {
   return db;
 }
 
-/** Opens (creating if needed) a SQLite store at `file` and brings its schema up to date. */
+/** Opens (creating the file if StorageOptions.create allows) a SQLite store at `file` and brings its schema up to date. */
 export async function openSqliteStorage(file: string, options: StorageOptions = {}): Promise<Storage> {
   let db: Database;
   try {
     db = open(file, options);
     migrateSqlite(db, Date.now());
   } catch (error) {
+    if (error instanceof AppError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new AppError('unavailable', `cannot open the database ${file}: ${reason}`, { cause: error });
   }
@@ -70,7 +88,10 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     return changed;
   };
   const selectOne = db.prepare('SELECT 1');
-  const readSecret = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
+  const readSetting = db.prepare<[string], Buffer>('SELECT value FROM settings WHERE name = ?').pluck();
+  const saveSetting = db.prepare<[string, Buffer]>(
+    'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+  );
   let secret: Buffer | undefined;
 
   // StorageOptions.serving: a background write fails with SQLITE_BUSY (503 unavailable) at once
@@ -140,10 +161,15 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     webhookBacklog: () => guard(() => webhooks.webhookBacklog()),
     cursorSecret: () =>
       guard(() => {
-        secret ??= readSecret.get(CURSOR_SECRET_SETTING);
+        secret ??= readSetting.get(CURSOR_SECRET_SETTING);
         if (secret === undefined) throw new Error('the store has no cursor secret');
         return secret;
       }),
+    recordAppPageOrigin: (origin) =>
+      guard(() => {
+        saveSetting.run(APP_PAGE_ORIGIN_SETTING, Buffer.from(origin, 'utf8'));
+      }),
+    appPageOrigin: () => guard(() => readSetting.get(APP_PAGE_ORIGIN_SETTING)?.toString('utf8')),
     ping: () => guard(() => selectOne.get()).then(() => undefined),
     close: () =>
       guard(() => {
