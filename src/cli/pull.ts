@@ -135,12 +135,16 @@ function explain(error: unknown, settings: PullSettings): unknown {
   return new CliError(`${error.message}${detail}`, { cause: error });
 }
 
-/** Worth another try with --follow: the server or the network may be back by then. */
-function isTransient(error: unknown): boolean {
+/**
+ * Worth another try with --follow: the server or the network may be back by then. Not a
+ * certificate that is not trusted or a wrong scheme; not a host name that does not resolve,
+ * unless it did before (`pulledBefore`): a follow running for days outlives a DNS hiccup.
+ */
+function isTransient(error: unknown, pulledBefore: boolean): boolean {
   if (error instanceof MealExportRateLimitError) return true;
   if (error instanceof MealExportHttpError) return error.status >= 500;
-  // A certificate that is not trusted will not be trusted at the next poll either.
-  return error instanceof MealExportNetworkError && !/CERT|SELF_SIGNED/.test(error.errorCode ?? '');
+  if (!(error instanceof MealExportNetworkError)) return false;
+  return error.retryable || (pulledBefore && error.problem === 'host_not_found');
 }
 
 /**
@@ -174,7 +178,11 @@ export async function runPull(argv: string[]): Promise<void> {
     baseUrl: settings.url,
     apiKey,
     ...(ca === undefined ? {} : { ca }),
-    onWait: (event) => progress.waiting(event.reason, event.ms),
+    onWait: (event) => {
+      if (event.reason === 'retry' && event.error !== undefined) {
+        progress.retrying(event.error, event.ms, event.attempt, event.retries);
+      } else progress.waiting(event.reason, event.ms);
+    },
   });
 
   const stop = new AbortController();
@@ -211,7 +219,7 @@ export async function runPull(argv: string[]): Promise<void> {
         break;
       } catch (error) {
         if (stop.signal.aborted && (error as Error | undefined)?.name === 'AbortError') break;
-        if (followWait === undefined || !isTransient(error)) throw explain(error, settings);
+        if (followWait === undefined || !isTransient(error, totals.pages > 0)) throw explain(error, settings);
         const ms = error instanceof MealExportRateLimitError ? error.retryAfterMs : FOLLOW_RETRY_MS;
         progress.notice(`${(explain(error, settings) as Error).message}; trying again in ${Math.ceil(ms / 1000)} s`);
         progress.waiting('retry', ms);

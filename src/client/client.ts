@@ -20,7 +20,11 @@ export interface MealExportClientOptions {
    * its own in `RateLimit-Policy`, then that. Given: exactly this, whatever the server says.
    */
   readonly minIntervalMs?: number;
-  /** 5xx answers or network errors in a row retried before the error is thrown (default 6). */
+  /**
+   * 5xx answers or network errors in a row retried before the error is thrown (default 6).
+   * A network error that cannot pass later (`retryable: false`: a certificate, a wrong scheme,
+   * an unknown host) is thrown at once.
+   */
   readonly maxRetries?: number;
   /** Backoff of those retries: full jitter under a cap that doubles from 1 s up to 30 s. */
   readonly backoff?: BackoffOptions;
@@ -37,7 +41,7 @@ export interface MealExportClientOptions {
   readonly fetch?: FetchFunction;
   /** Send through this transport instead (tests, other runtimes). Not with `ca` or `fetch`. */
   readonly transport?: HttpTransport;
-  /** Told before every wait: the interval, a 429's Retry-After, a retry's backoff. */
+  /** Told before every wait: the interval, a 429's Retry-After, every retry (with what failed and its backoff). */
   readonly onWait?: (event: WaitEvent) => void;
 }
 

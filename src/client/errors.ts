@@ -4,6 +4,8 @@
  * /v1/meals`). `code` is the contract's error code (CONTRACT.md section 5), the discriminant.
  */
 
+import { describeNetworkFailure, type NetworkProblem } from './network-failure.js';
+
 /** The request as sent, for messages and debugging. The key travels in a header, never here. */
 export interface RequestInfo {
   readonly method: string;
@@ -129,20 +131,34 @@ export class MealExportRateLimitError extends MealExportHttpError {
   }
 }
 
-/** No answer: connection refused or reset, a timeout, a TLS failure. `cause` has the details. */
+/**
+ * No answer: connection refused or reset, an unknown host, a timeout, a TLS failure, a server
+ * that speaks HTTPS to an http:// URL (or plain HTTP to an https:// one). The message names
+ * where and why (`cannot connect to https://127.0.0.1:9999: connection refused`); `cause` has
+ * the details.
+ */
 export class MealExportNetworkError extends MealExportError {
   override name = 'MealExportNetworkError';
   readonly request: RequestInfo;
   /** The system or TLS error code (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT ...), when known. */
   readonly errorCode: string | undefined;
+  /** What went wrong, as a code to branch on (`connection_refused`, `speaks_https` ...). */
+  readonly problem: NetworkProblem;
+  /** Whether the same request may pass later; the client retries only these. */
+  readonly retryable: boolean;
+  /** The requests made in a row that failed before this was thrown (1 when it was not retried). */
+  readonly attempts: number;
 
-  constructor(request: RequestInfo, cause: unknown, hint = '') {
-    const errorCode = (cause as { code?: unknown } | undefined)?.code;
-    const code = typeof errorCode === 'string' ? errorCode : undefined;
-    const reason = code ?? (cause instanceof Error ? cause.message : String(cause));
-    super(`Request failed (${reason}${hint}): ${request.method} ${new URL(request.url).pathname}`, { cause });
+  constructor(request: RequestInfo, cause: unknown, hint = '', options: { attempts?: number } = {}) {
+    const failure = describeNetworkFailure(request.url, cause);
+    const attempts = options.attempts ?? 1;
+    const gaveUp = attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
+    super(`${failure.text}${hint}${gaveUp}`, { cause });
     this.request = request;
-    this.errorCode = code;
+    this.errorCode = failure.code;
+    this.problem = failure.problem;
+    this.retryable = failure.retryable;
+    this.attempts = attempts;
   }
 }
 

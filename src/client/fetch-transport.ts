@@ -1,3 +1,4 @@
+import { explainPlainHttpFailure } from './tls-probe.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type HttpTransport, responseTooLarge } from './transport.js';
 
 /** The part of a body stream's reader the transport uses: chunks, and cancel to hang up. */
@@ -59,7 +60,10 @@ export function createFetchTransport(fetchFn: FetchFunction, options: FetchTrans
   return {
     async get(url, headers, signal) {
       const init = { method: 'GET' as const, headers: { ...headers }, ...(signal === undefined ? {} : { signal }) };
-      const response = await fetchFn(url.href, init);
+      const response = await fetchFn(url.href, init).catch(async (error: unknown) => {
+        // A hang-up on an http:// URL may be an HTTPS server refusing plain HTTP.
+        throw signal?.aborted === true ? error : await explainPlainHttpFailure(url, error);
+      });
       const received: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         received[name.toLowerCase()] = value;

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { ResponseInfo } from './errors.js';
+import { explainPlainHttpFailure } from './tls-probe.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type HttpTransport, responseTooLarge } from './transport.js';
 
 const gunzip = promisify(zlib.gunzip);
@@ -71,7 +72,11 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
           ...(signal === undefined ? {} : { signal }),
         });
         request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-        request.on('error', reject);
+        // A hang-up on an http:// URL may be an HTTPS server refusing plain HTTP: checked before it is retried.
+        request.on('error', (error) => {
+          if (signal?.aborted) reject(error);
+          else void explainPlainHttpFailure(url, error).then(reject);
+        });
         request.on('response', (response) => {
           // Announced over the cap: refused before a byte is read, as the fetch transport does.
           if (Number(response.headers['content-length']) > maxBytes) {

@@ -51,4 +51,5 @@ export {
   type WebhookHeaders,
   type WebhookTestEvent,
 } from './verify-webhook.js';
+export type { NetworkProblem } from './network-failure.js';
 export type { BackoffOptions } from './wait-times.js';

@@ -2,14 +2,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { WaitEvent } from './types.js';
 import { intervalFromPolicy } from './wait-times.js';
 
-/** Waits, telling the client's listener first. Rejects with an AbortError when `signal` aborts. */
+/** Waits, telling the client's listener first (every retry, even one without a delay). Rejects with an AbortError when `signal` aborts. */
 export type Waiter = (event: WaitEvent, signal: AbortSignal | undefined) => Promise<void>;
 
 export function createWaiter(onWait: ((event: WaitEvent) => void) | undefined): Waiter {
   return async (event, signal) => {
-    if (event.ms <= 0) return;
+    // A retry is told even without a delay (full jitter may draw 0 ms): a failure is news.
+    if (event.ms <= 0 && event.reason !== 'retry') return;
     onWait?.(event);
-    await delay(event.ms, undefined, signal === undefined ? {} : { signal });
+    if (event.ms > 0) await delay(event.ms, undefined, signal === undefined ? {} : { signal });
   };
 }
 

@@ -6,7 +6,7 @@ import {
   type ResponseInfo,
 } from './errors.js';
 import type { Pacer, Waiter } from './pacer.js';
-import { type HttpTransport, RESPONSE_TOO_LARGE } from './transport.js';
+import type { HttpTransport } from './transport.js';
 import { type BackoffOptions, backoffDelay, parseRetryAfter } from './wait-times.js';
 
 export interface RequestPolicy {
@@ -27,29 +27,12 @@ export interface JsonResponse {
   readonly body: unknown;
 }
 
-// A certificate the client does not trust will not become trusted by asking again.
-const TLS_TRUST_RE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
-
 function parseBody(text: string): unknown {
   try {
     return text === '' ? undefined : JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-function networkFailure(info: RequestInfo, error: unknown): { error: MealExportNetworkError; retryable: boolean } {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && TLS_TRUST_RE.test(code)) {
-    const hint = ": the server's certificate is not trusted; pass its cert.pem as ca (--ca)";
-    return { error: new MealExportNetworkError(info, error, hint), retryable: false };
-  }
-  // The same page would be as large again.
-  if (code === RESPONSE_TOO_LARGE) {
-    const hint = ': ask for smaller pages (limit)';
-    return { error: new MealExportNetworkError(info, error, hint), retryable: false };
-  }
-  return { error: new MealExportNetworkError(info, error), retryable: true };
 }
 
 export interface SendOptions {
@@ -60,7 +43,8 @@ export interface SendOptions {
 
 /**
  * One GET with the whole policy: the interval before it, Retry-After on 429, capped
- * exponential backoff with full jitter on 5xx and network errors, typed errors for the rest.
+ * exponential backoff with full jitter on 5xx and network errors that may pass (each retry told
+ * to `wait`'s listener, even one without a delay), typed errors for the rest.
  */
 export async function sendRequest(policy: RequestPolicy, url: URL, options: SendOptions = {}): Promise<JsonResponse> {
   const { signal, holdMs } = options;
@@ -75,11 +59,13 @@ export async function sendRequest(policy: RequestPolicy, url: URL, options: Send
       response = await policy.transport.get(url, headers, signal, transportOptions);
     } catch (error) {
       if (signal?.aborted) throw error;
-      const failure = networkFailure(info, error);
       failures += 1;
-      if (!failure.retryable || failures > policy.maxRetries) throw failure.error;
+      const failure = new MealExportNetworkError(info, error);
+      // What will never pass (a certificate, a wrong scheme, an unknown host) is thrown at once.
+      if (!failure.retryable) throw failure;
+      if (failures > policy.maxRetries) throw new MealExportNetworkError(info, error, '', { attempts: failures });
       const ms = backoffDelay(failures, policy.backoff);
-      await policy.wait({ reason: 'retry', ms, attempt: failures, error: failure.error }, signal);
+      await policy.wait({ reason: 'retry', ms, attempt: failures, retries: policy.maxRetries, error: failure }, signal);
       continue;
     }
     const body = parseBody(response.text);
@@ -98,6 +84,6 @@ export async function sendRequest(policy: RequestPolicy, url: URL, options: Send
     failures += 1;
     if (failures > policy.maxRetries) throw error;
     const ms = Math.min(retryAfterMs ?? backoffDelay(failures, policy.backoff), policy.maxRetryAfterMs);
-    await policy.wait({ reason: 'retry', ms, attempt: failures, error }, signal);
+    await policy.wait({ reason: 'retry', ms, attempt: failures, retries: policy.maxRetries, error }, signal);
   }
 }

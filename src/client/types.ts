@@ -132,5 +132,7 @@ export interface WaitEvent {
   readonly ms: number;
   /** For `retry`: the attempt about to be made (1 for the first retry) and what failed. */
   readonly attempt?: number;
+  /** For `retry`: how many retries in a row are made before the error is thrown (`maxRetries`). */
+  readonly retries?: number;
   readonly error?: Error;
 }

@@ -83,7 +83,12 @@ describe('errors from the real server', { concurrency: true }, () => {
     client.close();
     assert.ok(error instanceof MealExportNetworkError);
     assert.equal(error.errorCode, 'DEPTH_ZERO_SELF_SIGNED_CERT');
-    assert.match(error.message, /pass its cert\.pem as ca/);
+    assert.match(
+      error.message,
+      /^cannot connect to https:\/\/127\.0\.0\.1:\d+: .*not trusted .*pass its cert\.pem as ca/,
+    );
+    assert.equal(error.problem, 'certificate');
+    assert.equal(error.retryable, false);
     assert.deepEqual(waits, []);
   });
 });
@@ -298,7 +303,10 @@ describe('waits and retries', { concurrency: true }, () => {
     });
     const failure = await offline.listMeals({ lastModifiedSince: '2025-01-01' }).catch((e: unknown) => e);
     assert.ok(failure instanceof MealExportNetworkError);
-    assert.equal(failure.message, 'Request failed (ECONNRESET): GET /api/v1/meals');
+    assert.equal(failure.message, 'no answer from https://meals.example: connection reset (gave up after 2 attempts)');
+    assert.equal(failure.errorCode, 'ECONNRESET');
+    assert.equal(failure.problem, 'connection_reset');
+    assert.equal(failure.attempts, 2);
     assert.equal(network.asked.length, 2);
   });
 

@@ -13,6 +13,12 @@ export interface PullProgress {
   following(): void;
   /** Before a wait: the limiter, a Retry-After, a retry. */
   waiting(reason: WaitEvent['reason'], ms: number): void;
+  /**
+   * A request failed and is retried: a notice naming where and why (`cannot connect to
+   * https://127.0.0.1:9999: connection refused; retrying in 2 s (1 of 6)`), at once, on a
+   * terminal and in a log alike; on a terminal the countdown follows.
+   */
+  retrying(error: Error, ms: number, attempt: number | undefined, retries: number | undefined): void;
   /** A line that stays (a resync, a failed poll that will be tried again): printed even off a terminal. */
   notice(text: string): void;
   /** Clears the progress line. */
@@ -25,11 +31,17 @@ const WHY: Readonly<Record<WaitEvent['reason'], string>> = {
   retry: 'before trying again',
 };
 
+/** `0.4 s` under a second (full jitter draws short waits), whole seconds above. */
+export function formatDelay(ms: number): string {
+  return ms < 1000 ? `${(Math.max(0, ms) / 1000).toFixed(1)} s` : `${Math.ceil(ms / 1000)} s`;
+}
+
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * One self-rewriting line on a terminal (pages, meals so far, and a countdown during waits);
- * nothing at all when the stream is not a terminal, except notices.
+ * nothing at all when the stream is not a terminal, except notices (retries among them: a log
+ * must say why a pull is slow, or failing, as much as a terminal does).
  */
 export function createPullProgress(stream: ProgressStream): PullProgress {
   const tty = stream.isTTY === true;
@@ -48,7 +60,7 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
     timer = undefined;
   };
 
-  return {
+  const progress: PullProgress = {
     page(pages, meals) {
       if (!tty) return;
       stopCountdown();
@@ -79,6 +91,11 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
       timer = setInterval(tick, 1000);
       timer.unref();
     },
+    retrying(error, ms, attempt, retries) {
+      const count = attempt === undefined ? '' : ` (${attempt}${retries === undefined ? '' : ` of ${retries}`})`;
+      progress.notice(`${error.message}; retrying in ${formatDelay(ms)}${count}`);
+      progress.waiting('retry', ms);
+    },
     notice(text) {
       stopCountdown();
       if (shown) stream.write('\r\x1b[2K');
@@ -91,4 +108,5 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
       shown = false;
     },
   };
+  return progress;
 }
