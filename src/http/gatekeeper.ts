@@ -23,7 +23,8 @@ function decodes(path: string): boolean {
   }
 }
 
-const malformed = () => new AppError('bad_request', 'The request is malformed.');
+/** A request the HTTP parser should have refused (`400 bad_request`). */
+export const malformed = (): AppError => new AppError('bad_request', 'The request is malformed.');
 
 /**
  * The first check before authentication that the request fails, in the contract's order
