@@ -194,16 +194,19 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
 /** One process serves (the default): the public listener, and the admin listener when asked. */
 async function runAlone(config: ServeConfig, stop: StopSignal): Promise<void> {
   const metrics = config.adminPort === undefined ? undefined : createServiceMetrics();
-  const server = await startServer(config, metrics === undefined ? {} : { metrics });
+  const server = await startServer(config, { holdLogs: true, ...(metrics === undefined ? {} : { metrics }) });
   let admin: AdminListener | undefined;
   if (metrics !== undefined && config.adminPort !== undefined) {
     try {
       admin = await startAdminListener(config.adminPort, scrapeRegistry(metrics.registry), server.app.log);
     } catch (error) {
+      server.discardLogs();
       await server.close();
       throw error;
     }
   }
+  // Every listener is bound: the lines held since the start (the certificate, …) go out now.
+  server.releaseLogs();
   // Stopped while it started: no `listening on` line, since nothing will be served, and a
   // client or orchestrator told to proceed would find the port closing under it. The drain
   // below is the same either way.
