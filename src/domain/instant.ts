@@ -8,6 +8,12 @@
 const DATE_TIME_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?)?$/;
 
+/**
+ * The shape of a lastModifiedSince, as a JSON Schema `pattern` (the OpenAPI document): what
+ * parseInstant reads, before its checks of ranges (month 13, 2025-02-30) that no pattern makes.
+ */
+export const INSTANT_INPUT_PATTERN = DATE_TIME_RE.source;
+
 const MS_PER_MINUTE = 60_000;
 
 function daysInMonth(year: number, month: number): number {
