@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AnswerOrder } from './answer-order.js';
 import { errorAnswerBytes, writeErrorAnswer } from './error-answer.js';
-import { malformed, notFound, preAuthRefusal } from './gatekeeper.js';
+import { MAX_URL_BYTES, malformed, notFound, preAuthRefusal } from './gatekeeper.js';
 import { commonHeaders } from './json-response.js';
 import type { RequestListener } from './meals-endpoint.js';
 import { MEALS_PATH, originFormOf, pathOf } from './public-routes.js';
@@ -36,7 +36,9 @@ export function createFrontDoor(deps: FrontDoorDeps): RequestListener {
   const headers = Object.entries(commonHeaders(tls));
   return function frontDoor(request, response) {
     answerOrder.note(request, response);
-    const target = originFormOf(request.url ?? '/');
+    const asSent = request.url ?? '/';
+    // An oversized target stays as sent: its size is refused first (414), whatever its form.
+    const target = asSent.length > MAX_URL_BYTES ? asSent : originFormOf(asSent);
     if (target !== undefined) request.url = target;
     const refusal = target === undefined ? malformed() : preAuthRefusal(request);
     if (refusal !== undefined) {

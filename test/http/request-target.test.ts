@@ -58,6 +58,11 @@ describe('a request target in absolute form (RFC 9112 section 3.2.2)', () => {
     assertError(res, 400, 'invalid_parameter', { param: 'lastModifiedSince' });
   });
 
+  test('an absolute-form target over 8 KiB is 414, as an origin-form one is', async () => {
+    const base = `https://${'h'.repeat(8 * 1024)}`;
+    assertError(await request(server, { path: `${base}/v1/meals` }), 414, 'request_too_large', { param: null });
+  });
+
   test('an http(s) target without a host is refused as malformed (RFC 9110 section 4.2.1)', async () => {
     assertError(await request(server, { path: 'https:///v1/meals' }), 400, 'bad_request', { param: null });
   });
