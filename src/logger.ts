@@ -25,7 +25,10 @@ export interface StartupLogger {
   readonly log: Logger;
   /** Writes the lines held so far, and every later one as it comes. */
   release(): void;
-  /** Drops the lines held so far and every later one: the start failed, and says why in one line. */
+  /**
+   * While the lines are held: drops them and every later one, for the start failed and says why
+   * in one line. After release, nothing (a failure then is no start's).
+   */
   discard(): void;
 }
 
@@ -52,6 +55,7 @@ export function createStartupLogger(level: string): StartupLogger {
       held = [];
     },
     discard() {
+      if (mode !== 'hold') return;
       mode = 'drop';
       held = [];
     },

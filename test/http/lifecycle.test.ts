@@ -43,8 +43,16 @@ test('a client that has not sent its headers within 10 s is cut off', { timeout:
   }
 });
 
-for (const flag of ['--port', '--admin-port', '--app-port']) {
-  test(`serve whose ${flag} is in use says so in exactly one line, with no log before it, and exits 1`, async () => {
+const BUSY_PORT_CASES: readonly (readonly [string, readonly string[]])[] = [
+  ['--port', []],
+  ['--admin-port', []],
+  ['--app-port', []],
+  ['--port', ['--workers', '2']],
+  ['--admin-port', ['--workers', '2']],
+];
+for (const [flag, extra] of BUSY_PORT_CASES) {
+  const label = `serve ${extra.join(' ')}${extra.length > 0 ? ' ' : ''}whose ${flag} is in use`;
+  test(`${label} says so in exactly one line, with no log before it, and exits 1`, async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const temp = makeTempDir('port-busy');
@@ -54,6 +62,7 @@ for (const flag of ['--port', '--admin-port', '--app-port']) {
       const portArgs = Object.entries(ports).flatMap(([name, value]) => (value === undefined ? [] : [name, value]));
       const result = await runCli([
         'serve',
+        ...extra,
         ...portArgs,
         '--db',
         path.join(temp.dir, 'store.db'),
