@@ -159,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     checkReady: async () => {
       await Promise.all([deps.storage.ping(), deps.limiter.ping()]);
     },
-    openApiJson: JSON.stringify(buildOpenApiDocument(deps.policy, deps.version)),
+    openApiJson: JSON.stringify(buildOpenApiDocument(deps.version)),
   });
   return app;
 }

@@ -2,8 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { redactApiKeys } from './domain/api-key.js';
 
-/** The process's logger: JSON lines on stderr (stdout is for the commands' output). */
-export function createLogger(level: string): Logger {
+function loggerOn(level: string, destination: { write(line: string): unknown }): Logger {
   return pino(
     {
       level,
@@ -12,8 +11,55 @@ export function createLogger(level: string): Logger {
         req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactApiKeys(req.url ?? '') }),
       },
     },
-    process.stderr,
+    destination,
   );
+}
+
+/** The process's logger: JSON lines on stderr (stdout is for the commands' output). */
+export function createLogger(level: string): Logger {
+  return loggerOn(level, process.stderr);
+}
+
+/** A logger whose lines are held while the service starts. */
+export interface StartupLogger {
+  readonly log: Logger;
+  /** Writes the lines held so far, and every later one as it comes. */
+  release(): void;
+  /**
+   * While the lines are held: drops them and every later one, for the start failed and says why
+   * in one line. After release, nothing (a failure then is no start's).
+   */
+  discard(): void;
+}
+
+/**
+ * `serve`'s logger: its lines (the certificate, `Server listening at`, …) are held until every
+ * listener is bound, so that a start that fails (a port in use) is the one line of CONTRACT.md
+ * section 7 on stderr, with no JSON before it.
+ */
+export function createStartupLogger(level: string): StartupLogger {
+  let mode: 'hold' | 'write' | 'drop' = 'hold';
+  let held: string[] = [];
+  const log = loggerOn(level, {
+    write(line: string) {
+      if (mode === 'write') process.stderr.write(line);
+      else if (mode === 'hold') held.push(line);
+    },
+  });
+  return {
+    log,
+    release() {
+      if (mode !== 'hold') return;
+      mode = 'write';
+      if (held.length > 0) process.stderr.write(held.join(''));
+      held = [];
+    },
+    discard() {
+      if (mode !== 'hold') return;
+      mode = 'drop';
+      held = [];
+    },
+  };
 }
 
 /** The one line logged per request at info level and below (Fastify's routes and /v1/meals alike). */

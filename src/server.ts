@@ -6,9 +6,9 @@ import { createClientErrorHandler } from './http/client-error.js';
 import type { TrustedProxies } from './http/client-address.js';
 import type { ConnectionDrain } from './http/connection-drain.js';
 import { MAX_CONNECTIONS } from './http/connection-limits.js';
-import { createListener } from './http/listener.js';
+import { createListener, describeListenFailure } from './http/listener.js';
 import { startKeyUseFlush } from './key-use-flush.js';
-import { createLogger } from './logger.js';
+import { createStartupLogger } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
 import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
@@ -77,6 +77,12 @@ export interface ServerOptions {
    * `{ serving: true }`, as serve does, so that background writes never block the event loop.
    */
   readonly storage?: Storage;
+  /**
+   * Keep the log lines held after start (logger.ts createStartupLogger) until the caller, which
+   * binds more listeners (serve's admin port), calls `releaseLogs`. Otherwise they are written
+   * once every listener of startServer is bound.
+   */
+  readonly holdLogs?: boolean;
 }
 
 export interface RunningServer {
@@ -87,6 +93,10 @@ export interface RunningServer {
   readonly appUrl: string | undefined;
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   close(): Promise<void>;
+  /** Writes the log lines held while starting, and every later one (with `holdLogs`). */
+  releaseLogs(): void;
+  /** Drops them, and every later one: the start failed after all (with `holdLogs`). */
+  discardLogs(): void;
 }
 
 const DRAIN_TIMEOUT_MS = 30_000;
@@ -188,7 +198,9 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const tlsMaterial = await loadServeTls(config);
   const tls = tlsMaterial !== undefined;
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
-  const log = createLogger(config.logLevel);
+  // Held until every listener is bound: a port in use is then the command's one line.
+  const startupLog = createStartupLogger(config.logLevel);
+  const log = startupLog.log;
   const limiters = await openLimiters(config, policy, log, storage, options);
   const { limiter, authFailures } = limiters;
   const authenticator = createKeyAuthenticator(storage);
@@ -245,11 +257,16 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
       ? startWebhooks(storage, config.webhooks, { log: app.log, version, metrics: options.metrics?.webhooks() })
       : undefined;
 
-  await app.listen({
-    host: config.host,
-    port: config.port,
-    listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, tls ? 'https:' : 'http:')}`,
-  });
+  try {
+    await app.listen({
+      host: config.host,
+      port: config.port,
+      listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, tls ? 'https:' : 'http:')}`,
+    });
+  } catch (error) {
+    startupLog.discard();
+    throw describeListenFailure(error, config.port);
+  }
   const { port } = app.server.address() as AddressInfo;
   const url = `${tls ? 'https' : 'http'}://${formatHost(config.host)}:${port}`;
 
@@ -296,6 +313,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     try {
       appPage = await starting;
     } catch (error) {
+      startupLog.discard();
       await close();
       throw error;
     }
@@ -309,10 +327,13 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     app.log.info({ url: appPage.url, publicUrl: config.publicUrl, loginLinks: origin }, 'app page listening');
   }
 
+  if (options.holdLogs !== true) startupLog.release();
   return {
     url,
     app,
     appUrl: appPage?.url,
     close,
+    releaseLogs: () => startupLog.release(),
+    discardLogs: () => startupLog.discard(),
   };
 }

@@ -1,48 +1,71 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
+import { DEFAULT_DATABASE } from '../config.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 import { isValidUserId } from '../domain/user-id.js';
 import { CliError } from '../errors.js';
+import { commandOf, type Flags, helpText, parseArgsOptions } from './command-help.js';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export type { Flag, Flags } from './command-help.js';
 
 /** Flags every command takes. */
 export const COMMON_OPTIONS = {
-  db: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const satisfies Options;
+  db: {
+    type: 'string',
+    value: 'PATH|postgres://…',
+    help: 'the store: a SQLite file or a PostgreSQL URL',
+    shown: `./${DEFAULT_DATABASE}`,
+    env: 'databaseUrl',
+  },
+  json: { type: 'boolean', default: false, help: 'machine-readable output on stdout' },
+  help: { type: 'boolean', short: 'h', default: false, help: 'show this help and exit' },
+} as const satisfies Flags;
 
-/**
- * Parses one command's arguments strictly (unknown flags and missing values are usage errors,
- * exit 2) with node:util parseArgs.
- */
+/** `--user ID`, which most commands require. */
+export const USER_FLAG = {
+  user: { type: 'string', value: 'ID', required: true, help: 'the user, 1 to 200 printable characters' },
+} as const satisfies Flags;
+
 /** What parseArgs returns for one command's options (named, so declarations can be emitted). */
-type ParsedCommandArgs<O extends Options> = ReturnType<
+type ParsedCommandArgs<O extends Flags> = ReturnType<
   typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & O; allowPositionals: true; strict: true }>
 >;
 
-export function parseCommandArgs<O extends Options>(
+/** node:util parseArgs's refusals, said as the rest of the command line speaks (CONTRACT.md section 7). */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const flag = /'(?:-\w, )?(-{1,2}[^' ]+)/.exec(message)?.[1];
+  if (flag === undefined) return message;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${flag}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return message.includes('does not take an argument') ? `${flag} takes no value` : `${flag} needs a value`;
+  }
+  return message;
+}
+
+/**
+ * Parses one command's arguments strictly with node:util parseArgs: unknown flags and missing
+ * values are usage errors (exit 2) that point at the command's `--help`, which lists every
+ * flag of `options` (and the common ones) with its default and its environment variable.
+ */
+export function parseCommandArgs<O extends Flags>(
   argv: readonly string[],
   options: O,
   usage: string,
 ): ParsedCommandArgs<O> {
+  // The command's own flags first; a command may redescribe a common one (serve's --db default).
+  const flags: Flags = { ...options, ...COMMON_OPTIONS, ...options };
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    const parsed = parseArgs({
-      args: [...argv],
-      options: { ...COMMON_OPTIONS, ...options },
-      allowPositionals: true,
-      strict: true,
-    });
-    if ((parsed.values as { help?: boolean }).help === true) {
-      process.stdout.write(`${usage}\n`);
-      process.exit(0);
-    }
-    return parsed;
+    parsed = parseArgs({ args: [...argv], options: parseArgsOptions(flags), allowPositionals: true, strict: true });
   } catch (error) {
-    if (error instanceof CliError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(`${message} (usage: ${usage})`, { usage: true });
+    throw new CliError(`${describeParseError(error)} (see ${commandOf(usage)} --help)`, { usage: true });
   }
+  if (parsed.values.help === true) {
+    process.stdout.write(`${helpText(usage, flags)}\n`);
+    process.exit(0);
+  }
+  return parsed as ParsedCommandArgs<O>;
 }
 
 /** A required string flag, or a usage error naming it. */

@@ -5,7 +5,8 @@ import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import type { ApiKeyRecord } from '../storage/storage.js';
-import { expectPositionals, parseCommandArgs, requireUserId } from './command-args.js';
+import { expectPositionals, parseCommandArgs, requireUserId, USER_FLAG } from './command-args.js';
+import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
 
 const USAGE = {
@@ -18,17 +19,25 @@ const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant
 
 /** `keys create|list|revoke`. */
 export async function runKeys(argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'create') return createKey(rest);
-  if (sub === 'list') return listKeys(rest);
-  if (sub === 'revoke') return revokeKey(rest);
-  throw new CliError('keys: expected create, list or revoke (meal-export keys <subcommand> --help)', { usage: true });
+  return runGroup(
+    'keys',
+    {
+      create: { usage: USAGE.create, run: createKey },
+      list: { usage: USAGE.list, run: listKeys },
+      revoke: { usage: USAGE.revoke, run: revokeKey },
+    },
+    argv,
+  );
 }
 
 async function createKey(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { user: { type: 'string' }, name: { type: 'string', default: '' }, 'expires-in': { type: 'string' } },
+    {
+      ...USER_FLAG,
+      name: { type: 'string', default: '', value: 'NAME', help: 'a label, shown by keys list' },
+      'expires-in': { type: 'string', value: '90s|30m|12h|30d', shown: 'never', help: 'when the key stops working' },
+    },
     USAGE.create,
   );
   expectPositionals(positionals, 0, USAGE.create);
@@ -73,7 +82,7 @@ function publicView(record: ApiKeyRecord) {
 }
 
 async function listKeys(argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(argv, { user: { type: 'string' } }, USAGE.list);
+  const { values, positionals } = parseCommandArgs(argv, USER_FLAG, USAGE.list);
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
   const keys = (

@@ -1,17 +1,49 @@
+import { ENV } from '../config.js';
 import { AppError, CliError } from '../errors.js';
+import { PACKAGE_VERSION } from '../version.js';
 
-const USAGE = `usage: meal-export <command> [options]
+/** Every command and subcommand, as `meal-export --help` lists them (CONTRACT.md section 7). */
+const COMMAND_LIST: readonly (readonly [string, string])[] = [
+  ['serve', 'run the HTTPS API'],
+  ['keys create|list|revoke', 'manage API keys'],
+  ['webhooks create|list|delete|enable', 'endpoints called when meals change'],
+  ['webhooks rotate-secret|test|attempts', "a webhook's secret, a test call, its last calls"],
+  ['users login-link', 'a one-time link that signs a user in to the app page'],
+  ['meals import|delete|prune|export', 'record, delete, prune tombstones of and export meals'],
+  ['seed', 'write deterministic synthetic meals'],
+  ['pull', 'keep a CSV or JSONL copy of your meals in sync with the API'],
+];
 
-commands:
-  serve                         run the HTTPS API
-  keys create|list|revoke       manage API keys
-  webhooks create|list|test|…  endpoints called when meals change (also delete, enable, rotate-secret, attempts)
-  users login-link              a one-time link that signs a user in to the app page
-  meals import|delete|export    record, delete and export meals
-  seed                          write deterministic synthetic meals
-  pull                          keep a CSV or JSONL copy of your meals in sync with the API
+/** What each environment variable stands for (config.ts names them; a flag, when given, wins). */
+const ENV_HELP: Readonly<Partial<Record<keyof typeof ENV, string>>> = {
+  databaseUrl: '--db',
+  redisUrl: '--redis (serve)',
+  tlsCert: '--tls-cert (serve)',
+  tlsKey: '--tls-key (serve)',
+  logLevel: '--log-level (serve)',
+  publicUrl: '--public-url (serve, users login-link)',
+  apiKey: 'the API key of pull',
+};
 
-every command takes --db PATH|postgres://... and --json; "meal-export <command> --help" for more`;
+function usage(): string {
+  const width = Math.max(...COMMAND_LIST.map(([name]) => name.length)) + 2;
+  const commands = COMMAND_LIST.map(([name, what]) => `  ${name.padEnd(width)}${what}`);
+  const variables = Object.entries(ENV_HELP).map(
+    ([key, what]) => `  ${ENV[key as keyof typeof ENV].padEnd(width)}${what}`,
+  );
+  return [
+    'usage: meal-export <command> [options]',
+    '',
+    'commands:',
+    ...commands,
+    '',
+    'environment (read when the flag is absent):',
+    ...variables,
+    '',
+    'every command takes --db PATH|postgres://... and --json; "meal-export <command> --help" lists its options;',
+    '"meal-export --version" prints the version',
+  ].join('\n');
+}
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -31,8 +63,12 @@ export async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${usage()}\n`);
       if (name === undefined) process.exitCode = 2;
+      return;
+    }
+    if (name === '--version' || name === '-v' || name === 'version') {
+      process.stdout.write(`${PACKAGE_VERSION}\n`);
       return;
     }
     const load = COMMANDS[name];

@@ -9,7 +9,16 @@ import { readInputText } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
-import { expectPositionals, parseCommandArgs, parseTombstoneDaysFlag, requireUserId } from './command-args.js';
+import {
+  expectPositionals,
+  type Flags,
+  parseCommandArgs,
+  parseTombstoneDaysFlag,
+  requireUserId,
+  USER_FLAG,
+} from './command-args.js';
+import { runGroup } from './command-group.js';
+import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 import { printResult } from './output.js';
 
 const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|csv] [--db PATH] [--json]';
@@ -17,10 +26,30 @@ const DELETE_USAGE = 'meal-export meals delete --user ID MEAL_ID [--db PATH] [--
 const PRUNE_USAGE = 'meal-export meals prune [--tombstone-days 30] [--db PATH] [--json]';
 const EXPORT_USAGE =
   'meal-export meals export --user ID [--since ISO] [--format csv|jsonl] [--out FILE] [--db PATH] [--json]';
-const USAGE = `usage:\n  ${IMPORT_USAGE}\n  ${DELETE_USAGE}\n  ${PRUNE_USAGE}\n  ${EXPORT_USAGE}`;
 
-const USER = { user: { type: 'string' } } as const;
-const FORMAT = { format: { type: 'string' } } as const;
+const USER = USER_FLAG;
+const FORMAT = {
+  format: { type: 'string', value: 'jsonl|csv', shown: "from the file name's extension", help: 'the file layout' },
+} as const satisfies Flags;
+const PRUNE_FLAGS = {
+  'tombstone-days': {
+    type: 'string',
+    value: 'N',
+    shown: String(DEFAULT_TOMBSTONE_DAYS),
+    help: `prune tombstones older than N days, 0 to ${MAX_TOMBSTONE_DAYS}`,
+  },
+} as const satisfies Flags;
+const EXPORT_FLAGS = {
+  ...USER,
+  format: { type: 'string', value: 'csv|jsonl', shown: "from --out's extension, else csv", help: 'the file layout' },
+  since: {
+    type: 'string',
+    value: 'ISO',
+    shown: 'every live meal',
+    help: 'only meals modified at or after this instant',
+  },
+  out: { type: 'string', value: 'FILE', shown: 'stdout', help: 'the file to write, replaced atomically' },
+} as const satisfies Flags;
 
 /** `--format`, when given, must name one of the two layouts. */
 function formatFlag(value: string | boolean | undefined, usage: string): MealFileFormat | undefined {
@@ -88,7 +117,7 @@ async function runDelete(argv: string[]): Promise<void> {
  * store remembers each user's newest pruned position (CONTRACT.md sections 2 and 7).
  */
 async function runPrune(argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(argv, { 'tombstone-days': { type: 'string' } }, PRUNE_USAGE);
+  const { values, positionals } = parseCommandArgs(argv, PRUNE_FLAGS, PRUNE_USAGE);
   expectPositionals(positionals, 0, PRUNE_USAGE);
   const tombstoneDays = parseTombstoneDaysFlag(values['tombstone-days']);
   const pruned = await withStorage(
@@ -104,8 +133,7 @@ async function runPrune(argv: string[]): Promise<void> {
  * replaced atomically; without it the data is the whole of stdout, so nothing else is printed.
  */
 async function runExport(argv: string[]): Promise<void> {
-  const options = { ...USER, ...FORMAT, since: { type: 'string' }, out: { type: 'string' } } as const;
-  const { values, positionals } = parseCommandArgs(argv, options, EXPORT_USAGE);
+  const { values, positionals } = parseCommandArgs(argv, EXPORT_FLAGS, EXPORT_USAGE);
   const userId = requireUserId(values.user, EXPORT_USAGE);
   expectPositionals(positionals, 0, EXPORT_USAGE);
   // No --since: every live meal. modifiedAt is a write time, never before 1970.
@@ -143,24 +171,16 @@ async function runExport(argv: string[]): Promise<void> {
   );
 }
 
-const SUBCOMMANDS: ReadonlyMap<string, (argv: string[]) => Promise<void>> = new Map([
-  ['import', runImport],
-  ['delete', runDelete],
-  ['prune', runPrune],
-  ['export', runExport],
-]);
-
 /** `meal-export meals import|delete|prune|export ...` (CONTRACT.md section 7). */
 export async function runMeals(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
-  if (name === '--help' || name === '-h') {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
-  if (subcommand === undefined) {
-    const what = name === undefined ? 'missing meals subcommand' : `unknown meals subcommand ${JSON.stringify(name)}`;
-    throw new CliError(`${what} (meal-export meals <subcommand> --help)`, { usage: true });
-  }
-  await subcommand(rest);
+  return runGroup(
+    'meals',
+    {
+      import: { usage: IMPORT_USAGE, run: runImport },
+      delete: { usage: DELETE_USAGE, run: runDelete },
+      prune: { usage: PRUNE_USAGE, run: runPrune },
+      export: { usage: EXPORT_USAGE, run: runExport },
+    },
+    argv,
+  );
 }

@@ -15,21 +15,27 @@ import { createPullProgress } from '../client/pull/pull-progress.js';
 import { resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { formatFromExtension, type MealFileFormat } from '../meals-io/file-format.js';
-import { expectPositionals, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
+import { expectPositionals, type Flags, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
 import { printResult } from './output.js';
 
 const USAGE =
   'meal-export pull --url BASE_URL --state FILE --out FILE.csv|FILE.jsonl [--ca FILE] [--follow SECONDS] [--key-file FILE] [--limit N] [--json]';
 
 const OPTIONS = {
-  url: { type: 'string' },
-  state: { type: 'string' },
-  out: { type: 'string' },
-  ca: { type: 'string' },
-  follow: { type: 'string' },
-  'key-file': { type: 'string' },
-  limit: { type: 'string' },
-} as const;
+  url: { type: 'string', value: 'BASE_URL', required: true, help: "the service's https:// address" },
+  state: { type: 'string', value: 'FILE', required: true, help: 'where the position in the feed is kept' },
+  out: { type: 'string', value: 'FILE.csv|FILE.jsonl', required: true, help: 'the copy of the meals' },
+  ca: { type: 'string', value: 'FILE', shown: 'the system CAs', help: "a CA certificate (PEM) for the server's" },
+  follow: { type: 'string', value: 'SECONDS', shown: 'none: stop at the end', help: 'keep polling, held up to 120 s' },
+  'key-file': {
+    type: 'string',
+    value: 'FILE',
+    shown: 'none',
+    env: 'apiKey',
+    help: 'a file holding the API key (the variable holds the key itself)',
+  },
+  limit: { type: 'string', value: 'N', shown: '5000', help: 'meals per page, 1 to 5000' },
+} as const satisfies Flags;
 
 interface PullSettings {
   readonly url: string;

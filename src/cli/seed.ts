@@ -4,19 +4,19 @@ import { CliError } from '../errors.js';
 import { heavySeedUserId, heavySyntheticMeals, seedUserId, syntheticMeals } from '../meals-io/synthetic-meals.js';
 import { withStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
-import { expectPositionals, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
+import { expectPositionals, type Flags, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
 import { printResult } from './output.js';
 
 const USAGE =
   'meal-export seed --users N --meals-per-user M [--heavy-users K --heavy-meals H] [--seed S] [--db PATH] [--json]';
-const OPTIONS = {
-  users: { type: 'string' },
-  'meals-per-user': { type: 'string' },
-  'heavy-users': { type: 'string' },
-  'heavy-meals': { type: 'string' },
-  seed: { type: 'string' },
-} as const;
 const DEFAULT_SEED = '1';
+const OPTIONS = {
+  users: { type: 'string', value: 'N', required: true, help: 'users seed_1 … seed_N' },
+  'meals-per-user': { type: 'string', value: 'M', required: true, help: 'meals of each user' },
+  'heavy-users': { type: 'string', value: 'K', shown: '0', help: 'more users, seed_heavy_1 … seed_heavy_K' },
+  'heavy-meals': { type: 'string', value: 'H', shown: 'none', help: 'meals of each heavy user, with --heavy-users' },
+  seed: { type: 'string', value: 'S', shown: DEFAULT_SEED, help: 'the same seed makes the same meals' },
+} as const satisfies Flags;
 /**
  * Meals per write transaction: big enough that commits do not dominate, small enough that a
  * batch stays a few megabytes and other writers wait little for the lock.

@@ -13,7 +13,15 @@ import { type ServeConfig, startServer } from '../server.js';
 import { isPostgresUrl } from '../storage/open-storage.js';
 import { listenForStopSignal, type StopSignal } from '../stop-signal.js';
 import { parseTrustedProxies, type TrustedProxies } from '../http/client-address.js';
-import { parseCommandArgs, parseIntegerFlag, parsePublicUrl, parseTombstoneDaysFlag } from './command-args.js';
+import {
+  COMMON_OPTIONS,
+  type Flags,
+  parseCommandArgs,
+  parseIntegerFlag,
+  parsePublicUrl,
+  parseTombstoneDaysFlag,
+} from './command-args.js';
+import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 
 const USAGE =
   'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
@@ -22,6 +30,103 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const MAX_WORKERS = 64;
 /** Held long polls per process (CONTRACT.md section 7); 0 answers every `wait` at once. */
 const DEFAULT_MAX_WAITING = 10_000;
+const DEFAULT_PORT = 8443;
+const DEFAULT_MIN_INTERVAL_MS = 3000;
+const DEFAULT_DAILY_LIMIT = 1000;
+const DEFAULT_LOG_LEVEL = 'info';
+
+/** Every flag of `serve`, with what `serve --help` says of it. */
+const SERVE_FLAGS = {
+  host: { type: 'string', default: '127.0.0.1', value: 'HOST', help: 'the address the API listens on' },
+  port: { type: 'string', value: 'N', shown: String(DEFAULT_PORT), help: 'the API port, 0 for any free one' },
+  'admin-port': { type: 'string', value: 'N', shown: 'none', help: 'GET /metrics, plain HTTP on 127.0.0.1' },
+  workers: { type: 'string', value: 'N', shown: '1', help: `processes sharing the port, 1 to ${MAX_WORKERS}` },
+  'data-dir': {
+    type: 'string',
+    default: DEFAULT_DATA_DIR,
+    value: 'DIR',
+    help: 'the self-signed certificate, and the database without --db',
+  },
+  db: { ...COMMON_OPTIONS.db, shown: 'meal-export.db in --data-dir' },
+  'tls-cert': {
+    type: 'string',
+    value: 'FILE',
+    shown: 'a self-signed one in --data-dir',
+    env: 'tlsCert',
+    help: 'the TLS certificate (PEM), with --tls-key',
+  },
+  'tls-key': { type: 'string', value: 'FILE', shown: 'none', env: 'tlsKey', help: 'the TLS private key (PEM)' },
+  'insecure-http': { type: 'boolean', default: false, help: 'plain HTTP, behind a TLS-terminating proxy' },
+  'min-interval-ms': {
+    type: 'string',
+    value: 'MS',
+    shown: String(DEFAULT_MIN_INTERVAL_MS),
+    help: 'the least time between two requests of a key',
+  },
+  'daily-limit': {
+    type: 'string',
+    value: 'N',
+    shown: String(DEFAULT_DAILY_LIMIT),
+    help: 'requests per key per UTC day',
+  },
+  'tombstone-days': {
+    type: 'string',
+    value: 'N',
+    shown: String(DEFAULT_TOMBSTONE_DAYS),
+    help: `days deleted meals are kept, 0 to ${MAX_TOMBSTONE_DAYS}`,
+  },
+  'log-level': {
+    type: 'string',
+    value: 'LEVEL',
+    shown: DEFAULT_LOG_LEVEL,
+    env: 'logLevel',
+    help: LOG_LEVELS.join(', '),
+  },
+  redis: {
+    type: 'string',
+    value: 'URL',
+    shown: 'none: limits kept in this process',
+    env: 'redisUrl',
+    help: 'a Redis for rate limits shared by instances',
+  },
+  'redis-prefix': {
+    type: 'string',
+    value: 'PREFIX',
+    shown: DEFAULT_REDIS_PREFIX,
+    help: 'the start of every Redis key',
+  },
+  'app-port': { type: 'string', value: 'N', shown: 'none', help: 'the app page (sign-in, keys) on this port' },
+  'public-url': {
+    type: 'string',
+    value: 'URL',
+    shown: 'the app page as served',
+    env: 'publicUrl',
+    help: "the app page's origin as browsers reach it",
+  },
+  'trust-proxy': {
+    type: 'string',
+    value: 'ADDRESSES',
+    shown: 'none',
+    help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed',
+  },
+  'max-waiting': {
+    type: 'string',
+    value: 'N',
+    shown: String(DEFAULT_MAX_WAITING),
+    help: 'long polls held per process, 0 for none',
+  },
+  'webhook-allow-private': {
+    type: 'boolean',
+    default: false,
+    help: 'let webhooks call loopback and private addresses',
+  },
+  'webhook-ca': {
+    type: 'string',
+    value: 'FILE',
+    shown: 'the system CAs',
+    help: 'CA certificates (PEM) for webhook receivers',
+  },
+} as const satisfies Flags;
 
 /** `--trust-proxy 127.0.0.1,10.0.0.0/8`: the proxies whose X-Forwarded-For is believed; none by default. */
 function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefined {
@@ -43,32 +148,7 @@ export async function runServe(argv: string[]): Promise<void> {
 }
 
 async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string' },
-      'admin-port': { type: 'string' },
-      workers: { type: 'string' },
-      'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
-      'tls-cert': { type: 'string' },
-      'tls-key': { type: 'string' },
-      'insecure-http': { type: 'boolean', default: false },
-      'min-interval-ms': { type: 'string' },
-      'daily-limit': { type: 'string' },
-      'tombstone-days': { type: 'string' },
-      'log-level': { type: 'string' },
-      redis: { type: 'string' },
-      'redis-prefix': { type: 'string' },
-      'app-port': { type: 'string' },
-      'public-url': { type: 'string' },
-      'trust-proxy': { type: 'string' },
-      'max-waiting': { type: 'string' },
-      'webhook-allow-private': { type: 'boolean', default: false },
-      'webhook-ca': { type: 'string' },
-    },
-    USAGE,
-  );
+  const { values, positionals } = parseCommandArgs(argv, SERVE_FLAGS, USAGE);
   if (positionals.length > 0)
     throw new CliError(`unexpected argument ${positionals[0]} (usage: ${USAGE})`, { usage: true });
   const tlsCertFile = resolveSetting(values['tls-cert'], 'tlsCert');
@@ -76,7 +156,7 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
   if (values['insecure-http'] && (tlsCertFile !== undefined || tlsKeyFile !== undefined)) {
     throw new CliError('--insecure-http cannot be combined with a TLS certificate', { usage: true });
   }
-  const logLevel = resolveSetting(values['log-level'], 'logLevel', 'info');
+  const logLevel = resolveSetting(values['log-level'], 'logLevel', DEFAULT_LOG_LEVEL);
   if (!LOG_LEVELS.includes(logLevel))
     throw new CliError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`, { usage: true });
   const dataDir = values['data-dir'];
@@ -85,13 +165,13 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     // Without --db, the database lives in the data folder (./data/meal-export.db by default).
     database: resolveSetting(values.db, 'databaseUrl', path.join(dataDir, 'meal-export.db')),
     host: values.host,
-    port: parseIntegerFlag(values.port, 'port', 8443, 0, 65535),
+    port: parseIntegerFlag(values.port, 'port', DEFAULT_PORT, 0, 65535),
     dataDir,
     tlsCertFile,
     tlsKeyFile,
     insecureHttp: values['insecure-http'],
-    minIntervalMs: parseIntegerFlag(values['min-interval-ms'], 'min-interval-ms', 3000, 0),
-    dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', 1000, 1),
+    minIntervalMs: parseIntegerFlag(values['min-interval-ms'], 'min-interval-ms', DEFAULT_MIN_INTERVAL_MS, 0),
+    dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', DEFAULT_DAILY_LIMIT, 1),
     tombstoneDays: parseTombstoneDaysFlag(values['tombstone-days']),
     logLevel,
     adminPort:
@@ -121,16 +201,19 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
 /** One process serves (the default): the public listener, and the admin listener when asked. */
 async function runAlone(config: ServeConfig, stop: StopSignal): Promise<void> {
   const metrics = config.adminPort === undefined ? undefined : createServiceMetrics();
-  const server = await startServer(config, metrics === undefined ? {} : { metrics });
+  const server = await startServer(config, { holdLogs: true, ...(metrics === undefined ? {} : { metrics }) });
   let admin: AdminListener | undefined;
   if (metrics !== undefined && config.adminPort !== undefined) {
     try {
       admin = await startAdminListener(config.adminPort, scrapeRegistry(metrics.registry), server.app.log);
     } catch (error) {
+      server.discardLogs();
       await server.close();
       throw error;
     }
   }
+  // Every listener is bound: the lines held since the start (the certificate, …) go out now.
+  server.releaseLogs();
   // Stopped while it started: no `listening on` line, since nothing will be served, and a
   // client or orchestrator told to proceed would find the port closing under it. The drain
   // below is the same either way.

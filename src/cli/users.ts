@@ -3,7 +3,8 @@ import { formatInstant } from '../domain/instant.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { mintLoginLink } from '../web/login-link.js';
-import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId } from './command-args.js';
+import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId, USER_FLAG } from './command-args.js';
+import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
 
 const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url URL] [--db FILE] [--json]';
@@ -17,7 +18,16 @@ const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url U
 async function runLoginLink(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { user: { type: 'string' }, 'public-url': { type: 'string' } },
+    {
+      ...USER_FLAG,
+      'public-url': {
+        type: 'string',
+        value: 'URL',
+        shown: DEFAULT_PUBLIC_URL,
+        env: 'publicUrl',
+        help: "the app page's origin as browsers reach it",
+      },
+    },
     LOGIN_LINK_USAGE,
   );
   expectPositionals(positionals, 0, LOGIN_LINK_USAGE);
@@ -43,11 +53,5 @@ async function runLoginLink(argv: string[]): Promise<void> {
 
 /** `meal-export users login-link ...`. */
 export async function runUsers(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
-  if (name === 'login-link') return runLoginLink(rest);
-  if (name === '--help' || name === '-h') {
-    process.stdout.write(`usage:\n  ${LOGIN_LINK_USAGE}\n`);
-    return;
-  }
-  throw new CliError('users: expected login-link (meal-export users login-link --help)', { usage: true });
+  return runGroup('users', { 'login-link': { usage: LOGIN_LINK_USAGE, run: runLoginLink } }, argv);
 }

@@ -4,7 +4,8 @@ import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../domai
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../storage/webhook-store.js';
-import { expectPositionals, parseCommandArgs, requireFlag, requireUserId } from './command-args.js';
+import { expectPositionals, parseCommandArgs, requireFlag, requireUserId, USER_FLAG } from './command-args.js';
+import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
 
 const USAGE = {
@@ -17,23 +18,23 @@ const USAGE = {
   attempts: 'meal-export webhooks attempts WEBHOOK_ID [--db FILE] [--json]',
 };
 
-const SUBCOMMANDS = 'create, list, delete, enable, rotate-secret, test or attempts';
-
 const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
 /** `webhooks create|list|delete|enable|rotate-secret|test|attempts` (CONTRACT.md sections 7 and 8). */
 export async function runWebhooks(argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'create') return createWebhook(rest);
-  if (sub === 'list') return listWebhooks(rest);
-  if (sub === 'delete') return deleteWebhook(rest);
-  if (sub === 'enable') return enableWebhook(rest);
-  if (sub === 'rotate-secret') return rotateSecret(rest);
-  if (sub === 'test') return testWebhook(rest);
-  if (sub === 'attempts') return listAttempts(rest);
-  throw new CliError(`webhooks: expected ${SUBCOMMANDS} (meal-export webhooks <subcommand> --help)`, {
-    usage: true,
-  });
+  return runGroup(
+    'webhooks',
+    {
+      create: { usage: USAGE.create, run: createWebhook },
+      list: { usage: USAGE.list, run: listWebhooks },
+      delete: { usage: USAGE.delete, run: deleteWebhook },
+      enable: { usage: USAGE.enable, run: enableWebhook },
+      'rotate-secret': { usage: USAGE.rotateSecret, run: rotateSecret },
+      test: { usage: USAGE.test, run: testWebhook },
+      attempts: { usage: USAGE.attempts, run: listAttempts },
+    },
+    argv,
+  );
 }
 
 const unknown = (id: string) => new CliError(`no webhook with id ${id}`);
@@ -41,7 +42,11 @@ const unknown = (id: string) => new CliError(`no webhook with id ${id}`);
 async function createWebhook(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { user: { type: 'string' }, url: { type: 'string' }, name: { type: 'string', default: '' } },
+    {
+      ...USER_FLAG,
+      url: { type: 'string', value: 'https://…', required: true, help: 'where the calls go' },
+      name: { type: 'string', default: '', value: 'NAME', help: 'a label, shown by webhooks list' },
+    },
     USAGE.create,
   );
   expectPositionals(positionals, 0, USAGE.create);
@@ -80,7 +85,7 @@ function publicView(endpoint: WebhookEndpointRecord) {
 }
 
 async function listWebhooks(argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(argv, { user: { type: 'string' } }, USAGE.list);
+  const { values, positionals } = parseCommandArgs(argv, USER_FLAG, USAGE.list);
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
   const endpoints = (

@@ -1,6 +1,6 @@
 import { PACKAGE_VERSION } from '../version.js';
 import { startWebhooks } from '../webhooks/webhook-service.js';
-import { createLogger } from '../logger.js';
+import { createStartupLogger } from '../logger.js';
 import { startAdminListener } from '../metrics/admin-listener.js';
 import { createPrimaryMetrics } from '../metrics/cluster-metrics.js';
 import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
@@ -25,7 +25,9 @@ import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
  * have; a signal while the fleet starts stops it the same way, without the line.
  */
 export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): Promise<void> {
-  const log = createLogger(config.logLevel);
+  // Held until every worker listens: a port in use is then the command's one line (serve.ts).
+  const startup = createStartupLogger(config.logLevel);
+  const log = startup.log;
   const storage = await openStorage(config.database, { serving: true });
   const release: (() => Promise<void> | void)[] = [() => storage.close()];
   async function releaseAll(): Promise<void> {
@@ -71,6 +73,7 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
       await fleet.stop();
       throw error;
     }
+    startup.release();
     // Stopped while it started: no `listening on` line, for nothing will be served (serve.ts).
     if (url !== undefined && (await stop.receivedByNow()) === undefined) {
       process.stdout.write(`listening on ${url}\n`);
@@ -83,6 +86,9 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
       log.error('a worker did not drain cleanly');
       process.exitCode = 1;
     }
+  } catch (error) {
+    startup.discard();
+    throw error;
   } finally {
     await releaseAll();
   }

@@ -8,11 +8,20 @@
 const DATE_TIME_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?)?$/;
 
+/**
+ * The shape of a lastModifiedSince, as a JSON Schema `pattern` (the OpenAPI document): what
+ * parseInstant reads, before its checks of ranges (month 13, 2025-02-30) that no pattern makes.
+ */
+export const INSTANT_INPUT_PATTERN = DATE_TIME_RE.source;
+
 const MS_PER_MINUTE = 60_000;
 
 function daysInMonth(year: number, month: number): number {
-  // Day 0 of the next month is the last day of this one.
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // Day 0 of the next month is the last day of this one. setUTCFullYear, unlike Date.UTC,
+  // leaves years 0-99 as they are (Date.UTC reads them as 1900-1999: 0000 is a leap year, 1900 is not).
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 0);
+  return date.getUTCDate();
 }
 
 /**
@@ -30,7 +39,8 @@ export function parseInstant(text: string): number | undefined {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s);
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  // RFC 3339 section 5.6: date-fullyear is any four digits, 0000 included.
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
   let offsetMinutes = 0;

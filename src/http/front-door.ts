@@ -4,10 +4,10 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AnswerOrder } from './answer-order.js';
 import { errorAnswerBytes, writeErrorAnswer } from './error-answer.js';
-import { notFound, preAuthRefusal } from './gatekeeper.js';
+import { MAX_URL_BYTES, malformed, notFound, preAuthRefusal } from './gatekeeper.js';
 import { commonHeaders } from './json-response.js';
 import type { RequestListener } from './meals-endpoint.js';
-import { MEALS_PATH, pathOf } from './public-routes.js';
+import { MEALS_PATH, originFormOf, pathOf } from './public-routes.js';
 import type { RequestReport } from './request-report.js';
 
 export interface FrontDoorDeps {
@@ -27,14 +27,20 @@ export interface FrontDoorDeps {
  * The first code to see every request of the public listener (CONTRACT.md section 5): it runs
  * the gatekeeper's checks on the request as it came, before any framework decodes or routes
  * it, and answers a refusal itself; then /v1/meals goes to its endpoint and the rest to
- * Fastify, with the headers every response carries already set (section 1).
+ * Fastify, with the headers every response carries already set (section 1). A target in
+ * absolute form is turned into its origin-form here, once, so every later reader of
+ * `request.url` (routing, the query, the logs) sees `/path?query`.
  */
 export function createFrontDoor(deps: FrontDoorDeps): RequestListener {
   const { tls, meals, framework, log, report, answerOrder } = deps;
   const headers = Object.entries(commonHeaders(tls));
   return function frontDoor(request, response) {
     answerOrder.note(request, response);
-    const refusal = preAuthRefusal(request);
+    const asSent = request.url ?? '/';
+    // An oversized target stays as sent: its size is refused first (414), whatever its form.
+    const target = asSent.length > MAX_URL_BYTES ? asSent : originFormOf(asSent);
+    if (target !== undefined) request.url = target;
+    const refusal = target === undefined ? malformed() : preAuthRefusal(request);
     if (refusal !== undefined) {
       const started = report === undefined ? 0 : performance.now();
       writeErrorAnswer(response, refusal, tls);

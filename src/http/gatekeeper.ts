@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import { PUBLIC_METHODS, PUBLIC_PATHS, pathOf } from './public-routes.js';
 
-const MAX_URL_BYTES = 8 * 1024;
+/** CONTRACT.md section 5: a URL over 8 KiB is 414, counted as the request line sent it. */
+export const MAX_URL_BYTES = 8 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 function headerBytes(rawHeaders: readonly string[]): number {
@@ -23,7 +24,8 @@ function decodes(path: string): boolean {
   }
 }
 
-const malformed = () => new AppError('bad_request', 'The request is malformed.');
+/** A request the HTTP parser should have refused (`400 bad_request`). */
+export const malformed = (): AppError => new AppError('bad_request', 'The request is malformed.');
 
 /**
  * The first check before authentication that the request fails, in the contract's order

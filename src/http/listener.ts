@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import { CliError } from '../errors.js';
 import { type ConnectionDrain, trackConnections } from './connection-drain.js';
 import { limitConnections, MAX_CONNECTIONS, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.js';
 
@@ -57,4 +58,16 @@ export function createListener(
   const connections = trackConnections(server, tls !== undefined);
   limitConnections(server, tls !== undefined, options.maxConnections ?? MAX_CONNECTIONS);
   return { server, connections };
+}
+
+/**
+ * A listener's failure to bind as the command's one line (CONTRACT.md section 7): `port 8443 is
+ * in use`, rather than Node's `listen EADDRINUSE: address already in use 127.0.0.1:8443`.
+ */
+export function describeListenFailure(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return new CliError(`port ${port} is in use`, { cause: error });
+  if (code === 'EACCES') return new CliError(`port ${port} needs privileges this process lacks`, { cause: error });
+  if (code === 'EADDRNOTAVAIL') return new CliError(`the address to listen on is not this machine's`, { cause: error });
+  return error;
 }

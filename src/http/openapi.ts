@@ -1,7 +1,6 @@
-import type { RateLimitPolicy } from '../ratelimit/rate-limiter.js';
-import { rateLimitPolicyHeader } from './rate-limit-headers.js';
 import {
   errorSchema,
+  liveMealSchema,
   liveMealWithDeletedSchema,
   mealPageSchema,
   mealSchema,
@@ -36,8 +35,64 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/**
+ * The rate-limit headers of every answer to an accepted key (CONTRACT.md section 4). The limits
+ * are the server's settings (`serve --min-interval-ms`, `--daily-limit`): they are read from
+ * RateLimit-Policy, never written in this document, which is the same on every server.
+ */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    description:
+      'This server\'s limits per key (draft-ietf-httpapi-ratelimit-headers): "daily";q=<requests>;w=86400, then, when there is a least interval between two requests, "interval";q=1;w=<seconds>. The defaults are "daily";q=1000;w=86400, "interval";q=1;w=3.',
+    schema: { type: 'string', pattern: '^"daily";q=[0-9]+;w=86400(, "interval";q=1;w=[0-9]+)?$' },
+  },
+  RateLimit: {
+    description: 'What is left of the daily quota: "daily";r=<remaining>;t=<seconds until 00:00 UTC>.',
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': { description: 'The daily quota.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'What is left of it today.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix seconds of the next 00:00 UTC.', schema: { type: 'integer' } },
+};
+
+const RETRY_AFTER = { description: 'Whole seconds to wait.', schema: { type: 'integer', minimum: 1 } };
+
+/** The answers of GET /v1/meals; HEAD's are the same without a body (`content` left out). */
+function mealsResponses(withBody: boolean) {
+  const answer = (description: string, schema: string | undefined, headers: object = {}) => ({
+    description,
+    headers,
+    ...(withBody && schema !== undefined
+      ? { content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } }
+      : {}),
+  });
+  return {
+    '200': answer('A page of meals.', 'MealPage', RATE_LIMIT_HEADERS),
+    '400': answer(
+      'missing_parameter, invalid_parameter or bad_request; error.param names the parameter.',
+      'Error',
+      RATE_LIMIT_HEADERS,
+    ),
+    '401': answer('missing_api_key or invalid_api_key.', 'Error'),
+    '403': answer('browser_forbidden: an Origin header or OPTIONS.', 'Error'),
+    '410': answer(
+      'resync_required: with includeDeleted=true, a tombstone the store has pruned belongs in the answer: the starting point (the later of lastModifiedSince, inclusive, and the cursor, exclusive) is at or before the newest tombstone pruned for this user. Sync again from the beginning without includeDeleted, then follow the changes. A user with no pruned tombstone never gets it.',
+      'Error',
+      RATE_LIMIT_HEADERS,
+    ),
+    '429': answer('rate_limited: see Retry-After and RateLimit-Policy.', 'Error', {
+      ...RATE_LIMIT_HEADERS,
+      'Retry-After': RETRY_AFTER,
+    }),
+    '503': answer('unavailable: storage unreachable; see Retry-After.', 'Error', { 'Retry-After': RETRY_AFTER }),
+  };
+}
+
+const MEALS_DESCRIPTION =
+  "Rate limits per key: a least interval between two requests and a daily quota (reset at midnight UTC), both this server's settings, given on every answer to an accepted key in the RateLimit-Policy header. A request over them is refused with rate_limited and Retry-After.";
+
 /** The OpenAPI 3.1 document of the public API, built once at start-up from the schemas. */
-export function buildOpenApiDocument(policy: RateLimitPolicy, version: string): object {
+export function buildOpenApiDocument(version: string): object {
   return {
     openapi: '3.1.0',
     info: {
@@ -50,6 +105,7 @@ export function buildOpenApiDocument(policy: RateLimitPolicy, version: string): 
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'mxk_… key from the app.' } },
       schemas: {
         Meal: mealSchema,
+        LiveMeal: liveMealSchema,
         LiveMealWithDeleted: liveMealWithDeletedSchema,
         Tombstone: tombstoneSchema,
         MealPage: mealPageSchema,
@@ -94,24 +150,16 @@ export function buildOpenApiDocument(policy: RateLimitPolicy, version: string): 
         get: {
           operationId: 'listMeals',
           summary: 'The meals modified since an instant, in (modifiedAt, id) order, paged by cursor.',
-          description: `Rate limits per key: ${rateLimitPolicyHeader(policy)} (RateLimit-Policy).`,
+          description: MEALS_DESCRIPTION,
           parameters: mealsQueryParameters,
-          responses: {
-            '200': {
-              description: 'A page of meals.',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/MealPage' } } },
-            },
-            '400': errorResponse(
-              'missing_parameter, invalid_parameter or bad_request; error.param names the parameter.',
-            ),
-            '401': errorResponse('missing_api_key or invalid_api_key.'),
-            '403': errorResponse('browser_forbidden: an Origin header or OPTIONS.'),
-            '410': errorResponse(
-              'resync_required: with includeDeleted=true, a tombstone the store has pruned belongs in the answer: the starting point (the later of lastModifiedSince, inclusive, and the cursor, exclusive) is at or before the newest tombstone pruned for this user. Sync again from the beginning without includeDeleted, then follow the changes. A user with no pruned tombstone never gets it.',
-            ),
-            '429': errorResponse('rate_limited: see Retry-After.'),
-            '503': errorResponse('unavailable: storage unreachable; see Retry-After.'),
-          },
+          responses: mealsResponses(true),
+        },
+        head: {
+          operationId: 'headMeals',
+          summary: 'GET /v1/meals without the body: the same status and headers, counted against the limits alike.',
+          description: `${MEALS_DESCRIPTION} With wait, it is held as a GET is.`,
+          parameters: mealsQueryParameters,
+          responses: mealsResponses(false),
         },
       },
       '/healthz': {

@@ -19,3 +19,23 @@ export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 }
+
+// scheme "://" authority, then the path and query (RFC 3986 section 3).
+const ABSOLUTE_FORM_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
+
+/**
+ * The origin-form (`/path?query`) of a request target. A target in absolute form
+ * (`https://host/v1/meals?…`), which a server must accept (RFC 9112 section 3.2.2), is routed
+ * and read as its path and query; its host stands in for the Host header, which this service
+ * does not otherwise use. Undefined for an http(s) target without a host, which RFC 9110
+ * section 4.2.1 says to refuse; any other target (origin-form, `*`, another scheme) as it came.
+ */
+export function originFormOf(target: string): string | undefined {
+  if (target.startsWith('/')) return target;
+  const m = ABSOLUTE_FORM_RE.exec(target);
+  if (m === null) return target;
+  const [, scheme = '', authority = '', rest = ''] = m;
+  if (!/^https?$/i.test(scheme)) return target;
+  if (authority === '' || authority.startsWith('@') || authority.endsWith('@')) return undefined;
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}

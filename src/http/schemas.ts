@@ -1,3 +1,4 @@
+import { INSTANT_INPUT_PATTERN } from '../domain/instant.js';
 import { MEAL_FIELDS, MEAL_TYPES, type MealField } from '../domain/meal.js';
 import {
   DEFAULT_LIMIT,
@@ -53,6 +54,21 @@ export const liveMealWithDeletedSchema = {
   additionalProperties: false,
 } as const;
 
+/**
+ * An item of a page that is not a tombstone: a Meal, with `deleted: false` when the request has
+ * includeDeleted=true. The page's items are this or a Tombstone, so that `deleted` can be read
+ * on every item of the union a client generator makes (`item.deleted === true`: a tombstone).
+ */
+export const liveMealSchema = {
+  type: 'object',
+  properties: {
+    ...mealProperties,
+    deleted: { const: false, description: 'Present (false) only when the request has includeDeleted=true.' },
+  },
+  required: [...MEAL_FIELDS],
+  additionalProperties: false,
+} as const;
+
 export const tombstoneSchema = {
   type: 'object',
   properties: { id: MEAL_FIELD_SCHEMAS.id, modifiedAt: INSTANT, deleted: { const: true } },
@@ -70,11 +86,7 @@ export const mealPageSchema = {
     meals: {
       type: 'array',
       items: {
-        anyOf: [
-          { $ref: '#/components/schemas/Meal' },
-          { $ref: '#/components/schemas/LiveMealWithDeleted' },
-          { $ref: '#/components/schemas/Tombstone' },
-        ],
+        anyOf: [{ $ref: '#/components/schemas/LiveMeal' }, { $ref: '#/components/schemas/Tombstone' }],
       },
     },
     hasMore: { type: 'boolean', description: 'More meals match after this page: call again with cursor=nextCursor.' },
@@ -106,8 +118,8 @@ export const errorSchema = {
 const QUERY_PARAMETER_DOCS: Record<MealsQueryParameter, { readonly description: string; readonly schema: object }> = {
   lastModifiedSince: {
     description:
-      'Meals with modifiedAt at or after this instant. RFC 3339 date-time with Z or ±hh:mm (none: UTC), 0-9 fraction digits (truncated to ms), or a date YYYY-MM-DD (midnight UTC).',
-    schema: { type: 'string' },
+      'Meals with modifiedAt at or after this instant. RFC 3339 date-time with Z or ±hh:mm (none: UTC), 0-9 fraction digits (truncated to ms), or a date YYYY-MM-DD (midnight UTC); years 0000 to 9999. A text of this pattern that is no date (2025-02-30) is refused too.',
+    schema: { type: 'string', pattern: INSTANT_INPUT_PATTERN, examples: ['2025-01-01T00:00:00Z', '2025-01-01'] },
   },
   limit: {
     description: `At most this many meals (ASCII digits, 1 to ${MAX_LIMIT}; never clamped).`,
@@ -119,8 +131,9 @@ const QUERY_PARAMETER_DOCS: Record<MealsQueryParameter, { readonly description: 
     schema: { type: 'string' },
   },
   includeDeleted: {
-    description: 'true: deleted meals come as tombstones and live meals carry deleted: false.',
-    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+    description:
+      'true: deleted meals come as tombstones and live meals carry deleted: false. Written exactly true or false.',
+    schema: { type: 'boolean', default: false },
   },
   wait: {
     description: `Long poll: when the page would hold no meal, hold the request for up to this many seconds (ASCII digits, 1 to ${MAX_WAIT_SECONDS}) and answer within 1 s of the commit of a change that belongs in it, with the page as it then stands; after the wait with no such change, the empty page. A page with meals is answered at once. One request for the rate limits, counted when accepted; a newer accepted request of the same key answers a held one at once. A proxy in front needs an idle timeout above ${MAX_WAIT_SECONDS} s.`,

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { CliError } from '../errors.js';
+import { describeListenFailure } from '../http/listener.js';
 
 /** One scrape: the Prometheus text of every metric, and its content type. */
 export type Scrape = () => Promise<{ readonly contentType: string; readonly text: string }>;
@@ -42,8 +43,14 @@ export async function startAdminListener(port: number, scrape: Scrape, log: Fast
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    const refused = (error: Error) =>
-      reject(new CliError(`cannot serve /metrics on the admin port: ${error.message}`, { cause: error }));
+    const refused = (error: Error) => {
+      const described = describeListenFailure(error, port);
+      reject(
+        described instanceof CliError
+          ? described
+          : new CliError(`cannot serve /metrics on the admin port: ${error.message}`, { cause: error }),
+      );
+    };
     server.once('error', refused);
     server.listen({ host: ADMIN_HOST, port, exclusive: true }, () => {
       server.off('error', refused);

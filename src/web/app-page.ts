@@ -6,7 +6,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError } from '../errors.js';
-import { createListener } from '../http/listener.js';
+import { createListener, describeListenFailure } from '../http/listener.js';
 import { logRequest } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import { registerKeyRoutes } from './key-routes.js';
@@ -128,13 +128,19 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
   await prune();
   const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
   timer.unref();
-  // Fastify's own line would say http:// for the HTTPS page.
-  await app.listen({
-    host: config.host,
-    port: config.port,
-    listenTextResolver: (address) =>
-      `App page listening at ${address.replace(/^http:/, config.tls === undefined ? 'http:' : 'https:')}`,
-  });
+  try {
+    // Fastify's own line would say http:// for the HTTPS page.
+    await app.listen({
+      host: config.host,
+      port: config.port,
+      listenTextResolver: (address) =>
+        `App page listening at ${address.replace(/^http:/, config.tls === undefined ? 'http:' : 'https:')}`,
+    });
+  } catch (error) {
+    clearInterval(timer);
+    await app.close();
+    throw describeListenFailure(error, config.port);
+  }
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `${config.tls === undefined ? 'http' : 'https'}://${formatHost(config.host)}:${port}`,

@@ -107,7 +107,11 @@ describe('lastModifiedSince parsing (CONTRACT.md section 2)', () => {
     }
   });
 
-  test('years 0001 and 9999 round-trip through parse and format', () => {
+  test('years 0000, 0001 and 9999 round-trip through parse and format (RFC 3339 allows 0000)', () => {
+    assert.equal(echo('0000-01-01T00:00:00Z'), '0000-01-01T00:00:00.000Z');
+    assert.equal(echo('0000-01-01'), '0000-01-01T00:00:00.000Z');
+    assert.equal(echo('0000-02-29'), '0000-02-29T00:00:00.000Z');
+    assert.equal(echo('0000-01-01T00:00:00+01:00'), undefined);
     assert.equal(echo('0001-01-01T00:00:00.000Z'), '0001-01-01T00:00:00.000Z');
     assert.equal(echo('0001-01-01'), '0001-01-01T00:00:00.000Z');
     assert.equal(echo('9999-12-31T23:59:59.999Z'), '9999-12-31T23:59:59.999Z');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   errorSchema,
+  liveMealSchema,
   liveMealWithDeletedSchema,
   mealPageSchema,
   mealSchema,
@@ -44,6 +45,7 @@ export interface ErrorBody {
 
 const COMPONENTS = {
   Meal: mealSchema,
+  LiveMeal: liveMealSchema,
   LiveMealWithDeleted: liveMealWithDeletedSchema,
   Tombstone: tombstoneSchema,
   MealPage: mealPageSchema,

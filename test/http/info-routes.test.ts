@@ -92,7 +92,72 @@ test('/v1/openapi.json is an OpenAPI 3.1 document with GET /v1/meals and its par
     assert.ok(status in get.responses, `a ${status} response is described`);
   }
   const methods = Object.keys(doc.paths['/v1/meals'] ?? {}).filter((m) => m !== 'parameters');
-  assert.deepEqual(methods, ['get'], 'the API is read-only: GET alone is documented');
+  assert.deepEqual(methods, ['get', 'head'], 'the API is read-only: GET and HEAD alone are documented');
+});
+
+test('the OpenAPI document describes HEAD /v1/meals as GET without a body', async () => {
+  const doc = await openApi();
+  const { get, head } = doc.paths['/v1/meals'] ?? {};
+  assert.ok(get && head, 'GET and HEAD');
+  assert.deepEqual(head.parameters, get.parameters);
+  assert.deepEqual(Object.keys(head.responses), Object.keys(get.responses));
+  for (const [status, response] of Object.entries(head.responses)) {
+    assert.ok(!('content' in (response as object)), `HEAD ${status} has no body`);
+  }
+});
+
+test('includeDeleted is a boolean, and lastModifiedSince has a pattern that takes what the server takes', async () => {
+  const doc = await openApi();
+  const parameters = doc.paths['/v1/meals']?.get?.parameters ?? [];
+  const schemaOf = (name: string) => parameters.find((p) => p.name === name)?.schema ?? {};
+  assert.deepEqual(schemaOf('includeDeleted'), { type: 'boolean', default: false });
+  const pattern = new RegExp(String(schemaOf('lastModifiedSince').pattern), 'u');
+  for (const good of [
+    '2025-01-01T00:00:00Z',
+    '2025-01-01',
+    '0000-01-01T00:00:00.123456789+05:30',
+    '2025-01-01T00:00:00',
+  ]) {
+    assert.match(good, pattern);
+  }
+  for (const bad of [
+    '',
+    '2025-1-1',
+    '2025-01-01 00:00:00Z',
+    '2025-01-01T00:00Z',
+    '1735689600',
+    '2025-01-01T00:00:00+0100',
+  ]) {
+    assert.doesNotMatch(bad, pattern);
+  }
+});
+
+test('every page item, live meal or tombstone, declares deleted, so a generated client can read it on the union', async () => {
+  const doc = await openApi();
+  const page = doc.components.schemas.MealPage as unknown as {
+    properties: { meals: { items: { anyOf: { $ref: string }[] } } };
+  };
+  const members = page.properties.meals.items.anyOf.map((m) => m.$ref.replace('#/components/schemas/', ''));
+  assert.deepEqual(members, ['LiveMeal', 'Tombstone']);
+  for (const name of members) {
+    assert.ok('deleted' in (doc.components.schemas[name]?.properties ?? {}), `${name} declares deleted`);
+  }
+  assert.deepEqual(Object.keys(doc.components.schemas.LiveMeal?.properties ?? {}), [...MEAL_FIELDS, 'deleted']);
+  assert.ok(!doc.components.schemas.LiveMeal?.required.includes('deleted'), 'deleted only with includeDeleted=true');
+});
+
+test('the rate limits are in the RateLimit-Policy header the answers describe, and no figure of this server is in the text', async () => {
+  const doc = await openApi();
+  const get = doc.paths['/v1/meals']?.get as unknown as {
+    description: string;
+    responses: Record<string, { headers?: Record<string, { description: string }> }>;
+  };
+  for (const status of ['200', '429']) {
+    assert.match(get.responses[status]?.headers?.['RateLimit-Policy']?.description ?? '', /"daily";q=/, status);
+  }
+  assert.ok(get.responses['429']?.headers?.['Retry-After'], '429 describes Retry-After');
+  assert.match(get.description, /RateLimit-Policy/);
+  assert.doesNotMatch(get.description, /\d/, 'no figure in the operation description');
 });
 
 test('the OpenAPI Meal schema lists the fourteen fields in contract order, all required, and the page its seven', async () => {
@@ -137,4 +202,15 @@ test('the OpenAPI document is compressed when the client asks (it is over 1 KiB)
   assert.ok(plain.raw.length > 1024);
   assert.equal(gzip.headers['content-encoding'], 'gzip');
   assert.equal(gzip.text, plain.text);
+});
+
+test('the OpenAPI document is the same on a server started with other rate limits', async () => {
+  const other = await startTestServer({ minIntervalMs: 7000, dailyLimit: 42 });
+  try {
+    const theirs = await request(other, { path: '/v1/openapi.json' });
+    const ours = await request(server, { path: '/v1/openapi.json' });
+    assert.equal(theirs.text, ours.text);
+  } finally {
+    await other.stop();
+  }
 });

@@ -43,28 +43,38 @@ test('a client that has not sent its headers within 10 s is cut off', { timeout:
   }
 });
 
-test('serve whose app page port is in use fails with one line and exits 1, releasing what it had opened', async () => {
-  const blocker = createServer();
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-  const temp = makeTempDir('app-port-busy');
-  try {
-    const { port } = blocker.address() as AddressInfo;
-    const result = await runCli([
-      'serve',
-      '--port',
-      '0',
-      '--app-port',
-      String(port),
-      '--db',
-      path.join(temp.dir, 'store.db'),
-      '--data-dir',
-      temp.dir,
-    ]);
-    assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /EADDRINUSE/);
-    assert.doesNotMatch(result.stdout, /listening on/);
-  } finally {
-    blocker.close();
-    temp.remove();
-  }
-});
+const BUSY_PORT_CASES: readonly (readonly [string, readonly string[]])[] = [
+  ['--port', []],
+  ['--admin-port', []],
+  ['--app-port', []],
+  ['--port', ['--workers', '2']],
+  ['--admin-port', ['--workers', '2']],
+];
+for (const [flag, extra] of BUSY_PORT_CASES) {
+  const label = `serve ${extra.join(' ')}${extra.length > 0 ? ' ' : ''}whose ${flag} is in use`;
+  test(`${label} says so in exactly one line, with no log before it, and exits 1`, async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const temp = makeTempDir('port-busy');
+    try {
+      const { port } = blocker.address() as AddressInfo;
+      const ports = { '--port': '0', '--admin-port': undefined, '--app-port': undefined, [flag]: String(port) };
+      const portArgs = Object.entries(ports).flatMap(([name, value]) => (value === undefined ? [] : [name, value]));
+      const result = await runCli([
+        'serve',
+        ...extra,
+        ...portArgs,
+        '--db',
+        path.join(temp.dir, 'store.db'),
+        '--data-dir',
+        temp.dir,
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stderr, `meal-export: port ${port} is in use\n`);
+      assert.equal(result.stdout, '');
+    } finally {
+      blocker.close();
+      temp.remove();
+    }
+  });
+}
