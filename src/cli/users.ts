@@ -23,7 +23,7 @@ async function runLoginLink(argv: string[]): Promise<void> {
       'public-url': {
         type: 'string',
         value: 'URL',
-        shown: DEFAULT_PUBLIC_URL,
+        shown: 'the origin serve --app-port recorded in the store',
         env: 'publicUrl',
         help: "the app page's origin as browsers reach it",
       },
