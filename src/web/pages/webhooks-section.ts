@@ -92,6 +92,14 @@ function renderEndpoint(row: WebhookRow, csrf: string): Html {
       <span class="status status-${endpoint.status}">${endpoint.status}</span>
     </div>
     <code class="webhook-url">${endpoint.url}</code>
+    ${
+      endpoint.status === 'disabled'
+        ? html`<p class="hint">
+            Not called since its calls failed (or it answered 410 Gone). Your changes are kept meanwhile: re-enable it
+            to send them.
+          </p>`
+        : ''
+    }
     <h3 class="visually-hidden">Last calls to ${label}</h3>
     ${renderAttempts(row)}
     <div class="webhook-actions">
