@@ -133,7 +133,7 @@ function renderAddForm(view: WebhooksSectionView): Html {
       autocomplete="off"
       placeholder="https://example.com/meal-export-hook"
     />
-    <label for="webhook-name">Name <span class="muted">(optional)</span></label>
+    <label for="webhook-name">Label <span class="muted">(optional: which server it is)</span></label>
     <input id="webhook-name" name="name" maxlength="${MAX_WEBHOOK_NAME_LENGTH}" autocomplete="off" />
     <button type="submit">Add the endpoint</button>
   </form>`;
