@@ -188,6 +188,15 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     await reloadUntil(/HTTP 204[^]*HTTP 410/);
   });
 
+  test('the section fits a phone screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${app}/`);
+    await section().screenshot({ path: screenshotPath('app-page-webhooks-phone.png') });
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    assert.ok(overflow <= 0, `nothing wider than a phone's screen (${overflow}px too wide)`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   test('deleting asks for confirmation, then the endpoint is gone', async () => {
     await section()
       .getByRole('link', { name: /^Delete the endpoint/ })
