@@ -11,7 +11,7 @@ import { type HomePageExtra, sendHomePage } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderWebhookDeletePage } from './pages/webhook-delete-page.js';
-import { WEBHOOK_ID_FIELD, type WebhooksSectionView } from './pages/webhooks-section.js';
+import { ROTATION_FIELD, rotationOf, WEBHOOK_ID_FIELD, type WebhooksSectionView } from './pages/webhooks-section.js';
 import type { Session } from './sessions.js';
 
 type Notice = NonNullable<WebhooksSectionView['notice']>;
@@ -112,14 +112,19 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
   /** A POST on one of the user's endpoints: the session, the form, the endpoint, then `act`. */
   function onEndpoint(
     action: string,
-    act: (reply: FastifyReply, session: Session, endpoint: WebhookEndpointRecord) => Promise<FastifyReply>,
+    act: (
+      reply: FastifyReply,
+      session: Session,
+      endpoint: WebhookEndpointRecord,
+      form: URLSearchParams,
+    ) => Promise<FastifyReply>,
   ): void {
     app.post<{ Params: { id: string } }>(`/webhooks/:id/${action}`, async (request, reply) => {
       const session = await requireSession(deps, request, reply);
       if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
       const endpoint = await ownEndpoint(deps, session, request.params.id);
       if (endpoint === undefined) return noSuchEndpoint(reply, session);
-      return act(reply, session, endpoint);
+      return act(reply, session, endpoint, formOf(request));
     });
   }
 
@@ -133,7 +138,15 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     return enabled ? doneRedirect(reply, 'enabled', endpoint.id) : noSuchEndpoint(reply, session);
   });
 
-  onEndpoint('rotate', async (reply, session, endpoint) => {
+  onEndpoint('rotate', async (reply, session, endpoint, form) => {
+    // Sent twice, a rotation would drop at once the secret the receiver still checks with; the
+    // form names the rotation it saw. (A check before the write, not in it: two forms racing
+    // within milliseconds could still both rotate.)
+    if (form.get(ROTATION_FIELD) !== rotationOf(endpoint)) {
+      const text =
+        'This form was sent already, or the secret was rotated since this page was shown: it was not rotated again. If you did not copy the new secret, rotate it once more.';
+      return refuse(reply, 409, session, text);
+    }
     const secret = await rotateWebhookSecret(deps.storage, endpoint.id, Date.now());
     if (secret === undefined) return noSuchEndpoint(reply, session);
     return showSecret(reply, session, { newSecret: { endpoint, secret, rotated: true } });

@@ -6,7 +6,9 @@ import { cliJson } from '../support/cli.js';
 import { newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { appPageUrl, pageRequest, tokenOf } from './page-client.js';
 
-const SECRET_RE = /whsec_[A-Za-z0-9+/]{43}=/g;
+const SECRET_RE = /whsec_[A-Za-z0-9+/]{43}=/;
+/** Every secret in a text (a separate, global copy: `test` on a global RegExp keeps state). */
+const secretsIn = (text: string) => text.match(new RegExp(SECRET_RE, 'g')) ?? [];
 
 /** The app page's webhook forms from Node, as a forger or a careless client would send them (issue 16). */
 describe('the app page: webhook endpoints, security', () => {
@@ -126,7 +128,7 @@ describe('the app page: webhook endpoints, security', () => {
     };
     const first = await user.post('/webhooks', form);
     assert.equal(first.status, 200);
-    const secrets = first.text.match(SECRET_RE) ?? [];
+    const secrets = secretsIn(first.text);
     assert.equal(secrets.length, 1, 'the secret is on the page once');
     const [secret] = secrets;
     assert.ok(secret !== undefined);
@@ -143,5 +145,30 @@ describe('the app page: webhook endpoints, security', () => {
       assert.doesNotMatch(text, SECRET_RE);
     }
     assert.ok(!server.logs().includes(secret.slice(6)), 'not in the logs');
+  });
+
+  test('the rotate form sent twice rotates once: the secret the receiver still checks with is kept for 24 hours', async () => {
+    const user = await signedInUser('whrotate');
+    const added = await user.add('https://example.com/rotate');
+    const [original] = secretsIn(added.text);
+    const [endpoint] = await storage.listWebhooks(user.userId);
+    assert.ok(original !== undefined && endpoint !== undefined);
+    const rotation = /name="rotation" value="(\d+)"/.exec(added.text)?.[1];
+    assert.equal(rotation, '0', 'the form names the rotation it saw');
+    const send = () => user.post(`/webhooks/${endpoint.id}/rotate`, { csrf: user.csrf, rotation });
+
+    const first = await send();
+    assert.equal(first.status, 200);
+    const shown = secretsIn(first.text);
+    assert.equal(shown.length, 1, 'the new secret is shown once');
+    const rotated = await storage.findWebhook(endpoint.id);
+    assert.equal(rotated?.secret, shown[0]);
+    assert.equal(rotated?.previousSecret, original);
+
+    const second = await send();
+    assert.equal(second.status, 409);
+    assert.match(second.text, /it was not rotated again/);
+    assert.doesNotMatch(second.text, SECRET_RE);
+    assert.deepEqual(await storage.findWebhook(endpoint.id), rotated, 'unchanged');
   });
 });

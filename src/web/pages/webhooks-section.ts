@@ -76,11 +76,26 @@ function renderAttempts(row: WebhookRow): Html {
   </ul>`;
 }
 
-function postButton(csrf: string, id: string, action: string, label: string, hidden: string): Html {
+function postButton(
+  csrf: string,
+  id: string,
+  action: string,
+  label: string,
+  hidden: string,
+  extra: Html | '' = '',
+): Html {
   return html`<form method="post" action="/webhooks/${encodeURIComponent(id)}/${action}">
-    ${csrfField(csrf)}
+    ${csrfField(csrf)} ${extra}
     <button type="submit" class="secondary">${label}<span class="visually-hidden"> ${hidden}</span></button>
   </form>`;
+}
+
+/** The rotate form's hidden field: which rotation the page saw, so that the form sent twice rotates once. */
+export const ROTATION_FIELD = 'rotation';
+
+/** The rotation an endpoint is at: when its previous secret expires, or 0 before any rotation. */
+export function rotationOf(endpoint: WebhookEndpointRecord): string {
+  return String(endpoint.previousSecretExpiresAt ?? 0);
 }
 
 function renderEndpoint(row: WebhookRow, csrf: string): Html {
@@ -105,7 +120,14 @@ function renderEndpoint(row: WebhookRow, csrf: string): Html {
     <div class="webhook-actions">
       ${postButton(csrf, endpoint.id, 'test', 'Send a test', `to ${label}`)}
       ${endpoint.status === 'disabled' ? postButton(csrf, endpoint.id, 'enable', 'Re-enable', label) : ''}
-      ${postButton(csrf, endpoint.id, 'rotate', 'Rotate the secret', `of ${label}`)}
+      ${postButton(
+        csrf,
+        endpoint.id,
+        'rotate',
+        'Rotate the secret',
+        `of ${label}`,
+        html`<input type="hidden" name="${ROTATION_FIELD}" value="${rotationOf(endpoint)}" />`,
+      )}
       <a class="button-link danger" href="/webhooks/${encodeURIComponent(endpoint.id)}/delete"
         >Delete<span class="visually-hidden"> the endpoint ${label}</span>…</a
       >
