@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000;
 /** What a form's answer adds to the page: a new key or secret shown once, a notice. */
 export interface HomePageExtra {
   readonly keys?: Pick<KeysPageView, 'newKey' | 'notice'>;
-  readonly webhooks?: Pick<WebhooksSectionView, 'newSecret' | 'notice'>;
+  readonly webhooks?: Pick<WebhooksSectionView, 'newSecret' | 'notice' | 'draft'>;
 }
 
 /** The signed-in page (Resources → Export): keys, use, webhooks, the CSV download, from the store now. */

@@ -98,14 +98,14 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
           session,
           `You already have ${MAX_WEBHOOKS_PER_USER} webhook endpoints: delete one, then add this one.`,
         );
-      default:
-        // The domain's own words ("a webhook URL must start with https://"), as a sentence.
-        return refuse(
-          reply,
-          400,
-          session,
-          `${result.message[0]?.toUpperCase() ?? ''}${result.message.slice(1)}. No endpoint was added.`,
-        );
+      default: {
+        // The domain's own words ("a webhook URL must start with https://"), as a sentence,
+        // above the form as it was sent, to correct.
+        const text = `${result.message[0]?.toUpperCase() ?? ''}${result.message.slice(1)}. No endpoint was added.`;
+        return sendHomePage(deps, reply, 400, session, {
+          webhooks: { notice: { kind: 'refused', text }, draft: { url, name } },
+        });
+      }
     }
   });
 

@@ -96,6 +96,11 @@ describe('the app page: webhook endpoints, security', () => {
     const plain = await user.add('http://example.com/hook');
     assert.equal(plain.status, 400);
     assert.match(plain.text, /A webhook URL must start with https:\/\/\. No endpoint was added\./);
+    assert.match(plain.text, /value="http:\/\/example\.com\/hook"/, 'the form keeps the URL to correct');
+    const quoted = await user.add('http://x/"><script>alert(1)</script>', '"><b>');
+    assert.ok(quoted.text.includes('value="http://x/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'), 'escaped');
+    assert.ok(quoted.text.includes('value="&quot;&gt;&lt;b&gt;"'));
+    assert.ok(!quoted.text.includes('<script>alert'));
     const withPassword = await user.add('https://user:pw@example.com/hook');
     assert.equal(withPassword.status, 400);
     assert.match(withPassword.text, /must not contain a user name or password/);

@@ -29,6 +29,8 @@ export interface WebhooksSectionView {
     readonly secret: string;
     readonly rotated: boolean;
   };
+  /** What a refused add form held, to correct rather than type again. */
+  readonly draft?: { readonly url: string; readonly name: string };
   /** The outcome of the last webhook form, shown in this section. */
   readonly notice?: { readonly kind: 'done' | 'refused'; readonly text: string };
 }
@@ -154,9 +156,16 @@ function renderAddForm(view: WebhooksSectionView): Html {
       maxlength="${MAX_WEBHOOK_URL_LENGTH}"
       autocomplete="off"
       placeholder="https://example.com/meal-export-hook"
+      value="${view.draft?.url ?? ''}"
     />
     <label for="webhook-name">Label <span class="muted">(optional: which server it is)</span></label>
-    <input id="webhook-name" name="name" maxlength="${MAX_WEBHOOK_NAME_LENGTH}" autocomplete="off" />
+    <input
+      id="webhook-name"
+      name="name"
+      maxlength="${MAX_WEBHOOK_NAME_LENGTH}"
+      autocomplete="off"
+      value="${view.draft?.name ?? ''}"
+    />
     <button type="submit">Add the endpoint</button>
   </form>`;
 }
