@@ -56,29 +56,45 @@ export interface WebhookRequest {
   readonly name: string;
 }
 
-export type RegisteredWebhook =
+/**
+ * The endpoint's id, chosen by the caller ahead of time (the app page's add form), so that
+ * sending the same form twice makes one endpoint: the second is refused as `duplicate_id`.
+ */
+export interface ChosenWebhookId {
+  readonly id: string;
+}
+
+export type WebhookRefusal = 'invalid_url' | 'invalid_name' | 'too_many_webhooks' | 'duplicate_id';
+
+export type RegisteredWebhook<Refusal extends WebhookRefusal = Exclude<WebhookRefusal, 'duplicate_id'>> =
   | { readonly ok: true; readonly endpoint: WebhookEndpointRecord }
   | {
       readonly ok: false;
-      readonly reason: 'invalid_url' | 'invalid_name' | 'too_many_webhooks';
+      readonly reason: Refusal;
       /** One line, fit to show the user. */
       readonly message: string;
     };
 
 /**
- * Registers an endpoint with a new id and secret: the one place endpoints are made. The secret
- * is in the answer for the caller to show once.
+ * Registers an endpoint with a new id (or the caller's chosen one) and a new secret: the one
+ * place endpoints are made. The secret is in the answer for the caller to show once.
  */
+export function registerWebhook(storage: Storage, request: WebhookRequest, now: number): Promise<RegisteredWebhook>;
+export function registerWebhook(
+  storage: Storage,
+  request: WebhookRequest & ChosenWebhookId,
+  now: number,
+): Promise<RegisteredWebhook<WebhookRefusal>>;
 export async function registerWebhook(
   storage: Storage,
-  request: WebhookRequest,
+  request: WebhookRequest & Partial<ChosenWebhookId>,
   now: number,
-): Promise<RegisteredWebhook> {
+): Promise<RegisteredWebhook<WebhookRefusal>> {
   const urlProblem = webhookUrlProblem(request.url);
   if (urlProblem !== undefined) return { ok: false, reason: 'invalid_url', message: urlProblem };
   const nameProblem = webhookNameProblem(request.name);
   if (nameProblem !== undefined) return { ok: false, reason: 'invalid_name', message: nameProblem };
-  const id = newWebhookEndpointId();
+  const id = request.id ?? newWebhookEndpointId();
   const result = await storage.createWebhook(
     {
       id,
@@ -91,8 +107,11 @@ export async function registerWebhook(
     MAX_WEBHOOKS_PER_USER,
   );
   if (result.ok) return result;
-  // The id is new and random: taken, it would be a bug, not the user's mistake.
-  if (result.reason === 'duplicate_id') throw new Error(`the new webhook id ${id} is taken`);
+  if (result.reason === 'duplicate_id') {
+    // A chosen id taken: the same creation sent twice. A new random one taken would be a bug.
+    if (request.id === undefined) throw new Error(`the new webhook id ${id} is taken`);
+    return { ok: false, reason: 'duplicate_id', message: `the webhook endpoint ${id} exists already` };
+  }
   return {
     ok: false,
     reason: 'too_many_webhooks',

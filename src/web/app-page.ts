@@ -16,6 +16,7 @@ import { renderMessagePage } from './pages/layout.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { createSessions } from './sessions.js';
 import { registerStaticFiles } from './static-files.js';
+import { registerWebhookRoutes } from './webhook-routes.js';
 
 export interface AppPageConfig {
   readonly storage: Storage;
@@ -106,6 +107,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   registerStaticFiles(app);
   registerSignInRoutes(app, deps);
   registerKeyRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   return app;
 }
 

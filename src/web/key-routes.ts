@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseDuration } from '../domain/duration.js';
-import { isKeyId, issueApiKey, MAX_ACTIVE_KEYS, newKeyId } from '../domain/key-issuer.js';
+import { isKeyId, issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
 import { type ApiKeyRecord } from '../storage/storage.js';
 import { isActiveKey } from '../domain/api-key.js';
 import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
+import { sendHomePage } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
-import { type KeysPageView, EXPIRY_CHOICES, KEY_ID_FIELD, renderKeysPage } from './pages/keys-page.js';
+import { type KeysPageView, EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderRevokePage } from './pages/revoke-page.js';
 import type { Session } from './sessions.js';
-import { CHART_DAYS } from './usage-chart.js';
+import { webhookNotice } from './webhook-routes.js';
 
-const DAY_MS = 86_400_000;
 const MAX_NAME_LENGTH = 100;
 // C0 and C1 controls: a name is shown in pages and `keys list`.
 const CONTROL_CHARACTER_RE = /\p{Cc}/u;
@@ -20,24 +20,8 @@ type Extra = Pick<KeysPageView, 'newKey' | 'notice'>;
 
 /** The keys page, the key forms and the CSV download (issue 11, point 2). */
 export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
-  async function sendKeysPage(reply: FastifyReply, status: number, session: Session, extra: Extra) {
-    const now = Date.now();
-    const today = Math.floor(now / DAY_MS);
-    const [keys, requests] = await Promise.all([
-      deps.storage.listApiKeys(session.userId),
-      deps.storage.listKeyRequests(session.userId, today - CHART_DAYS + 1, today),
-    ]);
-    const view: KeysPageView = {
-      signedIn: signedInAs(session),
-      keys,
-      requests,
-      now,
-      dailyLimit: deps.dailyLimit,
-      apiUrl: deps.apiUrl,
-      nextKeyId: newKeyId(),
-      ...extra,
-    };
-    return sendPage(reply, status, renderKeysPage(view));
+  function sendKeysPage(reply: FastifyReply, status: number, session: Session, extra: Extra) {
+    return sendHomePage(deps, reply, status, session, { keys: extra });
   }
 
   /** The user's own key with that id: another user's key is as unknown as a made-up id. */
@@ -53,14 +37,18 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     );
   }
 
-  app.get<{ Querystring: { revoked?: string } }>('/', async (request, reply) => {
+  app.get<{ Querystring: { revoked?: string; webhook?: unknown; done?: unknown } }>('/', async (request, reply) => {
     const session = await requireSession(deps, request, reply);
     if (session === undefined) return reply;
     const revokedId = request.query.revoked;
     const revoked = typeof revokedId === 'string' ? await ownKey(session, revokedId) : undefined;
     const notice =
       revoked === undefined ? undefined : { kind: 'done' as const, text: `Key ${revoked.prefix}… was revoked.` };
-    return sendKeysPage(reply, 200, session, notice === undefined ? {} : { notice });
+    const webhooks = await webhookNotice(deps, session, request.query);
+    return sendHomePage(deps, reply, 200, session, {
+      keys: notice === undefined ? {} : { notice },
+      webhooks: webhooks === undefined ? {} : { notice: webhooks },
+    });
   });
 
   app.post('/keys', async (request, reply) => {

@@ -6,9 +6,17 @@ import { randomId } from '../domain/random-id.js';
  * secrets webhook-signature.ts signs with, and event ids.
  */
 
+const ENDPOINT_ID_LENGTH = 22;
+const ENDPOINT_ID_RE = new RegExp(`^wh_[0-9A-Za-z]{${ENDPOINT_ID_LENGTH}}$`);
+
 /** An endpoint's id: `wh_` and 22 base62 characters (131 random bits). */
 export function newWebhookEndpointId(): string {
-  return randomId('wh_', 22);
+  return randomId('wh_', ENDPOINT_ID_LENGTH);
+}
+
+/** True when the text could be an id newWebhookEndpointId made (a form's chosen id is checked with it). */
+export function isWebhookEndpointId(text: string): boolean {
+  return ENDPOINT_ID_RE.test(text);
 }
 
 /** An endpoint's signing secret: `whsec_` and the base64 of 32 random bytes (Standard Webhooks). */

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { webhookNameProblem, webhookUrlProblem } from '../../src/domain/webhook-endpoint.js';
-import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+import path from 'node:path';
+import { registerWebhook, webhookNameProblem, webhookUrlProblem } from '../../src/domain/webhook-endpoint.js';
+import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
+import {
+  isWebhookEndpointId,
+  newWebhookEndpointId,
+  newWebhookEventId,
+  newWebhookSecret,
+} from '../../src/webhooks/webhook-ids.js';
+import { makeTempDir } from '../support/project.js';
 
 test('accepts https:// URLs up to 2048 characters, with ports, paths, queries, IP literals and any case of scheme', () => {
   const base = 'https://hooks.example.com/';
@@ -51,9 +59,29 @@ test('ids and secrets have the forms of CONTRACT.md section 8 and never repeat',
   const ids = new Set(Array.from({ length: 1000 }, newWebhookEndpointId));
   assert.equal(ids.size, 1000);
   for (const id of ids) assert.match(id, /^wh_[0-9A-Za-z]{22}$/);
+  for (const id of ids) assert.ok(isWebhookEndpointId(id));
+  for (const text of ['', 'wh_short', `${newWebhookEndpointId()}x`, `key_${'A'.repeat(22)}`, `wh_${'-'.repeat(22)}`]) {
+    assert.ok(!isWebhookEndpointId(text), text);
+  }
   const secret = newWebhookSecret();
   assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
   assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32);
   assert.notEqual(newWebhookSecret(), secret);
   assert.match(newWebhookEventId(), /^msg_[0-9a-f]{32}$/);
+});
+
+test('an endpoint registered twice with the same chosen id is made once: the second is refused as duplicate_id', async () => {
+  const temp = makeTempDir('webhook-endpoint');
+  const storage = await openSqliteStorage(path.join(temp.dir, 'store.db'));
+  try {
+    const request = { id: newWebhookEndpointId(), userId: 'u_1', url: 'https://hooks.example.com/', name: '' };
+    const first = await registerWebhook(storage, request, Date.now());
+    assert.equal(first.ok && first.endpoint.id, request.id);
+    const second = await registerWebhook(storage, request, Date.now());
+    assert.equal(!second.ok && second.reason, 'duplicate_id');
+    assert.equal((await storage.listWebhooks('u_1')).length, 1);
+  } finally {
+    await storage.close();
+    temp.remove();
+  }
 });

@@ -4,6 +4,7 @@ import { type Html, html } from '../html.js';
 import { renderUsageChart } from '../usage-chart.js';
 import { renderCsvSection, renderQuickStart } from './export-sections.js';
 import { csrfField, renderLayout, type SignedIn } from './layout.js';
+import { renderWebhooksSection, type WebhooksSectionView } from './webhooks-section.js';
 
 export interface KeysPageView {
   readonly signedIn: SignedIn;
@@ -16,6 +17,8 @@ export interface KeysPageView {
   readonly apiUrl: string;
   /** The id the generate form asks for (domain/key-issuer.ts: sent twice, it makes one key). */
   readonly nextKeyId: string;
+  /** The webhooks section (webhooks-section.ts). */
+  readonly webhooks: WebhooksSectionView;
   /** A key just generated: the one time it is shown. */
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
   /** A one-line outcome ("Key … revoked.") or a refusal, shown above the list. */
@@ -153,6 +156,7 @@ export function renderKeysPage(view: KeysPageView): string {
         <h2 id="keys-title">Your API keys</h2>
         ${renderKeyList(view)}
       </section>
-      ${renderGenerateForm(view.signedIn.csrf, view.nextKeyId)} ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
+      ${renderGenerateForm(view.signedIn.csrf, view.nextKeyId)} ${renderWebhooksSection(view.webhooks)}
+      ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
   );
 }

@@ -1,5 +1,5 @@
-// Progressive enhancement for the app page: a "Copy" button beside a new key. Without
-// script the button stays hidden and the key can be selected and copied by hand.
+// Progressive enhancement for the app page: a "Copy" button beside a new key or webhook
+// secret. Without script the button stays hidden and it can be selected and copied by hand.
 for (const button of document.querySelectorAll('button[data-copy-from]')) {
   const source = document.getElementById(button.dataset.copyFrom);
   if (source === null || navigator.clipboard === undefined) continue;
@@ -10,7 +10,7 @@ for (const button of document.querySelectorAll('button[data-copy-from]')) {
         button.textContent = 'Copied';
       },
       () => {
-        button.textContent = 'Select the key and copy it';
+        button.textContent = 'Select it and copy it';
       },
     );
   });

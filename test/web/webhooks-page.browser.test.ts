@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { cliJson } from '../support/cli.js';
+import { makeTempDir } from '../support/project.js';
+import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from '../webhooks/receiver.js';
+import { browserMissing, launchChromium, screenshotPath } from './browser.js';
+import { appPageUrl } from './page-client.js';
+
+const missing = browserMissing();
+if (missing !== undefined) process.stdout.write(`# skipping the webhooks section's browser tests: ${missing}\n`);
+
+const SECRET_RE = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+interface TestEvent {
+  readonly type: string;
+  readonly data: { readonly userId: string };
+}
+
+/**
+ * The app page's webhooks section in Chromium (issue 16, CONTRACT.md sections 8 and 9): a real
+ * `serve --app-port 0` calling a real HTTPS receiver on 127.0.0.1 (--webhook-allow-private, its
+ * certificate given with --webhook-ca). The steps build on each other: add, test, rotate,
+ * disable by a 410 and re-enable, delete.
+ */
+describe("the app page's webhooks section in Chromium", { skip: missing }, () => {
+  let certificateDir: { dir: string; remove: () => void };
+  let receiver: Receiver;
+  let answer: Answer = (response) => response.writeHead(204).end();
+  let server: TestServer;
+  let app: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let secret = '';
+  let rotated = '';
+  const userId = newUserId('webhooks');
+  const consoleErrors: string[] = [];
+  const section = () => page.locator('#webhooks');
+
+  const verified = (key: string, call: ReceivedCall) =>
+    new Webhook(key).verify(call.body, {
+      'webhook-id': String(call.headers['webhook-id']),
+      'webhook-timestamp': String(call.headers['webhook-timestamp']),
+      'webhook-signature': String(call.headers['webhook-signature']),
+    }) as TestEvent;
+
+  /** Reloads the page until the section's text matches, or fails after `ms`. */
+  async function reloadUntil(re: RegExp, ms = 15_000): Promise<string> {
+    const deadline = Date.now() + ms;
+    let text = '';
+    while (Date.now() < deadline) {
+      await page.goto(`${app}/`);
+      text = await section().innerText();
+      if (re.test(text)) return text;
+      await sleep(300);
+    }
+    assert.fail(`the section never matched ${re}:\n${text}`);
+  }
+
+  async function eventually(what: string, ms: number, check: () => boolean): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms`);
+      await sleep(50);
+    }
+  }
+
+  before(async () => {
+    const certificate = await makeCertificate();
+    certificateDir = makeTempDir('webhook-ca');
+    const caFile = path.join(certificateDir.dir, 'receiver.pem');
+    writeFileSync(caFile, certificate.cert);
+    receiver = await startReceiver(certificate, (response, call) => answer(response, call));
+    server = await startTestServer({
+      extraArgs: ['--app-port', '0', '--webhook-allow-private', '--webhook-ca', caFile],
+    });
+    app = await appPageUrl(server);
+    browser = await launchChromium();
+    context = await browser.newContext({ ignoreHTTPSErrors: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    const link = await cliJson<{ url: string }>([
+      'users',
+      'login-link',
+      '--user',
+      userId,
+      '--db',
+      server.db,
+      '--public-url',
+      app,
+    ]);
+    await page.goto(link.url);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await receiver?.close();
+    certificateDir?.remove();
+  });
+
+  test('adding an endpoint shows its secret once, with a working Copy button', async () => {
+    assert.match(await section().innerText(), /You have no webhook endpoints yet/);
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.locator('#webhook-name').fill('my <b>server</b>');
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    secret = (await page.locator('#new-webhook-secret').innerText()).trim();
+    assert.match(secret, SECRET_RE);
+    assert.match(await section().innerText(), /only time it is shown/);
+    assert.match(await section().locator('.webhooks').innerText(), /my <b>server<\/b>/, 'the name is shown as text');
+    assert.match(await section().locator('.webhooks').innerText(), /enabled/);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await section().screenshot({ path: screenshotPath('app-page-webhooks-new.png') });
+    await section().getByRole('button', { name: 'Copy' }).click();
+    await section().getByRole('button', { name: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+
+    await page.goto(`${app}/`);
+    assert.ok(!(await page.content()).includes(secret), 'after the one display, never on the page again');
+  });
+
+  test('"Send a test" makes the receiver get a signed webhook.test call, listed after a reload', async () => {
+    await section()
+      .getByRole('button', { name: /^Send a test/ })
+      .click();
+    assert.match(await section().locator('.notice').innerText(), /A test call to “my <b>server<\/b>” is on its way/);
+    await eventually('the test call', 5_000, () => receiver.calls.length === 1);
+    const [call] = receiver.calls;
+    assert.ok(call !== undefined);
+    assert.equal(call.path, '/hook');
+    const event = verified(secret, call);
+    assert.equal(event.type, 'webhook.test');
+    assert.deepEqual(event.data, { userId });
+    const text = await reloadUntil(/HTTP 204/);
+    assert.match(text, /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · HTTP 204 · \d+ ms/);
+  });
+
+  test('rotating the secret shows the new one once; both sign for 24 hours', async () => {
+    await section()
+      .getByRole('button', { name: /^Rotate the secret/ })
+      .click();
+    rotated = (await page.locator('#new-webhook-secret').innerText()).trim();
+    assert.match(rotated, SECRET_RE);
+    assert.notEqual(rotated, secret);
+    assert.match(await section().innerText(), /signed with both the old and the new secret/);
+    await page.goto(`${app}/`);
+    assert.ok(!(await page.content()).includes(rotated), 'not shown again');
+
+    await section()
+      .getByRole('button', { name: /^Send a test/ })
+      .click();
+    await eventually('the second test call', 5_000, () => receiver.calls.length === 2);
+    const call = receiver.calls[1];
+    assert.ok(call !== undefined);
+    assert.equal(verified(rotated, call).type, 'webhook.test');
+    assert.equal(verified(secret, call).type, 'webhook.test', 'the old secret still signs');
+  });
+
+  test('a 410 Gone disables the endpoint; "Re-enable" enables it and the pending call goes out', async () => {
+    answer = (response) => response.writeHead(410).end();
+    await page.goto(`${app}/`);
+    await section()
+      .getByRole('button', { name: /^Send a test/ })
+      .click();
+    const disabled = await reloadUntil(/disabled/);
+    assert.match(disabled, /HTTP 410/);
+    await section().screenshot({ path: screenshotPath('app-page-webhooks-disabled.png') });
+
+    answer = (response) => response.writeHead(204).end();
+    const before = receiver.calls.length;
+    await section()
+      .getByRole('button', { name: /^Re-enable/ })
+      .click();
+    assert.match(await section().locator('.notice').innerText(), /is enabled again/);
+    assert.match(await section().locator('.webhooks').innerText(), /enabled/);
+    await eventually('the pending test call, sent again', 5_000, () => receiver.calls.length > before);
+    await reloadUntil(/HTTP 204[^]*HTTP 410/);
+  });
+
+  test('the section fits a phone screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${app}/`);
+    await section().screenshot({ path: screenshotPath('app-page-webhooks-phone.png') });
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    assert.ok(overflow <= 0, `nothing wider than a phone's screen (${overflow}px too wide)`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('deleting asks for confirmation, then the endpoint is gone', async () => {
+    await section()
+      .getByRole('link', { name: /^Delete the endpoint/ })
+      .click();
+    await page.getByRole('heading', { name: /Delete the webhook endpoint/ }).waitFor();
+    await page.getByRole('button', { name: 'Delete this endpoint' }).click();
+    assert.match(await section().locator('.notice').innerText(), /The endpoint was deleted/);
+    assert.match(await section().innerText(), /You have no webhook endpoints yet/);
+    assert.deepEqual(await cliJson<unknown[]>(['webhooks', 'list', '--user', userId, '--db', server.db]), []);
+  });
+
+  test('no page broke its Content-Security-Policy, and no secret reached the logs', () => {
+    assert.deepEqual(
+      consoleErrors.filter((text) => /Content Security Policy|Refused to/i.test(text)),
+      [],
+    );
+    for (const key of [secret, rotated]) assert.ok(!server.logs().includes(key.slice(6)), 'not in the logs');
+  });
+});
