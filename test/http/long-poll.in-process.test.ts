@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { issueApiKey } from '../../src/domain/key-issuer.js';
 import { type ServeConfig, startServer } from '../../src/server.js';
 import { openStorage } from '../../src/storage/open-storage.js';
+import { plainMeal } from '../support/contract.js';
 import { makeTempDir } from '../support/project.js';
 import { request, type TestResponse } from '../support/server.js';
 import { type MealPageBody, OLD, sleep } from './http-expect.js';
@@ -54,7 +55,7 @@ test('a held request is answered within 250 ms of a write through the serving pr
         { path: `/v1/meals?lastModifiedSince=${since}&wait=30`, key: issued.key },
       ).then((response) => ({ response, at: performance.now() }));
       await sleep(300);
-      await storage.upsertMeals('u_in', [{ ...MEAL, id: `m${round}` }], Date.now());
+      await storage.upsertMeals('u_in', [plainMeal(`m${round}`)], Date.now());
       const wroteAt = performance.now();
       const { response, at } = await held;
       assert.equal(response.status, 200, response.text);
@@ -73,18 +74,3 @@ test('a held request is answered within 250 ms of a write through the serving pr
     temp.remove();
   }
 });
-
-const MEAL = {
-  description: '',
-  title: 'in-process',
-  type: 'lunch',
-  date: Date.UTC(2025, 2, 1, 12),
-  caloriesTotal: null,
-  proteins_g: null,
-  fats_g: null,
-  carbs_g: null,
-  fibers_g: null,
-  sodium_mg: null,
-  iron_mg: null,
-  calcium_mg: null,
-} as const;

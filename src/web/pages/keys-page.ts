@@ -3,7 +3,7 @@ import { isActiveKey } from '../../domain/api-key.js';
 import { type Html, html } from '../html.js';
 import { renderUsageChart } from '../usage-chart.js';
 import { renderCsvSection, renderQuickStart } from './export-sections.js';
-import { csrfField, renderLayout, type SignedIn } from './layout.js';
+import { csrfField, type Notice, renderLayout, renderNotice, type SignedIn } from './layout.js';
 import { renderWebhooksSection, type WebhooksSectionView } from './webhooks-section.js';
 
 export interface KeysPageView {
@@ -22,7 +22,7 @@ export interface KeysPageView {
   /** A key just generated: the one time it is shown. */
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
   /** A one-line outcome ("Key … revoked.") or a refusal, shown above the list. */
-  readonly notice?: { readonly kind: 'done' | 'refused'; readonly text: string };
+  readonly notice?: Notice;
 }
 
 /** The key lifetimes the form offers (values parsed by domain/duration.ts). */
@@ -137,12 +137,7 @@ function renderGenerateForm(csrf: string, keyId: string): Html {
 
 /** Resources → Export (API, CSV): the user's keys, a new one once, the CSV download and a quick start. */
 export function renderKeysPage(view: KeysPageView): string {
-  const notice =
-    view.notice === undefined
-      ? ''
-      : html`<p class="notice notice-${view.notice.kind}" role="${view.notice.kind === 'refused' ? 'alert' : 'status'}">
-          ${view.notice.text}
-        </p>`;
+  const notice = renderNotice(view.notice);
   return renderLayout(
     'Your API keys',
     view.signedIn,

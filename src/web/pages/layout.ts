@@ -12,6 +12,19 @@ export function csrfField(csrf: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />`;
 }
 
+/** What a form did, said at the top of its section: done (a status) or refused (an alert). */
+export interface Notice {
+  readonly kind: 'done' | 'refused';
+  readonly text: string;
+}
+
+export function renderNotice(notice: Notice | undefined): Html | '' {
+  if (notice === undefined) return '';
+  return html`<p class="notice notice-${notice.kind}" role="${notice.kind === 'refused' ? 'alert' : 'status'}">
+    ${notice.text}
+  </p>`;
+}
+
 /**
  * The document around every page: one stylesheet and one deferred script, both from /static
  * (the CSP allows nothing inline), a viewport for phones, the app's menu path as a heading.

@@ -5,7 +5,7 @@ import {
 } from '../../domain/webhook-endpoint.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../storage/webhook-store.js';
 import { type Html, html } from '../html.js';
-import { csrfField } from './layout.js';
+import { csrfField, type Notice, renderNotice } from './layout.js';
 
 /** The add form's hidden field naming the endpoint it makes (sent twice, it makes one). */
 export const WEBHOOK_ID_FIELD = 'webhookId';
@@ -32,7 +32,7 @@ export interface WebhooksSectionView {
   /** What a refused add form held, to correct rather than type again. */
   readonly draft?: { readonly url: string; readonly name: string };
   /** The outcome of the last webhook form, shown in this section. */
-  readonly notice?: { readonly kind: 'done' | 'refused'; readonly text: string };
+  readonly notice?: Notice;
 }
 
 function when(epochMs: number): Html {
@@ -172,12 +172,7 @@ function renderAddForm(view: WebhooksSectionView): Html {
 
 /** Webhooks (CONTRACT.md sections 8 and 9): the user's endpoints, their last calls and their forms. */
 export function renderWebhooksSection(view: WebhooksSectionView): Html {
-  const notice =
-    view.notice === undefined
-      ? ''
-      : html`<p class="notice notice-${view.notice.kind}" role="${view.notice.kind === 'refused' ? 'alert' : 'status'}">
-          ${view.notice.text}
-        </p>`;
+  const notice = renderNotice(view.notice);
   return html`<section id="webhooks" aria-labelledby="webhooks-title">
     <h2 id="webhooks-title">Webhooks</h2>
     <p>
