@@ -15,19 +15,20 @@ const skipped = (row: ScenarioRow, columns: number) =>
   `| ${row.name} | skipped: ${cell(row.skipped)} ${'|'.repeat(columns - 1)}`;
 
 function latencyTable(rows: readonly ScenarioRow[]): string[] {
-  const cases = rows.filter((row) => row.name === 'webhook-sqlite-process' || row.name === 'webhook-pg-instances');
+  const cases = rows.filter((row) => row.name.startsWith('webhook-sqlite-') || row.name.startsWith('webhook-pg-'));
   if (cases.length === 0) return [];
   return [
     '### Commit to call',
     '',
-    '| case | committed by | samples | p50 ms | p99 ms | max ms | goal | write p50 ms | clock offset ms | load avg |',
-    `|${'---|'.repeat(10)}`,
+    '| case | committed by | receiver trusted through | samples | p50 ms | p99 ms | max ms | goal | write p50 ms | clock offset ms | load avg |',
+    `|${'---|'.repeat(11)}`,
     ...cases.map((row) =>
       typeof row.skipped === 'string'
-        ? skipped(row, 10)
+        ? skipped(row, 11)
         : `| ${[
             row.name,
             cell(row.committed_by),
+            cell(row.trust),
             cell(row.samples),
             cell(row.p50_ms),
             cell(row.p99_ms),
@@ -40,13 +41,16 @@ function latencyTable(rows: readonly ScenarioRow[]): string[] {
     ),
     '',
     'Each sample is a fresh user with one endpoint at a local HTTPS receiver (port 0, a certificate made in the run, ' +
-      '`204` at once; `serve --webhook-allow-private --webhook-ca FILE`). 100–200 ms (random) after the previous call ' +
+      '`204` at once; `serve --webhook-allow-private`, and `--webhook-ca FILE` or, in the `-default-trust` rows, the ' +
+      'certificate in `NODE_EXTRA_CA_CERTS`, the process’s default store, as a public CA would be). 100–200 ms (random) after the previous call ' +
       'arrived, one meal of that user is written by a writer process that stays up (`meal-export/host` on command over ' +
       'IPC), so each sample is an event of its own and the dispatcher is at rest. **Commit to call**: from the moment the ' +
       'write returned in the writer to the moment the whole call had arrived at the receiver (the benchmark process), ' +
       'both clocks `performance.timeOrigin + performance.now()`, their offset measured by IPC round trips and taken ' +
       'off (as the long poll’s). On SQLite the sender (`serve`) hears of another process’s commit by its 100 ms look ' +
-      'at `data_version`; on PostgreSQL both instances hear the NOTIFY and the lease gives the event to one.',
+      'at `data_version`; on PostgreSQL both instances hear the NOTIFY and the lease gives the event to one. With ' +
+      '`--webhook-ca` each call first builds a TLS context from Node’s default roots and the file (see the throughput ' +
+      'rows): the difference between the two kinds of row.',
     '',
   ];
 }
