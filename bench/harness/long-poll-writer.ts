@@ -106,8 +106,10 @@ async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterRe
         batches.push(Array.from({ length: Math.min(command.batch, command.meals - done) }, aMeal));
       }
       const started = performance.now();
+      const cpu = process.cpuUsage();
       for (const batch of batches) await host.upsertMeals(command.userId, batch);
-      return { ms: performance.now() - started };
+      const used = process.cpuUsage(cpu);
+      return { ms: performance.now() - started, cpuUs: used.user + used.system };
     }
     case 'stop':
       await server?.close();

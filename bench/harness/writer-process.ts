@@ -47,8 +47,11 @@ export interface WriterReplies {
   readonly webhooks: { readonly userIds: readonly string[] };
   /** wallClock() before the first upsert and after the last returned. */
   readonly burst: { readonly startedAt: number; readonly committedAt: number };
-  /** The upserts' time alone (the meals are made before the clock starts). */
-  readonly import: { readonly ms: number };
+  /**
+   * The upserts' time alone (the meals are made before the clock starts), and the writer's CPU
+   * over it (on SQLite the whole write: the engine runs in the writer's process).
+   */
+  readonly import: { readonly ms: number; readonly cpuUs: number };
   readonly stop: Record<string, never>;
 }
 
