@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeCertificate, startReceiver } from '../../test/webhooks/receiver.js';
 import { DATA_DIR } from './datasets.js';
@@ -98,6 +98,7 @@ export async function startBenchReceiver(name: string): Promise<BenchReceiver> {
     async close() {
       clearInterval(keep);
       await receiver.close();
+      rmSync(caFile, { force: true });
     },
   };
 }
