@@ -20,6 +20,9 @@ import { page100 } from './scenarios/page-100.js';
 import { page5000 } from './scenarios/page-5000.js';
 import { pgRedisDeltaPoll, pgRedisPage100, pgRedisPage5000, pgRedisSeed } from './scenarios/scale-out.js';
 import { seedThroughput } from './scenarios/seed-throughput.js';
+import { webhookImportCost } from './scenarios/webhook-import-cost.js';
+import { webhookLatency } from './scenarios/webhook-latency.js';
+import { webhookThroughput } from './scenarios/webhook-throughput.js';
 import { workers } from './scenarios/workers.js';
 
 /**
@@ -48,6 +51,9 @@ const SCENARIOS: readonly Scenario[] = [
   longPollLatency,
   heldIdle,
   longPoll,
+  webhookLatency,
+  webhookThroughput,
+  webhookImportCost,
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -2,12 +2,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type * as HostModule from '../../src/host/meal-host.js';
+import type { MealInput } from '../../src/host/meal-host.js';
 import type * as ServerModule from '../../src/server.js';
 import type * as StorageModule from '../../src/storage/open-storage.js';
 import { type WriterCommand, type WriterMessage, type WriterReplies, wallClock } from './writer-process.js';
 
 /**
- * The long-poll benchmark's writer process (bench/harness/writer-process.ts starts it):
+ * The long-poll and webhook benchmarks' writer process (bench/harness/writer-process.ts starts it):
  *   node --import tsx bench/harness/long-poll-writer.ts --db DB [--serve DATA_DIR]
  * Writes through the built host module (dist/host, what `meal-export/host` ships) on command
  * over IPC. With --serve it also runs the built API server on the same store handle, as a back
@@ -84,6 +85,31 @@ async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterRe
       // The commit has returned to the writer: the moment a caller of the host module knows it.
       const committedAt = wallClock();
       return { committedAt, writeMs: committedAt - started };
+    }
+    case 'webhooks': {
+      const userIds = [];
+      for (let i = 0; i < command.count; i += 1) {
+        const userId = `${command.prefix}${i}`;
+        await host.createWebhook(userId, command.url, { name: 'bench' });
+        userIds.push(userId);
+      }
+      return { userIds };
+    }
+    case 'burst': {
+      const startedAt = wallClock();
+      for (const userId of command.userIds) await host.upsertMeals(userId, [aMeal()]);
+      return { startedAt, committedAt: wallClock() };
+    }
+    case 'import': {
+      const batches: MealInput[][] = [];
+      for (let done = 0; done < command.meals; done += command.batch) {
+        batches.push(Array.from({ length: Math.min(command.batch, command.meals - done) }, aMeal));
+      }
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      for (const batch of batches) await host.upsertMeals(command.userId, batch);
+      const used = process.cpuUsage(cpu);
+      return { ms: performance.now() - started, cpuUs: used.user + used.system };
     }
     case 'stop':
       await server?.close();

@@ -47,9 +47,20 @@ async function waitForExit(child: ChildProcess): Promise<void> {
   clearTimeout(killer);
 }
 
-/** Starts `node …args` and resolves once it prints `listening on URL` on stdout. */
-export async function startServerProcess(name: string, nodeArgs: readonly string[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `node …args` and resolves once it prints `listening on URL` on stdout. `env`: variables
+ * set beside this process's (the webhook benchmark's NODE_EXTRA_CA_CERTS).
+ */
+export async function startServerProcess(
+  name: string,
+  nodeArgs: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, nodeArgs, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT);

@@ -6,6 +6,7 @@ import type { BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
 import { LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock } from './report-long-poll.js';
 import { scaleOutSection } from './report-scale-out.js';
+import { WEBHOOKS_BEGIN, WEBHOOKS_END, webhooksBlock } from './report-webhooks.js';
 import type { ScenarioRow } from './results.js';
 
 export const RESULTS_JSON = path.join(ROOT, 'bench', 'results.json');
@@ -159,7 +160,9 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
 
 /** The section of the report a row belongs in: its `section`, or the main block. */
 const sectionOf = (row: ScenarioRow) => (typeof row.section === 'string' ? row.section : 'main');
-const SECTION_ORDER = ['main', 'long-poll'];
+const SECTION_ORDER = ['main', 'long-poll', 'webhooks'];
+/** Sections whose rows are kept one by one until a run measures them again (standalone scenarios, often run alone). */
+const KEPT_BY_ROW = new Set(['long-poll', 'webhooks']);
 
 function readPreviousRows(): ScenarioRow[] {
   try {
@@ -185,8 +188,8 @@ function placeBlock(text: string, begin: string, end: string, block: string, whe
 
 /**
  * Writes results.json and the blocks of RESULTS.md that this run measured: the main block
- * when it ran any of its scenarios (from this run's rows only), the long-poll block when it ran
- * any of those (each of its rows from the latest run that measured it). A block this run did
+ * when it ran any of its scenarios (from this run's rows only), the long-poll and webhooks blocks
+ * when it ran any of theirs (each of their rows from the latest run that measured it). A block this run did
  * not touch, and its rows in results.json, stay as the run that wrote them left them.
  */
 export function writeReports(
@@ -197,10 +200,10 @@ export function writeReports(
 ) {
   const ran = new Set(rows.map(sectionOf));
   const ranNames = new Set(rows.map((row) => row.name));
-  // The main block is one run's; the long-poll block keeps each row until a run measures it
-  // again (its scenarios are standalone and often run alone: `--only follow-vs-poll`).
+  // The main block is one run's; the long-poll and webhooks blocks keep each row until a run
+  // measures it again (their scenarios are standalone and often run alone: `--only follow-vs-poll`).
   const kept = readPreviousRows().filter((row) =>
-    sectionOf(row) === 'long-poll' ? !ranNames.has(row.name) : !ran.has(sectionOf(row)),
+    KEPT_BY_ROW.has(sectionOf(row)) ? !ranNames.has(row.name) : !ran.has(sectionOf(row)),
   );
   const all = [...kept, ...rows].sort(
     (a, b) => SECTION_ORDER.indexOf(sectionOf(a)) - SECTION_ORDER.indexOf(sectionOf(b)),
@@ -222,6 +225,13 @@ export function writeReports(
     loads,
   );
   if (longPoll !== undefined) text = placeBlock(text, LONG_POLL_BEGIN, LONG_POLL_END, longPoll, 'end');
+  const webhooks = webhooksBlock(
+    ran.has('webhooks') ? all.filter((row) => sectionOf(row) === 'webhooks') : [],
+    machine,
+    command,
+    loads,
+  );
+  if (webhooks !== undefined) text = placeBlock(text, WEBHOOKS_BEGIN, WEBHOOKS_END, webhooks, 'end');
   writeFileSync(RESULTS_MD, text);
   // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
   const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');

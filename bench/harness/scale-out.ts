@@ -138,12 +138,16 @@ const EMPTY = {
  * here, dropped by stop()), seeded by the real `seed` command (or left `empty`, for scenarios
  * that make their own users, such as the long poll's), and `serve` on it with the shared
  * Redis limiter under a prefix of its own. Skipped, with the reason, when either server does
- * not answer.
+ * not answer. `moreServeArgs` (the webhook benchmark's `--webhook-allow-private --webhook-ca
+ * FILE`) go to its server and into `serveArgs`, so a second instance takes them too; `serveEnv`
+ * is its server's environment beside the benchmark's.
  */
 export async function startScaleOut(
   options: BenchOptions,
   log: (line: string) => void,
   contents: 'seeded' | 'empty' = 'seeded',
+  moreServeArgs: readonly string[] = [],
+  serveEnv: Readonly<Record<string, string>> = {},
 ): Promise<ScaleOutStart> {
   const { pgUrl, redisUrl } = options;
   const missing = (await probePostgres(pgUrl)) ?? (await probeRedis(redisUrl));
@@ -179,8 +183,8 @@ export async function startScaleOut(
       log(`  seeded ${seeding.meals} meals in ${seeding.seconds} s: ${seeding.mealsPerSecond} meals/s`);
       sizes = await measureSizes(dbUrl.href);
     }
-    const serveArgs = ['--redis', redisUrl, '--redis-prefix', prefix];
-    const server = await startRealServer(dbUrl.href, undefined, serveArgs);
+    const serveArgs = ['--redis', redisUrl, '--redis-prefix', prefix, ...moreServeArgs];
+    const server = await startRealServer(dbUrl.href, undefined, serveArgs, serveEnv);
     cleanUps.push(() => server.stop());
     // The server's own backends: PostgreSQL titles each `postgres: … USER DATABASE HOST(PORT) STATE`.
     const backends = () =>

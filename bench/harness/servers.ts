@@ -35,32 +35,37 @@ export function serverCertificate(): Certificate {
 /**
  * `meal-export serve` as users run it (TLS, auth and limiter on), with the limits raised by
  * flags so the load generator is never refused, and warn-level logs. `serveArgs`: more flags
- * (`--workers 2`, `--redis URL`).
+ * (`--workers 2`, `--redis URL`); `env`: more environment variables.
  */
 export function startRealServer(
   db: string,
   profileDir?: string,
   serveArgs: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
 ): Promise<ServerProcess> {
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  return startServerProcess('meal-export serve', [
-    ...profile,
-    BIN,
-    'serve',
-    '--port',
-    '0',
-    '--db',
-    db,
-    '--data-dir',
-    SERVER_HOME,
-    '--min-interval-ms',
-    '0',
-    '--daily-limit',
-    '1000000000',
-    '--log-level',
-    'warn',
-    ...serveArgs,
-  ]);
+  return startServerProcess(
+    'meal-export serve',
+    [
+      ...profile,
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--data-dir',
+      SERVER_HOME,
+      '--min-interval-ms',
+      '0',
+      '--daily-limit',
+      '1000000000',
+      '--log-level',
+      'warn',
+      ...serveArgs,
+    ],
+    env,
+  );
 }
 
 const CEILING_SCRIPT = path.join(import.meta.dirname, 'ceiling-server.ts');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ROOT } from './processes.js';
 
 /**
- * The long-poll benchmark's writer: a process of its own that stays up and writes meals on
+ * The long-poll and webhook benchmarks' writer: a process of its own that stays up and writes meals on
  * command through `meal-export/host` (bench/harness/long-poll-writer.ts), so that process
  * start-up is never part of a latency. With `serve`, the same process also runs the API on the
  * same store handle (startServer's `storage` option): the in-process case.
@@ -25,6 +25,12 @@ export type WriterCommand =
   | { readonly op: 'keys'; readonly prefix: string; readonly count: number; readonly withMeal?: boolean }
   /** One new meal of this user, through the host module; answers with the time the write returned. */
   | { readonly op: 'write'; readonly userId: string }
+  /** Registers one webhook endpoint at `url` for each of `count` users `${prefix}${i}` (the webhook benchmark). */
+  | { readonly op: 'webhooks'; readonly prefix: string; readonly count: number; readonly url: string }
+  /** One new meal of each of these users, one transaction (one upsert) each, one after another. */
+  | { readonly op: 'burst'; readonly userIds: readonly string[] }
+  /** `meals` new meals of this user in upserts of `batch` meals each (1: one upsert per meal). */
+  | { readonly op: 'import'; readonly userId: string; readonly meals: number; readonly batch: number }
   | { readonly op: 'stop' };
 
 export interface UserKey {
@@ -38,6 +44,14 @@ export interface WriterReplies {
   readonly keys: { readonly keys: readonly UserKey[] };
   /** `committedAt`: wallClock() right after the host's upsertMeals resolved; `writeMs`: its duration. */
   readonly write: { readonly committedAt: number; readonly writeMs: number };
+  readonly webhooks: { readonly userIds: readonly string[] };
+  /** wallClock() before the first upsert and after the last returned. */
+  readonly burst: { readonly startedAt: number; readonly committedAt: number };
+  /**
+   * The upserts' time alone (the meals are made before the clock starts), and the writer's CPU
+   * over it (on SQLite the whole write: the engine runs in the writer's process).
+   */
+  readonly import: { readonly ms: number; readonly cpuUs: number };
   readonly stop: Record<string, never>;
 }
 
