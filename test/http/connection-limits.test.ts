@@ -172,7 +172,7 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
   });
 
   test(
-    'a client that stops reading a large answer is cut off 15 to 20 s after it took its last byte',
+    'a client that stops reading a large answer is cut off 25 to 30 s after it took its last byte',
     { timeout: 60_000 },
     async () => {
       let reader: { destroy(): void } | undefined;
@@ -195,10 +195,10 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
         const cutAfterMs = performance.now() - answeredAt;
         console.log(`a stalled reader was cut ${(cutAfterMs / 1000).toFixed(1)} s after its answer's headers`);
         assert.equal(serverConnections(server.port), 0, 'the server closed the connection');
-        assert.ok(cutAfterMs >= 14_000, `cut after ${Math.round(cutAfterMs)} ms: not before 15 s`);
-        // 20 s when no other answer is being sent (the first check comes 5 s after the answer),
+        assert.ok(cutAfterMs >= 24_000, `cut after ${Math.round(cutAfterMs)} ms: not before 25 s`);
+        // 30 s when no other answer is being sent (the first check comes 5 s after the answer),
         // and some slack for a busy machine's timers.
-        assert.ok(cutAfterMs <= 25_000, `cut after ${Math.round(cutAfterMs)} ms: within 20 s`);
+        assert.ok(cutAfterMs <= 35_000, `cut after ${Math.round(cutAfterMs)} ms: within 30 s`);
       } finally {
         reader?.destroy();
       }
@@ -207,7 +207,7 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
 
   test(
     '50 readers of 5000-meal pages that stop reading are cut off, while memory stays bounded and other clients answer at once',
-    { timeout: 300_000 },
+    { timeout: 420_000 },
     async () => {
       const pid = server.child.pid ?? 0;
       const baseline = residentBytes(pid);
@@ -221,7 +221,7 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
         assert.ok(serverConnections(server.port) >= 40, 'the stalled readers are connected');
         // Other clients meanwhile: small pages never wait for the large ones' budget (app.ts).
         const latencies: number[] = [];
-        while (serverConnections(server.port) > 0 && performance.now() - started < 220_000) {
+        while (serverConnections(server.port) > 0 && performance.now() - started < 330_000) {
           for (const path of ['/healthz', `/v1/meals?lastModifiedSince=${OLD}&limit=10`]) {
             const sent = performance.now();
             const res = await request(server, { path, key });
@@ -239,7 +239,7 @@ describe('answers nobody reads', { skip: PROC_SKIP ?? false }, () => {
           `50 stalled readers of ~10 MB pages: all cut after ${tookS.toFixed(0)} s (${left} left); ` +
             `server memory +${grownMb.toFixed(0)} MB at most; other clients: worst ${worstMs.toFixed(0)} ms over ${latencies.length} requests`,
         );
-        // Eight pages at once (app.ts LARGE_PAGES), each cut 15 to 20 s after it stalls: ~7 rounds.
+        // Eight pages at once (app.ts LARGE_PAGES), each cut 25 to 30 s after it stalls: ~7 rounds.
         assert.equal(left, 0, `every stalled connection is cut (${left} left after ${tookS.toFixed(0)} s)`);
         // Eight ~10 MB pages held at once, with their ciphertext; without the cut, a share came
         // back after 30 s while its memory did not, and fifty pages would be ~1 GB.

@@ -167,7 +167,7 @@ describe('long poll on the embedded default (SQLite)', { concurrency: true }, ()
   });
 
   test(
-    'a request held longer than the 30 s request bound and the 15 s stalled-reader bound is answered, not cut',
+    'a request held longer than the 30 s request bound and the 25 s stalled-reader bound is answered, not cut',
     { timeout: 60_000 },
     async () => {
       const { key } = await newKey(server);
