@@ -69,6 +69,9 @@ interface HeldMealsRequest extends HeldRequest {
 /** What `answer` leaves to the held requests: the request is held, its answer comes later. */
 const HELD = Symbol('held');
 
+/** The release of a page small enough to take no share of the large-page gate. */
+const NO_SHARE = (): void => undefined;
+
 /**
  * GET and HEAD /v1/meals, served straight from Node's request and response (HEAD answers and
  * counts the same, without a body). Only requests the gatekeeper lets through come here
@@ -83,10 +86,13 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
   const guard: AuthFailureGuard = { limiter: deps.authFailures, known: createKnownBlocks() };
   const { report } = deps;
 
-  /** Waits for its turn when the page is large; undefined when the client left meanwhile. */
+  /**
+   * Waits for its turn when the page is large: its release, NO_SHARE for a small page (which
+   * takes none), or undefined when the client left meanwhile.
+   */
   async function admitPage(response: ServerResponse, limit: number): Promise<(() => void) | undefined> {
     const admission = deps.largePages.admit(limit);
-    if (admission === undefined) return () => undefined;
+    if (admission === undefined) return NO_SHARE;
     const release = await admission;
     // A client that left while its page waited gets no query (the store may be closing).
     if (response.closed) {
@@ -139,8 +145,11 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
       count = page.count;
       return page;
     } finally {
-      if (count === 0) release();
-      else response.once('close', release);
+      // A small page took no share: nothing to give back, and no listener on the hot path.
+      if (release !== NO_SHARE) {
+        if (count === 0) release();
+        else response.once('close', release);
+      }
     }
   }
 
