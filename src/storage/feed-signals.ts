@@ -53,7 +53,6 @@ export interface FeedWatchers {
   anyInterest(): boolean;
   /** The store changed, by whom is not known: watchers of every user are told `lost`. */
   somethingChanged(): void;
-  readonly size: number;
 }
 
 export function createFeedWatchers(): FeedWatchers {
@@ -84,9 +83,6 @@ export function createFeedWatchers(): FeedWatchers {
     },
     somethingChanged() {
       for (const watcher of watchers) if (watcher.users() === EVERY_USER) watcher.lost();
-    },
-    get size() {
-      return watchers.size;
     },
   };
 }
