@@ -3,7 +3,7 @@ import path from 'node:path';
 /**
  * Settings resolved in one place, in a fixed order: command-line flag, then environment
  * variable, then default. This is the only module that reads process.env. Every variable is
- * listed here and in the README's configuration table.
+ * listed here and in docs/configuration.md.
  */
 export const ENV = {
   databaseUrl: 'MEAL_EXPORT_DATABASE_URL',
