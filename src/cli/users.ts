@@ -5,7 +5,8 @@ import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
-import { printResult } from './output.js';
+import { printNotice, printResult } from './output.js';
+import { nothingListensAt } from './page-probe.js';
 
 const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url URL] [--db FILE] [--json]';
 
@@ -13,7 +14,8 @@ const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url U
  * `users login-link`: a one-time link that signs the user in to the app page (issue 11). The
  * host app's back end sends the user to it; `meal-export/host` does the same from code. The
  * link's origin: `--public-url` (or MEAL_EXPORT_PUBLIC_URL), else the one `serve --app-port`
- * recorded in the store when its page started (issue 17, item 3).
+ * recorded in the store when its page started (issue 17, item 3); it warns when nothing listens
+ * there any more.
  */
 async function runLoginLink(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(
@@ -44,6 +46,11 @@ async function runLoginLink(argv: string[]): Promise<void> {
     },
     EXISTING_STORE,
   );
+  // The recorded address is that of the last page to start: it may have stopped since.
+  const origin = new URL(link.url).origin;
+  if (publicUrl === undefined && (await nothingListensAt(origin))) {
+    printNotice(`meal-export: nothing listens at ${origin} now: the link opens once serve --app-port runs there again`);
+  }
   printResult(
     values.json,
     { url: link.url, expiresAt: formatInstant(link.expiresAt) },

@@ -26,9 +26,11 @@ describe('meal-export users login-link', () => {
   });
 
   test('serve --app-port records the page address: --json prints a one-time link to the running page, for 15 minutes', async () => {
-    const server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    const dataDir = path.join(temp.dir, 'data-recorded');
+    const server = await startTestServer({ dataDir, extraArgs: ['--app-port', '0'] });
+    let page: string;
     try {
-      const page = await appPageUrl(server);
+      page = await appPageUrl(server);
       const pagePort = new URL(page).port;
       assert.match(page, /^https:\/\/127\.0\.0\.1:\d+$/);
       assert.notEqual(pagePort, '8444');
@@ -54,9 +56,18 @@ describe('meal-export users login-link', () => {
       assert.ok(logs.includes(`store ${server.db}, limiter in-process`), logs);
       assert.ok(logs.includes(`App page listening at ${page}`), logs);
       assert.ok(!logs.includes(`http://127.0.0.1:${pagePort}`), 'no http:// address for the HTTPS page');
+      assert.equal(result.stderr, '', 'no warning while the page runs');
     } finally {
       await server.stop();
     }
+    // The page has stopped: the link is still made (it opens once the page runs again), with a warning.
+    const stopped = await runCli(['users', 'login-link', '--user', 'u_1', '--db', server.db, '--json']);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(stopped.stdout, /"url":"https:\/\/127\.0\.0\.1:\d+\/login\?token=/);
+    assert.equal(
+      stopped.stderr,
+      `meal-export: nothing listens at ${page} now: the link opens once serve --app-port runs there again\n`,
+    );
   });
 
   test('serve --app-port --public-url records the public address, behind a proxy', async () => {
