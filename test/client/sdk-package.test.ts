@@ -80,9 +80,16 @@ async function inProject(command: string, env: Record<string, string> = {}) {
   return run('sh', ['-c', line], { cwd: project.dir, env: projectEnv(env), timeout: 120_000 });
 }
 
+/** What execFile rejects with when the command exits non-zero. */
+interface ExitError {
+  readonly code?: number;
+  readonly stdout?: string;
+  readonly stderr?: string;
+}
+
 /** Rejects unless the command fails and its output (tsc writes errors to stdout) matches. */
 async function failsWith(command: Promise<unknown>, expected: RegExp): Promise<void> {
-  await assert.rejects(command, (error: { stdout?: string; stderr?: string }) => {
+  await assert.rejects(command, (error: ExitError) => {
     assert.match(`${error.stdout ?? ''}${error.stderr ?? ''}`, expected);
     return true;
   });
@@ -112,7 +119,13 @@ test("a fresh npm init project installs the tarball and type-checks the page's e
   assert.deepEqual(installed.dependencies, undefined, 'the SDK has no dependency');
   const config = readFileSync(path.join(project.dir, 'tsconfig.json'), 'utf8');
   assert.match(config, /^\s*"strict": true/m);
-  writeFileSync(path.join(project.dir, 'sync.ts'), blockAfter('sdk-example', 'ts'));
+  const example = blockAfter('sdk-example', 'ts');
+  writeFileSync(path.join(project.dir, 'sync.ts'), example);
+  // Every other TypeScript block of the page that uses the SDK (a webhook receiver, say) too.
+  const others = [...DOCS.matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? '')
+    .filter((block) => block !== example && block.includes("from 'meal-export-client'"));
+  others.forEach((block, i) => writeFileSync(path.join(project.dir, `example-${i + 1}.ts`), block));
   await inProject('npx tsc --noEmit');
   // The check can fail: a type error in the same project is reported.
   writeFileSync(
@@ -178,10 +191,19 @@ test('the example syncs from a real server over TLS, keeps its position, and pri
   assert.match(third.stdout, /^done: 1 pages, meals received: 1, deletions: 1$/m);
   assert.deepEqual(copy(), ids([...meals.slice(1), added]));
 
-  // Without its settings it says what is missing, in one line, and exits 2.
-  await assert.rejects(inProject(RUN), (error: { code?: number; stderr?: string }) => {
+  // Without its settings it says what is missing, in one line, and exits 2; a refused key is
+  // one line too (no stack trace), exit 1, and leaves the saved position as it was.
+  await assert.rejects(inProject(RUN), (error: ExitError) => {
     assert.equal(error.code, 2);
     assert.match(error.stderr ?? '', /^sync: set MEAL_EXPORT_URL and MEAL_EXPORT_API_KEY/m);
     return true;
   });
+  const before = readJson('position.json');
+  await assert.rejects(inProject(RUN, { ...env, MEAL_EXPORT_API_KEY: 'mxk_unknown' }), (error: ExitError) => {
+    assert.equal(error.code, 1);
+    assert.match(error.stderr ?? '', /^sync: Request failed with 401 invalid_api_key: GET \/v1\/meals$/m);
+    assert.doesNotMatch(error.stderr ?? '', /^\s+at /m);
+    return true;
+  });
+  assert.deepEqual(readJson('position.json'), before);
 });
