@@ -13,7 +13,18 @@ import { promisify } from 'node:util';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/** execFile, whose failure message carries the command's output (tsc writes its errors to stdout). */
+async function run(file: string, args: readonly string[], options: Parameters<typeof execFileAsync>[2] = {}) {
+  try {
+    return await execFileAsync(file, args, { ...options, encoding: 'utf8' });
+  } catch (error) {
+    const failed = error as Error & ExitError;
+    failed.message = `${[file, ...args].join(' ')} exited ${failed.code}:\n${failed.stdout ?? ''}${failed.stderr ?? ''}`;
+    throw failed;
+  }
+}
 const DOCS = readFileSync(path.join(PROJECT_ROOT, 'docs', 'sdk.md'), 'utf8');
 const { version } = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 const DOCS_TARBALL = `/path/to/meal-export/dist-client/meal-export-client-${version}.tgz`;
