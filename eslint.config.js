@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'bench/.data/'] },
+  { ignores: ['dist/', 'dist-client/', 'node_modules/', 'bench/.data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

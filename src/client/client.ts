@@ -13,8 +13,11 @@ export interface MealExportClientOptions {
   readonly baseUrl: string | URL;
   /** `mxk_...`: sent as `Authorization: Bearer`, never in the URL. */
   readonly apiKey: string;
-  /** PEM certificate(s) to trust, such as the server's self-signed `<data-dir>/tls/cert.pem`. */
-  readonly ca?: string | Buffer;
+  /**
+   * PEM certificate(s) to trust, such as the server's self-signed `<data-dir>/tls/cert.pem`
+   * (a Buffer from readFileSync is a Uint8Array). Absent: the system's trust store.
+   */
+  readonly ca?: string | Uint8Array | undefined;
   /**
    * The wait between requests. Absent: 3000 ms (the contract's) until the server announces
    * its own in `RateLimit-Policy`, then that. Given: exactly this, whatever the server says.

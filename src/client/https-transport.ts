@@ -10,8 +10,11 @@ const gunzip = promisify(zlib.gunzip);
 const brotliDecompress = promisify(zlib.brotliDecompress);
 
 export interface HttpsTransportOptions {
-  /** PEM certificate(s) to trust instead of the system's (the server's self-signed cert.pem). */
-  readonly ca?: string | Buffer;
+  /**
+   * PEM certificate(s) to trust instead of the system's (the server's self-signed cert.pem).
+   * Uint8Array rather than Buffer, so that the SDK's types need no @types/node.
+   */
+  readonly ca?: string | Uint8Array | undefined;
   /**
    * No byte for this long: the request fails (and is retried as a network error). Default
    * 60 s; a long poll gets its hold on top (a request with `wait=120` may be silent 180 s).
@@ -54,7 +57,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
   const tlsAgent = new https.Agent({
     keepAlive: true,
     maxSockets: 1,
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
+    ...(options.ca === undefined ? {} : { ca: typeof options.ca === 'string' ? options.ca : Buffer.from(options.ca) }),
   });
   const plainAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 

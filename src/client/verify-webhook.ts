@@ -51,7 +51,7 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 export function verifyWebhook(
   secret: string,
   headers: WebhookHeaders,
-  body: string | Buffer,
+  body: string | Uint8Array,
   options: VerifyWebhookOptions = {},
 ): WebhookEvent {
   const key = secretKey(secret);
@@ -120,10 +120,12 @@ function headerValue(headers: WebhookHeaders, name: string): string {
   return value;
 }
 
-function parseEvent(body: string | Buffer): WebhookEvent {
+function parseEvent(body: string | Uint8Array): WebhookEvent {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+    const text =
+      typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString();
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new MealExportWebhookVerificationError('payload', 'the signed body is not JSON', { cause: error });
   }

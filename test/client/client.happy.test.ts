@@ -63,6 +63,16 @@ test('listMeals over TLS, trusting the server certificate given as ca, returns t
   assert.equal(typeof page.nextCursor, 'string');
 });
 
+test('the ca may be given as bytes (a Uint8Array, not only a Buffer or a string)', async () => {
+  const user = await userWith(1);
+  const client = createMealExportClient({ baseUrl: server.url, apiKey: user.key, ca: new TextEncoder().encode(ca) });
+  clients.push(client);
+  assert.deepEqual(
+    (await client.listMeals({ lastModifiedSince: '2020-01-01' })).meals.map((m) => m.id),
+    user.ids,
+  );
+});
+
 test('listMeals with includeDeleted returns tombstones as { id, modifiedAt, deleted: true }', async () => {
   const user = await userWith(2);
   await cli('meals', 'delete', '--user', user.userId, String(user.ids[0]), '--db', server.db);

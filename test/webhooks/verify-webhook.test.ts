@@ -98,9 +98,13 @@ describe('verifyWebhook accepts', () => {
     assert.deepEqual(verifyWebhook(secret, headers, call.body, { now: NOW }), EVENT);
   });
 
-  it('headers as a fetch Headers, as a record in any case, with the body as a Buffer', () => {
+  it('headers as a fetch Headers, as a record in any case, with the body as a Buffer or a Uint8Array', () => {
     const call = signed();
     assert.deepEqual(verifyWebhook(secret, new Headers(call.headers), Buffer.from(call.body), { now: NOW }), EVENT);
+    // A view into a larger buffer, as a web framework's body parser may hand it over.
+    const padded = new TextEncoder().encode(`xx${call.body}yy`);
+    const view = padded.subarray(2, padded.length - 2);
+    assert.deepEqual(verifyWebhook(secret, call.headers, view, { now: NOW }), EVENT);
     const shouting = Object.fromEntries(
       Object.entries(call.headers).map(([name, value]) => [name.toUpperCase(), value]),
     );
