@@ -160,12 +160,12 @@ test('the rate limits are in the RateLimit-Policy header the answers describe, a
   assert.doesNotMatch(get.description, /\d/, 'no figure in the operation description');
 });
 
-test('the OpenAPI Meal schema lists the fourteen fields in contract order, all required, and the page its seven', async () => {
+test('the OpenAPI LiveMeal schema lists the fourteen fields in contract order, all required, and the page its seven', async () => {
   const doc = await openApi();
-  const { Meal, MealPage, Tombstone } = doc.components.schemas;
-  assert.ok(Meal && MealPage && Tombstone);
-  assert.deepEqual(Object.keys(Meal.properties), MEAL_FIELDS);
-  assert.deepEqual([...Meal.required].sort(), [...MEAL_FIELDS].sort());
+  const { LiveMeal, MealPage, Tombstone } = doc.components.schemas;
+  assert.ok(LiveMeal && MealPage && Tombstone);
+  assert.deepEqual(Object.keys(LiveMeal.properties), [...MEAL_FIELDS, 'deleted']);
+  assert.deepEqual([...LiveMeal.required].sort(), [...MEAL_FIELDS].sort());
   assert.deepEqual(Object.keys(MealPage.properties), ENVELOPE_FIELDS);
   assert.deepEqual(Object.keys(Tombstone.properties), ['id', 'modifiedAt', 'deleted']);
   for (const ref of refsIn(doc)) {
