@@ -31,9 +31,9 @@ interface Answer {
 
 type Responses = Record<string, object>;
 
-/** An error body as the service renders it (errors.ts), as an example. */
-function errorExample(code: ErrorCode, message: string, param?: string): Example {
-  return { summary: code, value: JSON.parse(errorBody(code, message, param)) };
+/** An error body as the service renders it (errors.ts), as an example; its summary names it. */
+function errorExample(code: ErrorCode, message: string, param?: string, summary: string = code): Example {
+  return { summary, value: JSON.parse(errorBody(code, message, param)) };
 }
 
 function responseOf(answer: Answer, withBody: boolean): object {
@@ -61,9 +61,8 @@ const error = (description: string, headers: Headers, ...examples: Example[]): A
   description,
   schema: 'Error',
   headers: { ...COMMON_HEADERS, ...headers },
-  examples: Object.fromEntries(
-    examples.map((example, i) => [i === 0 ? example.summary : `${example.summary}${i}`, example]),
-  ),
+  // Named by their summaries, which differ within an answer.
+  examples: Object.fromEntries(examples.map((example) => [example.summary, example])),
 });
 
 const BAD_REQUEST = errorExample('bad_request', 'The request is malformed.');
@@ -175,7 +174,12 @@ const MEALS_ANSWERS: Readonly<Record<string, Answer>> = {
     "rate_limited: over the key's limits (the answer carries the rate-limit headers), or too many failed authentications from this client address (it carries none). Wait for Retry-After.",
     { ...rateLimitHeaders(false), ...retryAfterHeader(3) },
     errorExample('rate_limited', 'Rate limit exceeded: wait for Retry-After seconds.'),
-    errorExample('rate_limited', 'Too many failed authentications from this address: retry later.'),
+    errorExample(
+      'rate_limited',
+      'Too many failed authentications from this address: retry later.',
+      undefined,
+      'rate_limited_failed_authentications',
+    ),
   ),
   '431': HEADERS_TOO_LARGE,
   '500': INTERNAL_ERROR(rateLimitHeaders(false)),

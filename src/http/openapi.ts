@@ -37,6 +37,21 @@ const WEBHOOK_HEADERS = {
   },
 };
 
+const WEBHOOK_EXAMPLES = {
+  mealsChanged: {
+    summary: 'Meals changed: read them from your saved position',
+    value: {
+      type: 'meals.changed',
+      timestamp: '2026-11-23T10:00:00.000Z',
+      data: { userId: 'u_42', from: '2026-11-23T09:59:58.120Z', through: '2026-11-23T09:59:59.870Z' },
+    },
+  },
+  test: {
+    summary: 'A test call (webhooks test, the app page)',
+    value: { type: 'webhook.test', timestamp: '2026-11-23T10:05:00.000Z', data: { userId: 'u_42' } },
+  },
+};
+
 const MEALS_DESCRIPTION =
   "Rate limits per key: a least interval between two requests and a daily quota (reset at midnight UTC), both this server's settings, given on every answer to an accepted key in the RateLimit-Policy header. A request over them is refused with rate_limited and Retry-After.";
 
@@ -114,6 +129,7 @@ export function buildOpenApiDocument(version: string): object {
                     { $ref: '#/components/schemas/WebhookTestEvent' },
                   ],
                 },
+                examples: WEBHOOK_EXAMPLES,
               },
             },
           },
