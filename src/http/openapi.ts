@@ -144,6 +144,8 @@ export function buildOpenApiDocument(version: string): object {
     security: [{ apiKey: [] }],
     paths: {
       '/v1/meals': {
+        description:
+          'Read-only: any other method is answered 405 method_not_allowed with Allow: GET, HEAD (x-responses-without-operation).',
         get: {
           operationId: 'listMeals',
           tags: ['Meals'],
