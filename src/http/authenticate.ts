@@ -5,7 +5,9 @@ import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
 import type { ApiKeyRecord } from '../storage/storage.js';
 import { retryAfterSeconds } from './rate-limit-headers.js';
 
-const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="meal-export"' };
+/** The challenge of every 401 (CONTRACT.md section 3); the OpenAPI document describes the same value. */
+export const BEARER_CHALLENGE = 'Bearer realm="meal-export"';
+const WWW_AUTHENTICATE = { 'www-authenticate': BEARER_CHALLENGE };
 const BEARER_RE = /^bearer(?:\s+(.*))?$/i;
 
 type Credentials =

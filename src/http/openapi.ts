@@ -1,11 +1,18 @@
 import {
+  healthResponses,
+  mealsResponses,
+  openApiResponses,
+  readinessResponses,
+  RESPONSES_WITHOUT_OPERATION,
+} from './openapi-responses.js';
+import {
   errorSchema,
   liveMealSchema,
-  liveMealWithDeletedSchema,
   mealPageSchema,
-  mealSchema,
   mealsChangedEventSchema,
   mealsQueryParameters,
+  okSchema,
+  openApiDocumentSchema,
   tombstoneSchema,
   webhookTestEventSchema,
 } from './schemas.js';
@@ -30,66 +37,41 @@ const WEBHOOK_HEADERS = {
   },
 };
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
-
-/**
- * The rate-limit headers of every answer to an accepted key (CONTRACT.md section 4). The limits
- * are the server's settings (`serve --min-interval-ms`, `--daily-limit`): they are read from
- * RateLimit-Policy, never written in this document, which is the same on every server.
- */
-const RATE_LIMIT_HEADERS = {
-  'RateLimit-Policy': {
-    description:
-      'This server\'s limits per key (draft-ietf-httpapi-ratelimit-headers): "daily";q=<requests>;w=86400, then, when there is a least interval between two requests, "interval";q=1;w=<seconds>. The defaults are "daily";q=1000;w=86400, "interval";q=1;w=3.',
-    schema: { type: 'string', pattern: '^"daily";q=[0-9]+;w=86400(, "interval";q=1;w=[0-9]+)?$' },
+const WEBHOOK_EXAMPLES = {
+  mealsChanged: {
+    summary: 'Meals changed: read them from your saved position',
+    value: {
+      type: 'meals.changed',
+      timestamp: '2026-11-23T10:00:00.000Z',
+      data: { userId: 'u_42', from: '2026-11-23T09:59:58.120Z', through: '2026-11-23T09:59:59.870Z' },
+    },
   },
-  RateLimit: {
-    description: 'What is left of the daily quota: "daily";r=<remaining>;t=<seconds until 00:00 UTC>.',
-    schema: { type: 'string' },
+  test: {
+    summary: 'A test call (webhooks test, the app page)',
+    value: { type: 'webhook.test', timestamp: '2026-11-23T10:05:00.000Z', data: { userId: 'u_42' } },
   },
-  'X-RateLimit-Limit': { description: 'The daily quota.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'What is left of it today.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix seconds of the next 00:00 UTC.', schema: { type: 'integer' } },
 };
-
-const RETRY_AFTER = { description: 'Whole seconds to wait.', schema: { type: 'integer', minimum: 1 } };
-
-/** The answers of GET /v1/meals; HEAD's are the same without a body (`content` left out). */
-function mealsResponses(withBody: boolean) {
-  const answer = (description: string, schema: string | undefined, headers: object = {}) => ({
-    description,
-    headers,
-    ...(withBody && schema !== undefined
-      ? { content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } }
-      : {}),
-  });
-  return {
-    '200': answer('A page of meals.', 'MealPage', RATE_LIMIT_HEADERS),
-    '400': answer(
-      'missing_parameter, invalid_parameter or bad_request; error.param names the parameter.',
-      'Error',
-      RATE_LIMIT_HEADERS,
-    ),
-    '401': answer('missing_api_key or invalid_api_key.', 'Error'),
-    '403': answer('browser_forbidden: an Origin header or OPTIONS.', 'Error'),
-    '410': answer(
-      'resync_required: with includeDeleted=true, a tombstone the store has pruned belongs in the answer: the starting point (the later of lastModifiedSince, inclusive, and the cursor, exclusive) is at or before the newest tombstone pruned for this user. Sync again from the beginning without includeDeleted, then follow the changes. A user with no pruned tombstone never gets it.',
-      'Error',
-      RATE_LIMIT_HEADERS,
-    ),
-    '429': answer('rate_limited: see Retry-After and RateLimit-Policy.', 'Error', {
-      ...RATE_LIMIT_HEADERS,
-      'Retry-After': RETRY_AFTER,
-    }),
-    '503': answer('unavailable: storage unreachable; see Retry-After.', 'Error', { 'Retry-After': RETRY_AFTER }),
-  };
-}
 
 const MEALS_DESCRIPTION =
   "Rate limits per key: a least interval between two requests and a daily quota (reset at midnight UTC), both this server's settings, given on every answer to an accepted key in the RateLimit-Policy header. A request over them is refused with rate_limited and Retry-After.";
+
+/** GET and HEAD of a route that needs no key: one operation pair, HEAD's answers without bodies. */
+function infoOperations(
+  name: string,
+  summary: string,
+  description: string,
+  responses: (withBody: boolean) => object,
+): object {
+  const operation = (method: 'get' | 'head') => ({
+    operationId: `${method}${name}`,
+    tags: ['Service'],
+    security: [],
+    summary: method === 'get' ? summary : `${summary} Without the body.`,
+    description,
+    responses: responses(method === 'get'),
+  });
+  return { get: operation('get'), head: operation('head') };
+}
 
 /** The OpenAPI 3.1 document of the public API, built once at start-up from the schemas. */
 export function buildOpenApiDocument(version: string): object {
@@ -99,17 +81,30 @@ export function buildOpenApiDocument(version: string): object {
       title: 'meal-export',
       version,
       description:
-        'Read-only incremental sync of the meals a user recorded in the app. Every request carries Authorization: Bearer <API key>.',
+        'Read-only incremental sync of the meals a user recorded in the app. Every request to /v1/meals carries Authorization: Bearer <API key>. Every answer is JSON, errors included ({"error":{"message","code","param"?}}), with Cache-Control: no-store and X-Content-Type-Options: nosniff. What the service answers to a request no operation describes (another path or method, OPTIONS) is under x-responses-without-operation.',
+      contact: { name: 'The meal-export team' },
+      // package.json says UNLICENSED: no licence is granted. SPDX names a licence off its list
+      // LicenseRef-<name>, which is what Redocly's info-license-strict asks for.
+      license: { name: 'Proprietary: all rights reserved (UNLICENSED)', identifier: 'LicenseRef-Proprietary' },
     },
+    // Relative: the server the document was fetched from. It holds no address of a server, so
+    // it is the same on every one (the address is the reader's, as is the certificate).
+    servers: [{ url: '/', description: 'The server this document was fetched from.' }],
+    tags: [
+      { name: 'Meals', description: "A user's meals, read incrementally with an API key." },
+      { name: 'Service', description: 'Liveness, readiness and this document: no key needed.' },
+      { name: 'Webhooks', description: "Calls the service makes to a user's own endpoint when their meals change." },
+    ],
+    'x-responses-without-operation': RESPONSES_WITHOUT_OPERATION,
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'mxk_… key from the app.' } },
       schemas: {
-        Meal: mealSchema,
         LiveMeal: liveMealSchema,
-        LiveMealWithDeleted: liveMealWithDeletedSchema,
         Tombstone: tombstoneSchema,
         MealPage: mealPageSchema,
         Error: errorSchema,
+        Ok: okSchema,
+        OpenApiDocument: openApiDocumentSchema,
         MealsChangedEvent: mealsChangedEventSchema,
         WebhookTestEvent: webhookTestEventSchema,
       },
@@ -118,6 +113,7 @@ export function buildOpenApiDocument(version: string): object {
       mealsChanged: {
         post: {
           operationId: 'mealsChanged',
+          tags: ['Webhooks'],
           summary: "The user's meals changed: read them with GET /v1/meals from your saved position.",
           description:
             'Sent to each endpoint a user registered (webhooks create, the app page, meal-export/host) within 2 s of a change, one event in flight per endpoint, changes meanwhile coalesced into the next event; retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after a failed attempt, then the endpoint is disabled (at once on 410). No meal data is sent: a lost, late or repeated call costs latency, never a change.',
@@ -133,6 +129,7 @@ export function buildOpenApiDocument(version: string): object {
                     { $ref: '#/components/schemas/WebhookTestEvent' },
                   ],
                 },
+                examples: WEBHOOK_EXAMPLES,
               },
             },
           },
@@ -147,8 +144,11 @@ export function buildOpenApiDocument(version: string): object {
     security: [{ apiKey: [] }],
     paths: {
       '/v1/meals': {
+        description:
+          'Read-only: any other method is answered 405 method_not_allowed with Allow: GET, HEAD (x-responses-without-operation).',
         get: {
           operationId: 'listMeals',
+          tags: ['Meals'],
           summary: 'The meals modified since an instant, in (modifiedAt, id) order, paged by cursor.',
           description: MEALS_DESCRIPTION,
           parameters: mealsQueryParameters,
@@ -156,25 +156,31 @@ export function buildOpenApiDocument(version: string): object {
         },
         head: {
           operationId: 'headMeals',
+          tags: ['Meals'],
           summary: 'GET /v1/meals without the body: the same status and headers, counted against the limits alike.',
           description: `${MEALS_DESCRIPTION} With wait, it is held as a GET is.`,
           parameters: mealsQueryParameters,
           responses: mealsResponses(false),
         },
       },
-      '/healthz': {
-        get: { security: [], summary: 'Liveness: {"ok":true}.', responses: { '200': { description: 'Alive.' } } },
-      },
-      '/readyz': {
-        get: {
-          security: [],
-          summary: 'Readiness: storage and limiter answer.',
-          responses: { '200': { description: 'Ready.' }, '503': errorResponse('Not ready.') },
-        },
-      },
-      '/v1/openapi.json': {
-        get: { security: [], summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1.' } } },
-      },
+      '/healthz': infoOperations(
+        'Health',
+        'Liveness: {"ok":true} while the process runs.',
+        'No key is needed and none is checked. For a liveness probe.',
+        healthResponses,
+      ),
+      '/readyz': infoOperations(
+        'Readiness',
+        'Readiness: {"ok":true} while storage and limiter answer.',
+        'No key is needed. 503 when the store or the shared limiter does not answer: for a readiness probe or a load balancer.',
+        readinessResponses,
+      ),
+      '/v1/openapi.json': infoOperations(
+        'OpenApiDocument',
+        'This document.',
+        "No key is needed. The same on every server, whatever its settings: the limits are in each answer's RateLimit-Policy.",
+        openApiResponses,
+      ),
     },
   };
 }

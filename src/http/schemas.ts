@@ -14,7 +14,8 @@ import { STATUS_BY_CODE } from '../errors.js';
  * names and order come from domain/meal.ts, the same source the encoder uses; the tests check
  * real responses against these schemas.
  */
-const INSTANT = {
+/** An instant as the service writes one: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const instantSchema = {
   type: 'string',
   format: 'date-time',
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
@@ -25,7 +26,7 @@ const MEAL_FIELD_SCHEMAS: Record<MealField, object> = {
   description: { type: 'string', description: 'Free text; "" when empty, never null.' },
   title: { type: 'string', description: 'Free text; "" when empty, never null.' },
   type: { type: 'string', enum: [...MEAL_TYPES] },
-  date: { ...INSTANT, description: 'When the meal was eaten.' },
+  date: { ...instantSchema, description: 'When the meal was eaten.' },
   caloriesTotal: { type: ['number', 'null'], description: 'Kilocalories; null when unknown.' },
   proteins_g: { type: ['number', 'null'], description: 'Grams.' },
   fats_g: { type: ['number', 'null'], description: 'Grams.' },
@@ -34,25 +35,10 @@ const MEAL_FIELD_SCHEMAS: Record<MealField, object> = {
   sodium_mg: { type: ['number', 'null'], description: 'Milligrams.' },
   iron_mg: { type: ['number', 'null'], description: 'Milligrams.' },
   calcium_mg: { type: ['number', 'null'], description: 'Milligrams.' },
-  modifiedAt: { ...INSTANT, description: 'When the meal last changed: the sync position.' },
+  modifiedAt: { ...instantSchema, description: 'When the meal last changed: the sync position.' },
 };
 
 const mealProperties = Object.fromEntries(MEAL_FIELDS.map((field) => [field, MEAL_FIELD_SCHEMAS[field]]));
-
-export const mealSchema = {
-  type: 'object',
-  properties: mealProperties,
-  required: [...MEAL_FIELDS],
-  additionalProperties: false,
-} as const;
-
-/** A live meal in an includeDeleted=true answer. */
-export const liveMealWithDeletedSchema = {
-  type: 'object',
-  properties: { ...mealProperties, deleted: { const: false } },
-  required: [...MEAL_FIELDS, 'deleted'],
-  additionalProperties: false,
-} as const;
 
 /**
  * An item of a page that is not a tombstone: a Meal, with `deleted: false` when the request has
@@ -71,7 +57,7 @@ export const liveMealSchema = {
 
 export const tombstoneSchema = {
   type: 'object',
-  properties: { id: MEAL_FIELD_SCHEMAS.id, modifiedAt: INSTANT, deleted: { const: true } },
+  properties: { id: MEAL_FIELD_SCHEMAS.id, modifiedAt: instantSchema, deleted: { const: true } },
   required: ['id', 'modifiedAt', 'deleted'],
   additionalProperties: false,
 } as const;
@@ -81,7 +67,7 @@ export const mealPageSchema = {
   properties: {
     ok: { const: true },
     userId: { type: 'string' },
-    lastModifiedSince: { ...INSTANT, description: 'The requested instant, normalised.' },
+    lastModifiedSince: { ...instantSchema, description: 'The requested instant, normalised.' },
     count: { type: 'integer', minimum: 0, description: 'meals.length' },
     meals: {
       type: 'array',
@@ -154,13 +140,16 @@ export const mealsChangedEventSchema = {
   type: 'object',
   properties: {
     type: { const: 'meals.changed' },
-    timestamp: { ...INSTANT, description: 'When the event was made: the same on every retry.' },
+    timestamp: { ...instantSchema, description: 'When the event was made: the same on every retry.' },
     data: {
       type: 'object',
       properties: {
         userId: { type: 'string' },
-        from: { ...INSTANT, description: 'modifiedAt of the oldest change the event covers (deletions included).' },
-        through: { ...INSTANT, description: 'modifiedAt of the newest change the event covers.' },
+        from: {
+          ...instantSchema,
+          description: 'modifiedAt of the oldest change the event covers (deletions included).',
+        },
+        through: { ...instantSchema, description: 'modifiedAt of the newest change the event covers.' },
       },
       required: ['userId', 'from', 'through'],
       additionalProperties: false,
@@ -175,7 +164,7 @@ export const webhookTestEventSchema = {
   type: 'object',
   properties: {
     type: { const: 'webhook.test' },
-    timestamp: INSTANT,
+    timestamp: instantSchema,
     data: {
       type: 'object',
       properties: { userId: { type: 'string' } },
@@ -185,4 +174,23 @@ export const webhookTestEventSchema = {
   },
   required: ['type', 'timestamp', 'data'],
   additionalProperties: false,
+} as const;
+
+/** The body of /healthz and /readyz when they answer 200. */
+export const okSchema = {
+  type: 'object',
+  properties: { ok: { const: true } },
+  required: ['ok'],
+  additionalProperties: false,
+} as const;
+
+/** The body of /v1/openapi.json, as far as a client needs to know it before reading it. */
+export const openApiDocumentSchema = {
+  type: 'object',
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+    info: { type: 'object' },
+    paths: { type: 'object' },
+  },
+  required: ['openapi', 'info', 'paths'],
 } as const;

@@ -1,12 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  errorSchema,
-  liveMealSchema,
-  liveMealWithDeletedSchema,
-  mealPageSchema,
-  mealSchema,
-  tombstoneSchema,
-} from '../../src/http/schemas.js';
+import { errorSchema, liveMealSchema, mealPageSchema, tombstoneSchema } from '../../src/http/schemas.js';
 import { request, type TestResponse } from '../support/server.js';
 import { schemaProblems } from './json-schema-check.js';
 
@@ -44,9 +37,7 @@ export interface ErrorBody {
 }
 
 const COMPONENTS = {
-  Meal: mealSchema,
   LiveMeal: liveMealSchema,
-  LiveMealWithDeleted: liveMealWithDeletedSchema,
   Tombstone: tombstoneSchema,
   MealPage: mealPageSchema,
   Error: errorSchema,

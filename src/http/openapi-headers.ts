@@ -1,0 +1,126 @@
+import { BEARER_CHALLENGE } from './authenticate.js';
+import { ENCODINGS } from './compression.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.js';
+import { ALWAYS_SENT_HEADERS, HSTS } from './json-response.js';
+import { PUBLIC_METHODS } from './public-routes.js';
+import { instantSchema } from './schemas.js';
+
+/**
+ * The response headers of the OpenAPI document (CONTRACT.md sections 1, 3 and 4), each with its
+ * schema and an example. Fixed values come from the code that sends them, so the document cannot
+ * drift from the answers; Content-Type is the media type of each response's content (OpenAPI
+ * ignores a Content-Type header object) and transport headers (Date, Content-Length…) are left
+ * out.
+ */
+export interface HeaderObject {
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: object;
+  readonly example: string | number;
+}
+
+export type Headers = Readonly<Record<string, HeaderObject>>;
+
+const fixed = (value: string, description: string, required: boolean): HeaderObject => ({
+  description,
+  required,
+  schema: { type: 'string', const: value },
+  example: value,
+});
+
+/** On every answer of the public listener, errors included (section 1). */
+export const COMMON_HEADERS: Headers = {
+  'Cache-Control': fixed(ALWAYS_SENT_HEADERS['cache-control'], 'No answer may be stored by a cache.', true),
+  'X-Content-Type-Options': fixed(
+    ALWAYS_SENT_HEADERS['x-content-type-options'],
+    'The body is JSON, never sniffed.',
+    true,
+  ),
+  'Strict-Transport-Security': fixed(
+    HSTS,
+    'On every answer over TLS; absent when the server runs with --insecure-http behind a TLS-terminating proxy, which sets its own.',
+    false,
+  ),
+};
+
+/** On an answer whose body the server compressed: over 1 KiB, when Accept-Encoding asks (section 1). */
+export const COMPRESSION_HEADERS: Headers = {
+  'Content-Encoding': {
+    description: 'br or gzip, as Accept-Encoding asked, when the body is over 1 KiB; absent otherwise.',
+    schema: { type: 'string', enum: [...ENCODINGS] },
+    example: 'gzip',
+  },
+  Vary: {
+    description: 'Sent with Content-Encoding: the body depends on Accept-Encoding.',
+    schema: { type: 'string', const: 'accept-encoding' },
+    example: 'accept-encoding',
+  },
+};
+
+/**
+ * The rate-limit headers of every answer to an accepted key (section 4). The limits are the
+ * server's settings (`serve --min-interval-ms`, `--daily-limit`): they are read from
+ * RateLimit-Policy, never written in this document, which is the same on every server.
+ */
+export function rateLimitHeaders(required: boolean): Headers {
+  const header = (description: string, schema: object, example: string | number): HeaderObject => ({
+    description,
+    required,
+    schema,
+    example,
+  });
+  return {
+    'RateLimit-Policy': header(
+      'This server\'s limits per key (draft-ietf-httpapi-ratelimit-headers): "daily";q=<requests>;w=86400, then, when there is a least interval between two requests, "interval";q=1;w=<seconds>. The example shows the defaults.',
+      { type: 'string', pattern: '^"daily";q=[0-9]+;w=86400(, "interval";q=1;w=[0-9]+)?$' },
+      '"daily";q=1000;w=86400, "interval";q=1;w=3',
+    ),
+    RateLimit: header(
+      'What is left of the daily quota after this request: "daily";r=<remaining>;t=<seconds until 00:00 UTC>.',
+      { type: 'string', pattern: '^"daily";r=[0-9]+;t=[0-9]+$' },
+      '"daily";r=998;t=43200',
+    ),
+    'X-RateLimit-Limit': header('The daily quota.', { type: 'integer', minimum: 0 }, 1000),
+    'X-RateLimit-Remaining': header('What is left of it today.', { type: 'integer', minimum: 0 }, 998),
+    'X-RateLimit-Reset': header('Unix seconds of the next 00:00 UTC.', { type: 'integer', minimum: 0 }, 1767225600),
+  };
+}
+
+/** On a 429 (the limits, or too many failed authentications) and a 503. */
+export function retryAfterHeader(example: number): Headers {
+  return {
+    'Retry-After': {
+      description: 'Whole seconds (rounded up) until a request will be accepted.',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+      example,
+    },
+  };
+}
+
+/** The wait a 503 names: a restart or a fail-over of the store. */
+export const UNAVAILABLE_RETRY_AFTER = Number(UNAVAILABLE_RETRY_AFTER_SECONDS);
+
+/** On every 401 (section 3). */
+export const WWW_AUTHENTICATE_HEADER: Headers = {
+  'WWW-Authenticate': fixed(
+    BEARER_CHALLENGE,
+    'The scheme and realm to authenticate with (RFC 9110 section 11.6.1).',
+    true,
+  ),
+};
+
+/** On every 405 (section 5). */
+export const ALLOW_HEADER: Headers = {
+  Allow: fixed(PUBLIC_METHODS, 'The methods every path of this API answers.', true),
+};
+
+/** On a 200 of /v1/meals. */
+export const MEALS_LAST_MODIFIED_HEADER: Headers = {
+  'Meals-Last-Modified': {
+    description:
+      "The modifiedAt of the user's newest change of any kind (a create, a change or a deletion) as of the snapshot this page was read from; absent when the user has never had a change. A client that has just paged through the whole feed without includeDeleted follows the changes from this instant plus 1 ms (with includeDeleted=true) and misses none.",
+    schema: { type: 'string', pattern: instantSchema.pattern },
+    example: '2025-03-14T12:30:00.000Z',
+  },
+};
