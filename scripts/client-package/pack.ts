@@ -35,8 +35,9 @@ function clientPackageJson(main: MainPackage): object {
     exports: {
       '.': { types: './dist/client/index.d.ts', default: './dist/client/index.js' },
     },
-    // The domain modules are there for their types only: the client's JavaScript never loads them.
-    files: ['dist/client', 'dist/domain/*.d.ts', 'README.md'],
+    // dist/domain holds only the domain modules the client imports (tsconfig.client.json compiles
+    // nothing else): the meal types, and the instant parser and page header name it runs.
+    files: ['dist/client', 'dist/domain', 'README.md'],
     sideEffects: false,
   };
 }

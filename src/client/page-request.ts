@@ -1,3 +1,5 @@
+import { parseInstant } from '../domain/instant.js';
+import { MEALS_LAST_MODIFIED } from '../domain/meal-page.js';
 import { MealExportResponseError } from './errors.js';
 import type { RequestPolicy } from './send-request.js';
 import { sendRequest } from './send-request.js';
@@ -7,6 +9,12 @@ import type { ListMealsOptions, MealPage } from './types.js';
 export interface FetchedPage {
   readonly page: MealPage;
   readonly answeredAt: number;
+  /**
+   * The user's newest change as of the page's snapshot (its Meals-Last-Modified header, epoch
+   * ms): every later change has a larger modifiedAt. Undefined when the header is absent (the
+   * user has had no change, or something between stripped it) or not an instant.
+   */
+  readonly newestChangeAt: number | undefined;
 }
 
 /** `https://host/prefix` and `https://host/prefix/` both lead to `https://host/prefix/v1/meals`. */
@@ -61,5 +69,10 @@ export async function fetchPage(policy: RequestPolicy, endpoint: URL, options: L
     throw new MealExportResponseError({ method: 'GET', url: url.href }, response, 'not a meal page');
   }
   const date = Date.parse(response.headers.date ?? '');
-  return { page: body, answeredAt: Number.isNaN(date) ? Date.now() : date };
+  const lastModified = response.headers[MEALS_LAST_MODIFIED];
+  return {
+    page: body,
+    answeredAt: Number.isNaN(date) ? Date.now() : date,
+    newestChangeAt: lastModified === undefined ? undefined : parseInstant(lastModified),
+  };
 }

@@ -6,16 +6,28 @@ export const EPOCH = '1970-01-01T00:00:00.000Z';
 export const DEFAULT_SYNC_LIMIT = 5000;
 
 /**
- * After a full pass, changes are followed from a little before the pass began: a deletion
- * committed while the pass ran, or written on an instance whose clock is a little behind, is
- * then still seen. What comes twice is the same upsert or deletion again, which a copy keyed
- * by id absorbs.
+ * After a full pass, changes are followed from just after the user's newest change as the
+ * pass's first answer saw it (its Meals-Last-Modified header): modifiedAt strictly increases
+ * in commit order (CONTRACT.md section 2), so every change committed after that snapshot, a
+ * deletion of a meal already read included, comes after it, and nothing comes twice but what
+ * really changed during the pass. Without the header (the user had no change yet, or a proxy
+ * stripped it), changes are followed from this margin before the server's Date instead: a
+ * deletion committed while the pass ran, or written on an instance whose clock is a little
+ * behind, is then still seen, and what comes twice is the same upsert or deletion again,
+ * which a copy keyed by id absorbs.
  */
 export const FOLLOW_MARGIN_MS = 5 * 60_000;
 
+/** Where the changes after a full pass are followed from, given the pass's first answer. */
+function followStart(first: FetchedPage): string {
+  // lastModifiedSince is inclusive: the newest change the pass saw + 1 ms is the first one it did not.
+  if (first.newestChangeAt !== undefined) return new Date(first.newestChangeAt + 1).toISOString();
+  return new Date(first.answeredAt - FOLLOW_MARGIN_MS).toISOString();
+}
+
 type FetchPage = (options: ListMealsOptions) => Promise<FetchedPage>;
 
-/** A full pass under way: `followSince` is set from the server's clock at its first answer. */
+/** A full pass under way: `followSince` is set from its first answer (followStart). */
 interface Pass {
   followSince: string | undefined;
 }
@@ -85,10 +97,10 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
       resyncedThisRun = true;
       continue;
     }
-    const { page, answeredAt } = fetched;
+    const { page } = fetched;
     const cursor = page.nextCursor ?? position.cursor;
     if (pass !== null) {
-      pass.followSince ??= new Date(answeredAt - FOLLOW_MARGIN_MS).toISOString();
+      pass.followSince ??= followStart(fetched);
       position = page.hasMore
         ? { lastModifiedSince: position.lastModifiedSince, cursor, followSince: pass.followSince }
         : { lastModifiedSince: pass.followSince, cursor: null, followSince: null };

@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from '../domain/cursor.js';
 import { type FeedStart, feedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
 import type { KeyAuthenticator } from '../domain/key-authenticator.js';
-import { renderMealPage } from '../domain/meal-page.js';
+import { formatInstant } from '../domain/instant.js';
+import { MEALS_LAST_MODIFIED, renderMealPage } from '../domain/meal-page.js';
 import { type MealsQuery, parseMealsQuery } from '../domain/meals-query.js';
 import { AppError } from '../errors.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
@@ -66,6 +67,14 @@ interface HeldMealsRequest extends HeldRequest {
   readonly heldAt: number;
 }
 
+/** A page ready to send. */
+interface PageAnswer {
+  readonly count: number;
+  readonly body: readonly Buffer[];
+  /** The user's change clock as of the page's snapshot: the Meals-Last-Modified header. */
+  readonly newestChangeAt: number | undefined;
+}
+
 /** What `answer` leaves to the held requests: the request is held, its answer comes later. */
 const HELD = Symbol('held');
 
@@ -102,12 +111,8 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     return release;
   }
 
-  /** The page from `start`, rendered, and how many items it holds. */
-  async function readPage(
-    userId: string,
-    query: MealsQuery,
-    start: FeedStart,
-  ): Promise<{ readonly count: number; readonly body: readonly Buffer[] }> {
+  /** The page from `start`, rendered, with how many items it holds and the user's clock. */
+  async function readPage(userId: string, query: MealsQuery, start: FeedStart): Promise<PageAnswer> {
     const page = await deps.storage.listFeed({
       userId,
       start,
@@ -123,7 +128,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     }
     const nextCursor = page.last === undefined ? null : deps.cursors.encode(userId, page.last);
     const body = renderMealPage(userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
-    return { count: page.count, body };
+    return { count: page.count, body, newestChangeAt: page.newestChangeAt };
   }
 
   /**
@@ -136,7 +141,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     userId: string,
     query: MealsQuery,
     start: FeedStart,
-  ): Promise<{ readonly count: number; readonly body: readonly Buffer[] } | undefined> {
+  ): Promise<PageAnswer | undefined> {
     const release = await admitPage(response, query.limit);
     if (release === undefined) return undefined;
     let count = 0;
@@ -158,7 +163,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     response: ServerResponse,
     headers: Headers,
     started: number,
-  ): Promise<readonly Buffer[] | typeof HELD | undefined> {
+  ): Promise<PageAnswer | typeof HELD | undefined> {
     const now = Date.now();
     const key = await authenticateRequest(
       request.headers.authorization,
@@ -188,7 +193,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     const epoch = held.epoch();
     const page = await readAdmitted(response, key.userId, query, start);
     if (page === undefined) return undefined;
-    if (page.count > 0 || query.waitSeconds === undefined) return page.body;
+    if (page.count > 0 || query.waitSeconds === undefined) return page;
 
     const waiting: HeldMealsRequest = {
       keyId: key.id,
@@ -211,7 +216,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
       return HELD;
     }
     // Past --max-waiting, or shutting down: answered at once, as without wait.
-    return page.body;
+    return page;
   }
 
   /** Writes an answer (or the error it became) and reports it. */
@@ -220,14 +225,18 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     response: ServerResponse,
     headers: Headers,
     started: number,
-    compute: () => Promise<readonly Buffer[] | typeof HELD | undefined>,
+    compute: () => Promise<PageAnswer | typeof HELD | undefined>,
   ): Promise<void> {
     let status = 200;
-    let body: readonly Buffer[] | typeof HELD | undefined;
+    let body: readonly Buffer[];
     try {
-      body = await compute();
-      if (body === undefined || body === HELD) return;
+      const page = await compute();
+      if (page === undefined || page === HELD) return;
+      // Pushed only here, once per answer: a held request's headers are those of its acceptance,
+      // and its clock is that of the page it is finally answered with.
+      if (page.newestChangeAt !== undefined) headers.push(MEALS_LAST_MODIFIED, formatInstant(page.newestChangeAt));
       headers.push('content-type', JSON_CONTENT_TYPE);
+      body = page.body;
     } catch (error) {
       // The one renderer of errors (http/error-answer.ts), after the rate-limit headers.
       const failure = errorAnswer(failureOf(error, deps.log));
@@ -258,7 +267,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     await send(waiting.request, waiting.response, waiting.headers, started, async () => {
       const page = await readAdmitted(waiting.response, waiting.userId, waiting.query, waiting.start);
       if (page === undefined) return undefined;
-      if (page.count > 0 || final) return page.body;
+      if (page.count > 0 || final) return page;
       answered = false;
       return HELD;
     });

@@ -16,8 +16,8 @@ import type { WebhookStore } from './webhook-store.js';
  *   that lock (domain/change-clock.ts). So a change becomes visible only after every change
  *   with a smaller modifiedAt, and a reader resuming after its cursor, at READ COMMITTED or
  *   above, never skips one.
- * - **A page is one snapshot**: its items, hasMore and the pruned-tombstone watermark are read
- *   by one statement.
+ * - **A page is one snapshot**: its items, hasMore, the user's change clock (`newestChangeAt`)
+ *   and the pruned-tombstone watermark are read by one statement.
  * - **The 10-active-keys limit** holds under concurrent creations on any number of instances
  *   (no count-then-insert race: SQLite's IMMEDIATE transaction, PostgreSQL's per-user advisory
  *   lock).
@@ -180,6 +180,14 @@ export interface FeedPage {
   readonly last: FeedPosition | undefined;
   /** True when more items match after this page. */
   readonly hasMore: boolean;
+  /**
+   * The user's change clock as of the page's snapshot: the modifiedAt of the user's newest
+   * change of any kind (create, change, delete), whether or not it is on this page; undefined
+   * when the user has never had one. Read by the same statement as the items, so every change
+   * committed after that snapshot has a larger modifiedAt (CONTRACT.md section 2): a client
+   * that read a full pass can follow the changes from exactly this + 1 ms and miss none.
+   */
+  readonly newestChangeAt: number | undefined;
   /**
    * With includeDeleted: the position of the newest tombstone of this user the store has
    * pruned, undefined when none ever was. Without includeDeleted: always undefined (not read).

@@ -89,20 +89,20 @@ test('sync pages a first pass to the end, then a sync from the saved position yi
   const user = await userWith(5);
   const client = clientFor(user.key);
   const first = await collect(client.sync({ limit: 2 }));
-  // A first sync is a full pass without tombstones (3 pages), then the changes since it began,
-  // tombstones included (the same 5 meals again, with deleted: false).
+  // A first sync is a full pass without tombstones (3 pages), then the changes, tombstones
+  // included, since the newest change its first answer saw (Meals-Last-Modified): none.
   assert.deepEqual(
     first.map((s) => s.page.count),
-    [2, 2, 1, 2, 2, 1],
+    [2, 2, 1, 0],
   );
   assert.ok(first.slice(0, 3).every((s) => s.page.meals.every((m) => m.deleted === undefined)));
-  assert.ok(first.slice(3).every((s) => s.page.meals.every((m) => m.deleted === false)));
   assert.ok(first.every((s) => !s.resynced));
-  assert.notEqual(first[1]?.position.followSince, null, 'a position saved mid-pass says where following resumes');
+  const newest = first[2]?.page.meals.at(-1)?.modifiedAt ?? '';
+  const followSince = new Date(Date.parse(newest) + 1).toISOString();
+  assert.equal(first[1]?.position.followSince, followSince, 'a position saved mid-pass says where following resumes');
+  assert.equal(first[3]?.page.lastModifiedSince, followSince);
   const last = first.at(-1)?.position;
-  assert.ok(last !== undefined);
-  assert.equal(last.followSince, null);
-  assert.equal(typeof last.cursor, 'string');
+  assert.deepEqual(last, { lastModifiedSince: followSince, cursor: null, followSince: null });
 
   await server.importMeals(user.userId, [makeMeal(user.ids[1], { title: 'new title' }), makeMeal('sdk-new')]);
   await cli('meals', 'delete', '--user', user.userId, String(user.ids[0]), '--db', server.db);

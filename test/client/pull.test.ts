@@ -10,6 +10,7 @@ import {
   assertSameAsExport,
   cli,
   csvRows,
+  exported,
   fileText,
   pull,
   pullArgs,
@@ -48,8 +49,12 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     await assertSameAsExport(server, user.userId, files.out, 'csv');
     const state = JSON.parse(readFileSync(files.state, 'utf8')) as Record<string, unknown>;
     assert.equal(state.userId, user.userId);
-    assert.equal(typeof state.lastModifiedSince, 'string');
-    assert.equal(typeof state.cursor, 'string');
+    // Following the changes from just after the newest one the pass saw: nothing came since,
+    // so there is no cursor yet.
+    const lines = (await exported(server, user.userId, 'jsonl')).trim().split('\n');
+    const newest = JSON.parse(lines.at(-1) ?? '{}') as { modifiedAt: string };
+    assert.equal(state.lastModifiedSince, new Date(Date.parse(newest.modifiedAt) + 1).toISOString());
+    assert.equal(state.cursor, null);
   });
 
   test('a full pull into a .jsonl file equals `meals export --format jsonl`', async () => {
@@ -154,13 +159,34 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     const bob = await userWith(1);
     const files = pullFiles(temp.dir, 'two-users');
     await pull(server, alice.key, files);
+    const before = fileText(files.out);
     const run = await runCli(pullArgs(server, files), { env: { MEAL_EXPORT_API_KEY: bob.key } });
     assert.equal(run.code, 1);
-    // The saved cursor is bound to alice: the server refuses it before any meal of bob's is seen.
+    // The first page of bob's is refused before it is applied: it names another user.
     assert.match(
       run.stderr,
-      /^meal-export: the server refused the position saved in .*two-users\.state\.json \(invalid_parameter\): it is another server's or another user's; delete it and .*two-users\.csv to pull everything again\n$/,
+      /^meal-export: .*two-users\.csv holds user pull_\S+'s meals but this key is user pull_\S+'s: use another --state and --out\n$/,
     );
+    assert.equal(fileText(files.out), before);
+  });
+
+  test("refuses a saved cursor of another user's: the server refuses it before any meal is read", async () => {
+    const alice = await userWith(1);
+    const bob = await userWith(1);
+    const files = pullFiles(temp.dir, 'two-cursors');
+    await pull(server, alice.key, files);
+    // A change pulled after the pass: the saved position is a cursor, bound to alice.
+    await server.importMeals(alice.userId, [makeMeal()]);
+    await pull(server, alice.key, files);
+    assert.equal(typeof (JSON.parse(fileText(files.state)) as { cursor: unknown }).cursor, 'string');
+    const before = fileText(files.out);
+    const run = await runCli(pullArgs(server, files), { env: { MEAL_EXPORT_API_KEY: bob.key } });
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stderr,
+      /^meal-export: the server refused the position saved in .*two-cursors\.state\.json \(invalid_parameter\): it is another server's or another user's; delete it and .*two-cursors\.csv to pull everything again\n$/,
+    );
+    assert.equal(fileText(files.out), before);
   });
 
   test('--follow writes a change imported in another process within about a second, from a held poll; SIGTERM exits 0 at once; the state resumes with no duplicate', async () => {
@@ -183,7 +209,8 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     const { code } = await running.exited;
     assert.equal(code, 0, running.stderr());
     assert.ok(performance.now() - signalled < 2_000, 'the held poll is dropped at once, not waited out');
-    assert.deepEqual(JSON.parse(running.stdout()), { pages: 3, upserted: 3, deleted: 0, total: 3 });
+    // The pass's page, then the follow's poll, held until the import and answered with it.
+    assert.deepEqual(JSON.parse(running.stdout()), { pages: 2, upserted: 3, deleted: 0, total: 3 });
     await assertSameAsExport(server, user.userId, files.out, 'jsonl');
 
     const next = makeMeal();

@@ -12,14 +12,17 @@ import {
 import type { MealContent } from '../../src/domain/meal.js';
 import { withStorage } from '../../src/storage/open-storage.js';
 import { runCli } from '../support/cli.js';
+import { startMealsProxy } from '../support/meals-proxy.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { assertSameAsExport, fileText, pull, pullArgs, pullFiles, waitFor } from './pull-harness.js';
 
 // 410 resync_required comes only when a pruned tombstone belongs in the answer (CONTRACT.md
-// section 2). The sync client follows from 5 minutes before a full pass began, so these tests
-// place the pruned tombstone in time by writing through the store with an earlier clock, as an
-// instance whose clock lags would: the change clock takes max(now, the user's last + 1 ms).
+// section 2). After a full pass the sync client follows from just after the user's newest
+// change as the pass's first answer saw it (Meals-Last-Modified), so only a tombstone written
+// after that answer and pruned can make its catch-up a 410: these tests delete and prune
+// between pages, and place older tombstones by writing through the store with an earlier
+// clock, as an instance whose clock lags would (the clock takes max(now, the user's last + 1 ms)).
 let server: TestServer;
 const temp = makeTempDir('resync');
 const MINUTE = 60_000;
@@ -133,12 +136,11 @@ describe('410 resync_required', { concurrency: true }, () => {
       steps.push(step);
       if (passOver || step.page.hasMore) continue;
       passOver = true;
-      // The first pass is over; its catch-up starts 5 minutes before the pass's first answer
-      // (a Date header, whole seconds). A tombstone pruned now at "5 minutes and 1.5 s ago"
-      // is after that start (2 s later), but before the start of the catch-up that follows
-      // a resync begun after it.
-      await sleep(2000);
-      await deleteAndPrune(user.userId, String(user.ids[0]), Date.now() - 5 * MINUTE - 1500);
+      // The first pass is over; its catch-up starts just after the newest change its first
+      // answer saw (the import, 20 minutes ago). A tombstone written after that and pruned
+      // belongs in it, but not in the catch-up of the resync that follows: that pass sees
+      // the deletion as its newest change.
+      await deleteAndPrune(user.userId, String(user.ids[0]), Date.now() - 5 * MINUTE);
     }
     client.close();
     assert.equal(reasons, 1, 'one resync');
@@ -154,15 +156,18 @@ describe('410 resync_required', { concurrency: true }, () => {
   });
 
   test('a second 410 in the same run is an error with a clear message, not a loop', async () => {
-    const user = await userWith(2, 20);
-    // Pruned just now: the catch-up after every full pass starts before it.
-    await deleteAndPrune(user.userId, String(user.ids[0]), Date.now());
+    // Tombstones pruned faster than a pass runs: a meal deleted and pruned right after each
+    // pass's page makes every catch-up a 410.
+    const user = await userWith(3, 20);
     const client = clientFor(user.key);
     const steps: SyncStep[] = [];
     let reasons = 0;
     await assert.rejects(
       async () => {
-        for await (const step of client.sync({ onResync: () => (reasons += 1) })) steps.push(step);
+        for await (const step of client.sync({ onResync: () => (reasons += 1) })) {
+          steps.push(step);
+          await deleteAndPrune(user.userId, String(user.ids[steps.length - 1]), Date.now());
+        }
       },
       (error: unknown) => {
         assert.ok(error instanceof MealExportResyncLoopError);
@@ -177,10 +182,25 @@ describe('410 resync_required', { concurrency: true }, () => {
       [false, true],
     );
 
-    const files = pullFiles(temp.dir, 'loop');
-    const run = await runCli(pullArgs(server, files), { env: { MEAL_EXPORT_API_KEY: user.key } });
-    assert.equal(run.code, 1);
-    assert.match(run.stderr, /^meal-export: The server answered 410 resync_required again after a full resync/m);
+    // The same for pull, through a proxy that deletes and prunes as each page of a pass goes by.
+    const pulled = await userWith(3, 20);
+    let passPages = 0;
+    const proxy = await startMealsProxy(server, async (answer) => {
+      if (answer.status !== 200 || answer.query.get('includeDeleted') !== 'false') return;
+      passPages += 1;
+      await deleteAndPrune(pulled.userId, String(pulled.ids[passPages - 1]), Date.now());
+    });
+    try {
+      const files = pullFiles(temp.dir, 'loop');
+      const run = await runCli(pullArgs({ ...server, url: proxy.url }, files), {
+        env: { MEAL_EXPORT_API_KEY: pulled.key },
+      });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^meal-export: The server answered 410 resync_required again after a full resync/m);
+      assert.equal(passPages, 2, 'the first pass and one resync');
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('pull meets the 410, rebuilds its copy from scratch, exits 0 and ends equal to `meals export`', async () => {

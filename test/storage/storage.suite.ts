@@ -574,8 +574,16 @@ export function runStorageSuite(backend: StorageBackend): void {
           assert.equal(full.count, 4);
           assert.equal(full.hasMore, false);
           const empty = await feed(storage, { userId: 'u1', after: full.last });
-          const none = { items: Buffer.alloc(0), count: 0, last: undefined, hasMore: false, prunedThrough: undefined };
-          assert.deepEqual(empty, none);
+          const none = {
+            items: Buffer.alloc(0),
+            count: 0,
+            last: undefined,
+            hasMore: false,
+            newestChangeAt: undefined,
+            prunedThrough: undefined,
+          };
+          // Empty, but the user's clock is still read: m2's deletion at T0 + 5 is the newest change.
+          assert.deepEqual(empty, { ...none, newestChangeAt: T0 + 5 });
           assert.deepEqual(await feed(storage, { userId: 'nobody' }), none);
           assert.deepEqual(await feed(storage, { userId: 'nobody', includeDeleted: true }), none);
         });
@@ -627,6 +635,78 @@ export function runStorageSuite(backend: StorageBackend): void {
             items.slice(-10).map((item) => item.id),
             ids.slice(50, 60),
           );
+        });
+      });
+
+      test("every page carries the user's newest change of any kind, wherever the page is and whatever it holds", async () => {
+        await withStore(async (storage) => {
+          assert.equal((await feed(storage, { userId: 'u1' })).newestChangeAt, undefined, 'no change yet');
+          await storage.upsertMeals('u1', [meal('m1'), meal('m2'), meal('m3')], T0);
+          await storage.upsertMeals('u2', [meal('other')], T0 + 1000);
+          const pages = [
+            await feed(storage, { userId: 'u1', limit: 1 }),
+            await feed(storage, { userId: 'u1', from: T0 + 1, limit: 1 }),
+            await feed(storage, { userId: 'u1', after: { modifiedAt: T0 + 2, id: 'm3' } }),
+            await feed(storage, { userId: 'u1', includeDeleted: true, limit: 1 }),
+            await feed(storage, { userId: 'u1', includeDeleted: true, after: { modifiedAt: T0 + 2, id: 'm3' } }),
+          ];
+          assert.deepEqual(
+            pages.map((page) => page.newestChangeAt),
+            pages.map(() => T0 + 2),
+          );
+          // A deletion is a change; an upsert of equal meals is none; the clock outlives pruning.
+          await storage.deleteMeal('u1', 'm1', T0);
+          assert.equal((await feed(storage, { userId: 'u1' })).newestChangeAt, T0 + 3);
+          await storage.upsertMeals('u1', [meal('m2')], T0 + 50);
+          assert.equal((await feed(storage, { userId: 'u1', includeDeleted: true })).newestChangeAt, T0 + 3);
+          assert.equal(await storage.pruneTombstones(T0 + 10), 1);
+          assert.equal((await feed(storage, { userId: 'u1', includeDeleted: true })).newestChangeAt, T0 + 3);
+          assert.equal((await feed(storage, { userId: 'u2' })).newestChangeAt, T0 + 1000);
+        });
+      });
+
+      test("a page's newest change is of its own snapshot: every change committed after it has a later modifiedAt, so following from it + 1 ms misses none", async () => {
+        await withStore(async (storage, location) => {
+          const second = await openStorage(location);
+          try {
+            const ids = Array.from({ length: 30 }, (_, i) => `c${i}`);
+            await storage.upsertMeals(
+              'u1',
+              ids.slice(0, 10).map((id) => meal(id)),
+              Date.now(),
+            );
+            // Two instances write (creates, changes, deletions) while pages are read; a writer
+            // whose clock lags behind by an hour still gets the user's last modifiedAt + 1 ms.
+            const writes = Promise.all(
+              ids.map((id, i) => {
+                const store = i % 2 === 0 ? storage : second;
+                const now = i % 3 === 0 ? Date.now() - 3_600_000 : Date.now();
+                return i < 10 && i % 2 === 0
+                  ? store.deleteMeal('u1', id, now)
+                  : store.upsertMeals('u1', [meal(id)], now);
+              }),
+            );
+            // Each page's snapshot: the items it saw, and its clock.
+            const snapshots: { seen: Set<string>; clock: number }[] = [];
+            for (let i = 0; i < 20; i += 1) {
+              const page = await feed(storage, { userId: 'u1', includeDeleted: true, limit: 5000 });
+              const items = itemTexts(page).map((text) => JSON.parse(text) as FeedItem);
+              assert.ok(page.newestChangeAt !== undefined);
+              const newest = Math.max(...items.map((item) => Date.parse(item.modifiedAt)));
+              assert.equal(page.newestChangeAt, newest, 'the clock is the newest item of the same snapshot');
+              snapshots.push({ seen: new Set(items.map((item) => `${item.id}@${item.modifiedAt}`)), clock: newest });
+            }
+            await writes;
+            const final = await feedItems(storage, { userId: 'u1', includeDeleted: true });
+            for (const { seen, clock } of snapshots) {
+              // What that snapshot did not hold is exactly what a follow from its clock + 1 ms reads.
+              const unseen = final.filter((item) => !seen.has(`${item.id}@${item.modifiedAt}`));
+              const followed = await feedItems(storage, { userId: 'u1', includeDeleted: true, from: clock + 1 });
+              assert.deepEqual(followed, unseen);
+            }
+          } finally {
+            await second.close();
+          }
         });
       });
 

@@ -45,16 +45,16 @@ class ForeignMeal extends Error {
 const WITH_DELETED_ITEM = `CASE WHEN deleted THEN body ELSE left(body, -1) || '${LIVE_MEAL_DELETED_SUFFIX}' END`;
 
 /**
- * One page as one row of one statement, so one snapshot: the items joined by commas (sent as
- * the raw UTF-8 bytes PostgreSQL returns, never decoded), their count, the last position,
- * whether more match after it, and with includeDeleted the pruned-tombstone watermark.
+ * One page as one row of one statement, so one snapshot (READ COMMITTED takes one per
+ * statement): the items joined by commas (sent as the raw UTF-8 bytes PostgreSQL returns,
+ * never decoded), their count, the last position, whether more match after it, the user's
+ * change clock, and with includeDeleted the pruned-tombstone watermark.
  * Parameters: $1 user, $2 limit, then the start ($3 modifiedAt, and $4 id after a cursor).
  */
 function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
   const live = includeDeleted ? '' : 'AND NOT deleted';
   const start = afterCursor ? '(modified_at, id) > ($3, $4)' : 'modified_at >= $3';
   const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
-  const joinClock = includeDeleted ? 'LEFT JOIN user_clocks AS clock ON clock.user_id = $1' : '';
   return `WITH page AS (
       SELECT modified_at, id, ${includeDeleted ? WITH_DELETED_ITEM : 'body'} AS item FROM meals
       WHERE user_id = $1 AND ${start} ${live}
@@ -70,9 +70,9 @@ function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
       CASE WHEN (SELECT count FROM counted) = $2 THEN EXISTS (
         SELECT 1 FROM meals AS more
         WHERE more.user_id = $1 AND (more.modified_at, more.id) > (last.modified_at, last.id) ${live}
-      ) ELSE false END
-      ${watermark}
-    FROM (SELECT 1) AS one LEFT JOIN last ON true ${joinClock}`;
+      ) ELSE false END,
+      clock.last_modified_at${watermark}
+    FROM (SELECT 1) AS one LEFT JOIN last ON true LEFT JOIN user_clocks AS clock ON clock.user_id = $1`;
 }
 
 const PAGE_SQL = {
@@ -232,8 +232,10 @@ export function createPostgresMeals(sql: Sql) {
           ? [userId, limit, start.position.modifiedAt, start.position.id]
           : [userId, limit, start.modifiedAt];
       const [row] = await sql.unsafe(pageStatement(includeDeleted, start), params, PREPARED).raw();
-      const [count, items, lastModifiedAt, lastId, hasMore, prunedModifiedAt, prunedId] = (row ??
+      const [count, items, lastModifiedAt, lastId, hasMore, clock, prunedModifiedAt, prunedId] = (row ??
         []) as (Buffer | null)[];
+      const clockText = text(clock);
+      const newestChangeAt = clockText === null ? undefined : Number(clockText);
       const pruned = text(prunedModifiedAt);
       const prunedIdText = text(prunedId);
       const prunedThrough =
@@ -242,13 +244,14 @@ export function createPostgresMeals(sql: Sql) {
       const lastIdText = text(lastId);
       const itemCount = Number(text(count) ?? 0);
       if (itemCount === 0 || items === null || items === undefined || last === null || lastIdText === null) {
-        return { items: EMPTY, count: 0, last: undefined, hasMore: false, prunedThrough };
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, prunedThrough };
       }
       return {
         items,
         count: itemCount,
         last: { modifiedAt: Number(last), id: lastIdText },
         hasMore: text(hasMore) === 't',
+        newestChangeAt,
         prunedThrough,
       };
     },

@@ -19,6 +19,8 @@ type PageRow = [
   items: Buffer | null,
   lastModifiedAt: number | null,
   lastId: string | null,
+  // The user's change clock (null: the user never had a change).
+  newestChangeAt: number | null,
   // With includeDeleted only: the user's pruned-tombstone watermark.
   prunedModifiedAt?: number | null,
   prunedId?: string | null,
@@ -65,18 +67,18 @@ function pageSql(includeDeleted: boolean, afterCursor: boolean, limit: number): 
   const where = `${afterCursor ? AFTER : FROM} ${includeDeleted ? '' : LIVE}`;
   const page = `SELECT count(*), CAST(group_concat(item, ',') AS BLOB), max(modified_at), id FROM (
     SELECT ${item} AS item, modified_at, id FROM meals WHERE ${where} ORDER BY modified_at, id LIMIT ${limit})`;
-  if (!includeDeleted) return page;
-  // The pruned-tombstone watermark, read by the same statement: one snapshot with the page.
-  return `SELECT page.*, clock.pruned_modified_at, clock.pruned_id FROM (${page}) AS page
+  // The user's clock, and with includeDeleted the pruned-tombstone watermark, read by the same
+  // statement (one primary-key lookup): one snapshot with the page (storage.ts).
+  const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
+  return `SELECT page.*, clock.last_modified_at${watermark} FROM (${page}) AS page
     LEFT JOIN user_clocks AS clock ON clock.user_id = ?`;
 }
 
-/** The page statement's parameters: the start's, then the user again for the watermark. */
-function pageParams(userId: string, start: FeedStart, includeDeleted: boolean): unknown[] {
-  const params: unknown[] =
-    start.kind === 'after' ? [userId, start.position.modifiedAt, start.position.id] : [userId, start.modifiedAt];
-  if (includeDeleted) params.push(userId);
-  return params;
+/** The page statement's parameters: the start's, then the user again for the clock. */
+function pageParams(userId: string, start: FeedStart): unknown[] {
+  return start.kind === 'after'
+    ? [userId, start.position.modifiedAt, start.position.id, userId]
+    : [userId, start.modifiedAt, userId];
 }
 
 /** The meals half of the SQLite adapter: every statement prepared once. */
@@ -205,14 +207,15 @@ export function createSqliteMeals(db: Database) {
     listFeed(query: FeedQuery): FeedPage {
       const { userId, start, includeDeleted, limit } = query;
       const statement = pageStatement(includeDeleted, start.kind === 'after', limit);
-      const row = statement.get(...pageParams(userId, start, includeDeleted)) as PageRow;
-      const [count, items, lastModifiedAt, lastId, prunedModifiedAt, prunedId] = row;
+      const row = statement.get(...pageParams(userId, start)) as PageRow;
+      const [count, items, lastModifiedAt, lastId, clock, prunedModifiedAt, prunedId] = row;
+      const newestChangeAt = clock ?? undefined;
       const prunedThrough =
         typeof prunedModifiedAt === 'number' && typeof prunedId === 'string'
           ? { modifiedAt: prunedModifiedAt, id: prunedId }
           : undefined;
       if (count === 0 || items === null || lastModifiedAt === null || lastId === null) {
-        return { items: EMPTY, count: 0, last: undefined, hasMore: false, prunedThrough };
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, prunedThrough };
       }
       const more = includeDeleted ? moreAll : moreLive;
       return {
@@ -220,6 +223,7 @@ export function createSqliteMeals(db: Database) {
         count,
         last: { modifiedAt: lastModifiedAt, id: lastId },
         hasMore: count === limit && more.get(userId, lastModifiedAt, lastId) !== undefined,
+        newestChangeAt,
         prunedThrough,
       };
     },
