@@ -1,7 +1,7 @@
 import type { MealContent } from '../domain/meal.js';
-import { readCsv, readCsvStream } from './csv-reader.js';
+import { readCsvStream } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
-import { readJsonl, readJsonlStream } from './jsonl-reader.js';
+import { readJsonlStream } from './jsonl-reader.js';
 import { parseMealRecord, type RecordSource } from './meal-record.js';
 import { isLineError, type LineError, type RawItem } from './raw-record.js';
 
@@ -10,10 +10,6 @@ export interface ImportedMeal {
   readonly meal: MealContent;
 }
 
-export type MealFileResult =
-  | { readonly ok: true; readonly meals: readonly ImportedMeal[] }
-  | { readonly ok: false; readonly errors: readonly LineError[] };
-
 /** One step of a streamed import file, in line order: a checked meal, or a fault. */
 export type MealFileItem = ImportedMeal | LineError;
 
@@ -21,7 +17,7 @@ function sourceOf(format: MealFileFormat): RecordSource {
   return format === 'csv' ? 'csv' : 'json';
 }
 
-/** A record checked, or the fault of its line: the one check of both the whole and the streamed reads. */
+/** A record checked, or the fault of its line. */
 function checkItem(item: RawItem, source: RecordSource): MealFileItem {
   if (isLineError(item)) return item;
   const result = parseMealRecord(item.fields, source);
@@ -46,33 +42,7 @@ export async function* readMealFile(
   for await (const item of items) yield checkItem(item, source);
 }
 
-/**
- * Reads and checks a whole import file. Every record is checked before anything is written,
- * because an import is all or nothing (CONTRACT.md section 7): one bad record, and the result
- * is the list of every fault, in line order.
- */
-export function parseMealFile(text: string, format: MealFileFormat): MealFileResult {
-  const { records, errors } = format === 'csv' ? readCsv(text) : readJsonl(text);
-  const source = sourceOf(format);
-  const faults = [...errors];
-  const meals: ImportedMeal[] = [];
-  for (const record of records) {
-    const item = checkItem(record, source);
-    if (isImportedMeal(item)) meals.push(item);
-    else faults.push(item);
-  }
-  if (faults.length > 0) return { ok: false, errors: faults.sort((a, b) => a.line - b.line) };
-  return { ok: true, meals };
-}
-
-/** The one-line report of a bad file: its first fault, and how many more there are. */
-export function describeFaults(errors: readonly LineError[]): string {
-  const [first] = errors;
-  if (first === undefined) return 'no faults';
-  return describeFirstFault(first, errors.length - 1);
-}
-
-/** The same report when only the first fault was kept, and the others counted. */
+/** The one-line report of a bad file: its first fault, and how many more bad records follow it. */
 export function describeFirstFault(first: LineError, more: number): string {
   const others = more === 0 ? '' : ` (and ${more} more bad record${more === 1 ? '' : 's'})`;
   return `line ${first.line}: ${first.message}${others}`;
