@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { writeMealsFile } from '../support/large-import.js';
@@ -165,6 +166,48 @@ describe('meals import streams a large file into one transaction, on PostgreSQL'
   runStreamingCases('PostgreSQL', async () => {
     const store = await newPostgresSchema('import_stream');
     return { db: store.url, remove: () => store.remove() };
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function walBytes(db: string): number {
+  return existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
+}
+
+describe('meals import from stdin', () => {
+  test('writes while stdin is still open, and a bad last line still rolls every batch back', async () => {
+    const temp = makeTempDir();
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const prefix = `open_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, before } = await prepare(db, prefix);
+      const source = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(source, 40_000, prefix);
+      const walBefore = walBytes(db);
+      const child = spawn(
+        process.execPath,
+        [BIN, 'meals', 'import', '--user', importer, '-', '--format', 'jsonl', '--db', db],
+        { cwd: PROJECT_ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.resume();
+      const exited = once(child, 'close');
+      child.stdin.write(readFileSync(source));
+      // 40 000 meals outgrow SQLite's 8 MiB page cache: the open transaction spills to the WAL.
+      const deadline = performance.now() + 60_000;
+      while (walBytes(db) < walBefore + 4 * 1024 * 1024 && performance.now() < deadline) await sleep(50);
+      const written = walBytes(db) - walBefore;
+      child.stdin.end('{"id": "x", "type": "lunch", "date": "yesterday"}\n');
+      const [code] = (await exited) as [number | null];
+      assert.ok(written >= 4 * 1024 * 1024, `the import wrote ${written} bytes to the WAL before stdin ended`);
+      assert.equal(code, 1, stderr);
+      assert.match(stderr, /^meal-export: line 40001: date must be an ISO 8601 date-time/);
+      assert.equal(await exported(db, importer), before.importer, 'nothing of the import stayed');
+    } finally {
+      temp.remove();
+    }
   });
 });
 
