@@ -243,6 +243,12 @@ export function createSqliteMeals(db: Database) {
    * writers wait for it (busy timeout) or fail at once (serve's background writes).
    */
   async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
+    // No memory map while importing: the import's reads (the id index, the commit's
+    // checkpoint) went through the map, and every page touched stayed in the process's
+    // resident set: a 200 k import into a 1.2 M-meal store peaked at 578 MB of RSS, 133 MB
+    // with reads through the 8 MiB page cache, in the same time (6.8 s / 6.2 s).
+    const mapped = Number(db.pragma('mmap_size', { simple: true }));
+    db.pragma('mmap_size = 0');
     db.exec('BEGIN IMMEDIATE');
     try {
       const run = startRun(userId, now);
@@ -252,6 +258,7 @@ export function createSqliteMeals(db: Database) {
       return counts;
     } finally {
       if (db.inTransaction) db.exec('ROLLBACK');
+      db.pragma(`mmap_size = ${mapped}`);
     }
   }
 
