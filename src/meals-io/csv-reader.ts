@@ -169,6 +169,7 @@ export async function* readCsvStream(pieces: AsyncIterable<string>): AsyncGenera
       return null;
     },
   });
+  // A syntax fault comes back through parseMore; the 'error' event must not also go unheard.
   parser.on('error', () => undefined);
   try {
     for await (const text of pieces) {

@@ -94,7 +94,10 @@ export async function importMealStream(
       if (!(error instanceof BadRecord)) throw error;
       return (await restOfFile(error.fault)) ?? { ok: false, message: error.message };
     }
-    if (result.ok) return { ok: true, imported, ...countsOf(result) };
+    if (result.ok) {
+      const { created, updated, unchanged } = result;
+      return { ok: true, imported, created, updated, unchanged };
+    }
     const laterFault = await restOfFile(undefined);
     if (laterFault !== undefined) return laterFault;
     const at = result.index - current.start;
@@ -107,9 +110,4 @@ export async function importMealStream(
     // A failed write: the input is closed, not read to its end.
     await source.return?.();
   }
-}
-
-function countsOf(result: { created: number; updated: number; unchanged: number }) {
-  const { created, updated, unchanged } = result;
-  return { created, updated, unchanged };
 }

@@ -169,6 +169,32 @@ describe('meals import streams a large file into one transaction, on PostgreSQL'
   });
 });
 
+describe('meals import streams a large CSV file', () => {
+  test('a bad row near the end is named by the line it starts on, rows spanning two lines each', async () => {
+    const temp = makeTempDir();
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const prefix = `csv_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, before } = await prepare(db, prefix);
+      const header =
+        'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg';
+      const row = (n: number, type: string) =>
+        `${prefix}_${n},"rice,\r\nbeans",meal ${n},${type},2025-03-01T12:00:00Z,500,,,,,,,\r\n`;
+      const rows = Array.from({ length: RECORDS }, (_, i) => row(i + 1, i + 1 === RECORDS - 1 ? 'brunch' : 'lunch'));
+      const file = path.join(temp.dir, 'meals.csv');
+      appendFileSync(file, `${header}\r\n${rows.join('')}`);
+
+      const result = await importFile(db, importer, file);
+      assert.equal(result.code, 1, result.stderr);
+      // Row n starts on line 2n: the header, then two lines a row.
+      assert.match(result.stderr, new RegExp(`^meal-export: line ${2 * (RECORDS - 1)}: type must be one of`));
+      assert.equal(await exported(db, importer), before.importer);
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function walBytes(db: string): number {
