@@ -12,6 +12,7 @@ import { deltaPoll } from './scenarios/delta-poll.js';
 import { fixedRate } from './scenarios/fixed-rate.js';
 import { growth } from './scenarios/growth.js';
 import { heldIdle } from './scenarios/held-idle.js';
+import { importMemory } from './scenarios/import-memory.js';
 import { longPoll } from './scenarios/long-poll.js';
 import { longPollLatency } from './scenarios/long-poll-latency.js';
 import { memory } from './scenarios/memory.js';
@@ -54,6 +55,7 @@ const SCENARIOS: readonly Scenario[] = [
   webhookLatency,
   webhookThroughput,
   webhookImportCost,
+  importMemory,
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

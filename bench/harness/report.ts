@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
+import { IMPORT_BEGIN, IMPORT_END, importBlock } from './report-import.js';
 import { LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock } from './report-long-poll.js';
 import { scaleOutSection } from './report-scale-out.js';
 import { WEBHOOKS_BEGIN, WEBHOOKS_END, webhooksBlock } from './report-webhooks.js';
@@ -160,9 +161,9 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
 
 /** The section of the report a row belongs in: its `section`, or the main block. */
 const sectionOf = (row: ScenarioRow) => (typeof row.section === 'string' ? row.section : 'main');
-const SECTION_ORDER = ['main', 'long-poll', 'webhooks'];
+const SECTION_ORDER = ['main', 'long-poll', 'webhooks', 'import'];
 /** Sections whose rows are kept one by one until a run measures them again (standalone scenarios, often run alone). */
-const KEPT_BY_ROW = new Set(['long-poll', 'webhooks']);
+const KEPT_BY_ROW = new Set(['long-poll', 'webhooks', 'import']);
 
 function readPreviousRows(): ScenarioRow[] {
   try {
@@ -232,6 +233,13 @@ export function writeReports(
     loads,
   );
   if (webhooks !== undefined) text = placeBlock(text, WEBHOOKS_BEGIN, WEBHOOKS_END, webhooks, 'end');
+  const imports = importBlock(
+    ran.has('import') ? all.filter((row) => sectionOf(row) === 'import') : [],
+    machine,
+    command,
+    loads,
+  );
+  if (imports !== undefined) text = placeBlock(text, IMPORT_BEGIN, IMPORT_END, imports, 'end');
   writeFileSync(RESULTS_MD, text);
   // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
   const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
-import type { BenchContext } from '../harness/context.js';
-import { scratchSqliteFile } from '../harness/datasets.js';
 import { loadAverage } from '../harness/proc-stats.js';
 import { figuresRow, ratio, type ScenarioRow, skippedRow } from '../harness/results.js';
 import type { Scenario } from '../harness/scenario.js';
+import { type ScratchStore, scratchPostgresStore, scratchSqliteStore } from '../harness/scratch-stores.js';
 import { startWriter, type WriterProcess } from '../harness/writer-process.js';
 import { WEBHOOKS_SECTION } from './webhook-latency.js';
 
@@ -39,37 +37,6 @@ const median = (values: readonly number[]) => {
     ? (sorted[middle] ?? Number.NaN)
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
-
-/** A store for the writer, and how to remove it; or why it cannot be made here. */
-type Store = { readonly db: string; remove(): Promise<void> } | { readonly skipped: string };
-
-async function sqliteStore(): Promise<Store> {
-  const file = scratchSqliteFile('webhook-import-cost');
-  return { db: file.db, remove: async () => file.remove() };
-}
-
-/** An empty database of its own on the benchmark's PostgreSQL (the writer's open migrates it), dropped after. */
-async function postgresStore(context: BenchContext): Promise<Store> {
-  const { pgUrl } = context.options;
-  const admin = postgres(pgUrl, { max: 1, connect_timeout: 3, onnotice: () => undefined });
-  const database = `meal_export_bench_${randomBytes(5).toString('hex')}`;
-  try {
-    await admin.unsafe(`CREATE DATABASE ${database}`);
-  } catch (error) {
-    await admin.end({ timeout: 1 });
-    const reason = error instanceof Error ? error.message : String(error);
-    return { skipped: `no PostgreSQL answers at ${pgUrl} (${reason}): start one, or set MEAL_EXPORT_BENCH_PG_URL` };
-  }
-  const url = new URL(pgUrl);
-  url.pathname = `/${database}`;
-  return {
-    db: url.href,
-    async remove() {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end({ timeout: 1 });
-    },
-  };
-}
 
 /**
  * Meals per second of each shape for a user without an endpoint and for one with an endpoint,
@@ -153,9 +120,9 @@ export const webhookImportCost: Scenario = {
   standalone: true,
   async run(context) {
     const rows: ScenarioRow[] = [];
-    const backends: ReadonlyArray<[string, () => Promise<Store>]> = [
-      ['sqlite', sqliteStore],
-      ['pg', () => postgresStore(context)],
+    const backends: ReadonlyArray<[string, () => Promise<ScratchStore>]> = [
+      ['sqlite', () => scratchSqliteStore('webhook-import-cost')],
+      ['pg', () => scratchPostgresStore(context)],
     ];
     for (const [backend, open] of backends) {
       const store = await open();

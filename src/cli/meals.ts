@@ -4,8 +4,9 @@ import { CliError } from '../errors.js';
 import { writeFileAtomically } from '../meals-io/atomic-file.js';
 import { formatFromExtension, isMealFileFormat, type MealFileFormat } from '../meals-io/file-format.js';
 import { writeMealExport } from '../meals-io/meal-export.js';
-import { describeFaults, parseMealFile } from '../meals-io/meal-file.js';
-import { readInputText } from '../meals-io/read-input.js';
+import { importMealStream } from '../meals-io/meal-import.js';
+import { readMealFile } from '../meals-io/meal-file.js';
+import { openInputPieces } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
@@ -19,6 +20,7 @@ import {
 } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
+import { createImportProgress } from './import-progress.js';
 import { printResult } from './output.js';
 
 const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|csv] [--db PATH] [--json]';
@@ -62,7 +64,11 @@ function formatFlag(value: string | boolean | undefined, usage: string): MealFil
   return value;
 }
 
-/** CONTRACT.md section 7: records are checked in full first; then one all-or-nothing write. */
+/**
+ * CONTRACT.md section 7: one all-or-nothing write, with the records streamed from the file
+ * into it (issue 17, item 7): memory holds a batch, not the file, and a bad record anywhere
+ * rolls the write back (meals-io/meal-import.ts).
+ */
 async function runImport(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { ...USER, ...FORMAT }, IMPORT_USAGE);
   const userId = requireUserId(values.user, IMPORT_USAGE);
@@ -72,26 +78,32 @@ async function runImport(argv: string[]): Promise<void> {
     const why = input === '-' ? 'stdin has no file name' : `cannot tell the format of ${input} from its extension`;
     throw new CliError(`${why}: pass --format jsonl or --format csv (usage: ${IMPORT_USAGE})`, { usage: true });
   }
-  const parsed = parseMealFile(await readInputText(input), format);
-  if (!parsed.ok) throw new CliError(describeFaults(parsed.errors));
-  const meals = parsed.meals.map((item) => item.meal);
 
-  const result = await withStorage(resolveDatabase(values.db), (storage) =>
-    meals.length === 0
-      ? Promise.resolve({ ok: true as const, created: 0, updated: 0, unchanged: 0 })
-      : storage.upsertMeals(userId, meals, Date.now()),
-  );
-  if (!result.ok) {
-    const foreign = parsed.meals[result.index];
-    if (foreign === undefined) throw new CliError('a meal id of this file belongs to another user');
-    throw new CliError(`line ${foreign.line}: id ${JSON.stringify(foreign.meal.id)} belongs to another user`);
-  }
+  const pieces = await openInputPieces(input);
+  const outcome = await withStorage(resolveDatabase(values.db), async (storage) => {
+    const now = Date.now();
+    const progress = createImportProgress(process.stderr);
+    try {
+      const result = await importMealStream(
+        readMealFile(pieces, format),
+        (batches) => storage.importMeals(userId, batches, now),
+        progress.read,
+      );
+      if (result.ok) progress.finished();
+      else progress.failed();
+      return result;
+    } catch (error) {
+      progress.failed();
+      throw error;
+    }
+  });
+  if (!outcome.ok) throw new CliError(outcome.message);
   // A record equal to the live meal of its id is counted as unchanged: nothing was written for it.
-  const { created, updated, unchanged } = result;
+  const { imported, created, updated, unchanged } = outcome;
   printResult(
     values.json,
-    { imported: meals.length, created, updated, unchanged },
-    `imported ${meals.length} meal${meals.length === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged)`,
+    { imported, created, updated, unchanged },
+    `imported ${imported} meal${imported === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged)`,
   );
 }
 

@@ -6,6 +6,7 @@ import { withStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { expectPositionals, type Flags, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
 import { printResult } from './output.js';
+import { createStatusLine } from '../status-line.js';
 
 const USAGE =
   'meal-export seed --users N --meals-per-user M [--heavy-users K --heavy-meals H] [--seed S] [--db PATH] [--json]';
@@ -32,17 +33,18 @@ interface SeedUser {
 
 /** A line of progress on stderr, only for a person watching a terminal, never in a log or pipe. */
 function progressReporter(total: number) {
-  const show = process.stderr.isTTY === true;
+  const line = createStatusLine(process.stderr);
   let shownAt = 0;
   return {
     update(done: number): void {
       const now = Date.now();
-      if (!show || now - shownAt < PROGRESS_EVERY_MS) return;
+      if (!line.tty || now - shownAt < PROGRESS_EVERY_MS) return;
       shownAt = now;
-      process.stderr.write(`\rseeding: ${done} of ${total} meals`);
+      line.show(`seeding: ${done} of ${total} meals`);
     },
     finish(): void {
-      if (show && shownAt !== 0) process.stderr.write('\n');
+      // The last count stays on screen, above the result.
+      if (shownAt !== 0) process.stderr.write('\n');
     },
   };
 }

@@ -1,6 +1,7 @@
-import { CsvError, parse } from 'csv-parse/sync';
+import { CsvError, type Options, type Parser, parse as parseStream } from 'csv-parse';
+import { parse } from 'csv-parse/sync';
 import { MEAL_FIELDS } from '../domain/meal.js';
-import type { LineError, RawRecord, RawRecords } from './raw-record.js';
+import { collectRawItems, type LineError, type RawItem, type RawRecords } from './raw-record.js';
 
 const KNOWN_COLUMNS: ReadonlySet<string> = new Set(MEAL_FIELDS);
 /** Columns a file may leave out: the store makes ids and sets modifiedAt (CONTRACT.md section 7). */
@@ -14,24 +15,37 @@ interface Row {
   readonly end: number;
 }
 
+// RFC 4180: comma, double quotes, "" for a quote inside a quoted field; CRLF, and LF too.
+const PARSE_OPTIONS = { record_delimiter: ['\r\n', '\n'], skip_empty_lines: true } satisfies Options;
+
 /**
  * Turns byte offsets into 1-based line numbers. csv-parse's own line counter counts a CRLF
  * inside a quoted field as two lines and gives the line a record ends on, not the one it
- * starts on, so lines are counted here from the byte offsets csv-parse reports instead.
+ * starts on, so lines are counted here from the byte offsets csv-parse reports instead. The
+ * bytes are fed as they are read and dropped once counted: only those between the last row
+ * numbered and what the parser has read are kept.
  */
-function lineCounter(bytes: Buffer) {
-  let offset = 0;
+function createLineCounter() {
+  let kept: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+  /** The offset in the input of kept[0]. */
+  let keptFrom = 0;
   let line = 1;
+  const byteAt = (offset: number) => kept[offset - keptFrom];
   return {
+    feed(bytes: Buffer<ArrayBufferLike>): void {
+      kept = kept.length === 0 ? bytes : Buffer.concat([kept, bytes]);
+    },
     /** The line of the first record starting at or after `from`, past any blank lines. */
     startLine(from: number): number {
       let start = from;
-      while (bytes[start] === LF || (bytes[start] === CR && bytes[start + 1] === LF)) {
-        start += bytes[start] === LF ? 1 : 2;
+      while (byteAt(start) === LF || (byteAt(start) === CR && byteAt(start + 1) === LF)) {
+        start += byteAt(start) === LF ? 1 : 2;
       }
-      for (; offset < start; offset += 1) {
-        if (bytes[offset] === LF) line += 1;
+      for (let offset = keptFrom; offset < start; offset += 1) {
+        if (byteAt(offset) === LF) line += 1;
       }
+      kept = kept.subarray(Math.min(kept.length, start - keptFrom));
+      keptFrom = start;
       return line;
     },
   };
@@ -55,25 +69,6 @@ function syntaxFault(error: CsvError, columns: number): string {
   }
 }
 
-function parseRows(bytes: Buffer): { rows: Row[]; fault: CsvError | undefined } {
-  const rows: Row[] = [];
-  try {
-    parse(bytes, {
-      // RFC 4180: comma, double quotes, "" for a quote inside a quoted field; CRLF, and LF too.
-      record_delimiter: ['\r\n', '\n'],
-      skip_empty_lines: true,
-      on_record: (cells, context) => {
-        rows.push({ cells, end: context.bytes });
-        return null;
-      },
-    });
-    return { rows, fault: undefined };
-  } catch (error) {
-    if (error instanceof CsvError) return { rows, fault: error };
-    throw error;
-  }
-}
-
 function headerFault(header: readonly string[]): string | undefined {
   const seen = new Set<string>();
   for (const name of header) {
@@ -89,31 +84,108 @@ function headerFault(header: readonly string[]): string | undefined {
 }
 
 /**
- * Reads CSV (RFC 4180, https://www.rfc-editor.org/rfc/rfc4180) whose first row names the
- * columns, in any order, with the Meal field names. Each record's fields are its cells as
- * strings. A syntax error stops the reading: nothing after it can be trusted.
+ * What CSV rows mean, one at a time, whether the text is read whole or streamed: the first row
+ * names the columns, in any order, with the Meal field names; each later row is a record of
+ * its cells as strings. A bad header is the one fault of the file; a syntax error stops the
+ * reading: nothing after it can be trusted. `done` says that nothing more is to be read.
  */
+function createCsvRows() {
+  const lines = createLineCounter();
+  let header: readonly string[] | undefined;
+  let previousEnd = 0;
+  const rows = {
+    done: false,
+    feed: (bytes: Buffer) => lines.feed(bytes),
+    row({ cells, end }: Row): RawItem | undefined {
+      if (rows.done) return undefined;
+      if (header === undefined) {
+        header = cells;
+        previousEnd = end;
+        const badHeader = headerFault(cells);
+        if (badHeader === undefined) return undefined;
+        rows.done = true;
+        return { line: lines.startLine(0), message: badHeader };
+      }
+      const fields = Object.fromEntries(header.map((name, index) => [name, cells[index]]));
+      const line = lines.startLine(previousEnd);
+      previousEnd = end;
+      return { line, fields };
+    },
+    fault(error: CsvError): LineError {
+      rows.done = true;
+      return { line: lines.startLine(previousEnd), message: syntaxFault(error, header?.length ?? 0) };
+    },
+  };
+  return rows;
+}
+
+/** A whole CSV text read at once (a pull's local copy, tests). */
 export function readCsv(text: string): RawRecords {
   const bytes = Buffer.from(text, 'utf8');
-  const { rows, fault } = parseRows(bytes);
-  const lines = lineCounter(bytes);
-  const [header, ...data] = rows;
-  if (header === undefined) {
-    const errors = fault === undefined ? [] : [{ line: lines.startLine(0), message: syntaxFault(fault, 0) }];
-    return { records: [], errors };
+  const rows = createCsvRows();
+  rows.feed(bytes);
+  const items: RawItem[] = [];
+  try {
+    parse(bytes, {
+      ...PARSE_OPTIONS,
+      // Taken as they come: the parser throws on a syntax fault without the rows before it.
+      on_record: (cells, context) => {
+        const item = rows.row({ cells, end: context.bytes });
+        if (item !== undefined) items.push(item);
+        return null;
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    if (!rows.done) items.push(rows.fault(error));
   }
-  const badHeader = headerFault(header.cells);
-  if (badHeader !== undefined) return { records: [], errors: [{ line: lines.startLine(0), message: badHeader }] };
-  const records: RawRecord[] = [];
-  const errors: LineError[] = [];
-  let previousEnd = header.end;
-  for (const row of data) {
-    const fields = Object.fromEntries(header.cells.map((name, index) => [name, row.cells[index]]));
-    records.push({ line: lines.startLine(previousEnd), fields });
-    previousEnd = row.end;
+  return collectRawItems(items);
+}
+
+/** Hands `bytes` to the parser (the end of the input when undefined); rejects with its syntax fault. */
+function parseMore(parser: Parser, bytes: Buffer | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error | null) => (error ? reject(error) : resolve());
+    if (bytes === undefined) {
+      parser.once('error', done);
+      parser.end(() => done());
+    } else parser.write(bytes, done);
+  });
+}
+
+/**
+ * CSV read from pieces of text as they come (an import's file or stdin), in bounded memory:
+ * each piece is parsed before the next is read, and its rows are taken by on_record as they
+ * are parsed (the parser's readable side would drop the rows before a syntax fault).
+ */
+export async function* readCsvStream(pieces: AsyncIterable<string>): AsyncGenerator<RawItem> {
+  const rows = createCsvRows();
+  const parsed: RawItem[] = [];
+  const parser = parseStream({
+    ...PARSE_OPTIONS,
+    on_record: (cells, context) => {
+      const item = rows.row({ cells, end: context.bytes });
+      if (item !== undefined) parsed.push(item);
+      return null;
+    },
+  });
+  // A syntax fault comes back through parseMore; the 'error' event must not also go unheard.
+  parser.on('error', () => undefined);
+  try {
+    for await (const text of pieces) {
+      const bytes = Buffer.from(text, 'utf8');
+      rows.feed(bytes);
+      await parseMore(parser, bytes);
+      yield* parsed.splice(0);
+      if (rows.done) return;
+    }
+    await parseMore(parser, undefined);
+    yield* parsed.splice(0);
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    yield* parsed.splice(0);
+    if (!rows.done) yield rows.fault(error);
+  } finally {
+    parser.destroy();
   }
-  if (fault !== undefined) {
-    errors.push({ line: lines.startLine(previousEnd), message: syntaxFault(fault, header.cells.length) });
-  }
-  return { records, errors };
 }

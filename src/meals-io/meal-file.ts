@@ -1,42 +1,49 @@
 import type { MealContent } from '../domain/meal.js';
-import { readCsv } from './csv-reader.js';
+import { readCsvStream } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
-import { readJsonl } from './jsonl-reader.js';
-import { parseMealRecord } from './meal-record.js';
-import type { LineError } from './raw-record.js';
+import { readJsonlStream } from './jsonl-reader.js';
+import { parseMealRecord, type RecordSource } from './meal-record.js';
+import { isLineError, type LineError, type RawItem } from './raw-record.js';
 
 export interface ImportedMeal {
   readonly line: number;
   readonly meal: MealContent;
 }
 
-export type MealFileResult =
-  | { readonly ok: true; readonly meals: readonly ImportedMeal[] }
-  | { readonly ok: false; readonly errors: readonly LineError[] };
+/** One step of a streamed import file, in line order: a checked meal, or a fault. */
+export type MealFileItem = ImportedMeal | LineError;
 
-/**
- * Reads and checks a whole import file. Every record is checked before anything is written,
- * because an import is all or nothing (CONTRACT.md section 7): one bad record, and the result
- * is the list of every fault, in line order.
- */
-export function parseMealFile(text: string, format: MealFileFormat): MealFileResult {
-  const { records, errors } = format === 'csv' ? readCsv(text) : readJsonl(text);
-  const source = format === 'csv' ? 'csv' : 'json';
-  const faults = [...errors];
-  const meals: ImportedMeal[] = [];
-  for (const record of records) {
-    const result = parseMealRecord(record.fields, source);
-    if (result.ok) meals.push({ line: record.line, meal: result.meal });
-    else faults.push({ line: record.line, message: result.message });
-  }
-  if (faults.length > 0) return { ok: false, errors: faults.sort((a, b) => a.line - b.line) };
-  return { ok: true, meals };
+function sourceOf(format: MealFileFormat): RecordSource {
+  return format === 'csv' ? 'csv' : 'json';
 }
 
-/** The one-line report of a bad file: its first fault, and how many more there are. */
-export function describeFaults(errors: readonly LineError[]): string {
-  const [first, ...rest] = errors;
-  if (first === undefined) return 'no faults';
-  const more = rest.length === 0 ? '' : ` (and ${rest.length} more bad record${rest.length === 1 ? '' : 's'})`;
-  return `line ${first.line}: ${first.message}${more}`;
+/** A record checked, or the fault of its line. */
+function checkItem(item: RawItem, source: RecordSource): MealFileItem {
+  if (isLineError(item)) return item;
+  const result = parseMealRecord(item.fields, source);
+  return result.ok ? { line: item.line, meal: result.meal } : { line: item.line, message: result.message };
+}
+
+export function isImportedMeal(item: MealFileItem): item is ImportedMeal {
+  return 'meal' in item;
+}
+
+/**
+ * Reads and checks an import file as its text comes, one record at a time, in line order
+ * (issue 17, item 7: an import's memory does not grow with the file). Every record is
+ * checked; the caller decides what a fault stops.
+ */
+export async function* readMealFile(
+  pieces: AsyncIterable<string>,
+  format: MealFileFormat,
+): AsyncGenerator<MealFileItem> {
+  const source = sourceOf(format);
+  const items = format === 'csv' ? readCsvStream(pieces) : readJsonlStream(pieces);
+  for await (const item of items) yield checkItem(item, source);
+}
+
+/** The one-line report of a bad file: its first fault, and how many more bad records follow it. */
+export function describeFirstFault(first: LineError, more: number): string {
+  const others = more === 0 ? '' : ` (and ${more} more bad record${more === 1 ? '' : 's'})`;
+  return `line ${first.line}: ${first.message}${others}`;
 }

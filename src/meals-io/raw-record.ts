@@ -18,3 +18,21 @@ export interface RawRecords {
   readonly records: readonly RawRecord[];
   readonly errors: readonly LineError[];
 }
+
+/** One step of a streamed read, in line order: a record, or a fault found while reading. */
+export type RawItem = RawRecord | LineError;
+
+export function isLineError(item: RawItem): item is LineError {
+  return 'message' in item;
+}
+
+/** Sorts a whole read's records and faults into the two lists of RawRecords. */
+export function collectRawItems(items: Iterable<RawItem>): RawRecords {
+  const records: RawRecord[] = [];
+  const errors: LineError[] = [];
+  for (const item of items) {
+    if (isLineError(item)) errors.push(item);
+    else records.push(item);
+  }
+  return { records, errors };
+}

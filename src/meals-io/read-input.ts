@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { CliError } from '../errors.js';
 
 const READ_FAULTS: Readonly<Record<string, string>> = {
@@ -7,31 +7,67 @@ const READ_FAULTS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
 };
 
-/** The whole of stdin: an import is checked in full before anything is written. */
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
+/** A file opened, or stdin; a folder is refused here rather than at its first read. */
+async function openInput(location: string): Promise<AsyncIterable<Buffer | string>> {
+  if (location === '-') return process.stdin;
+  const file = await open(location);
+  if ((await file.stat()).isDirectory()) {
+    await file.close();
+    throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  }
+  return file.createReadStream();
+}
+
+function readFault(location: string, error: unknown): CliError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = (code && READ_FAULTS[code]) ?? (error instanceof Error ? error.message : String(error));
+  return new CliError(`cannot read ${location === '-' ? 'stdin' : location}: ${reason}`, { cause: error });
 }
 
 /**
- * The text of an input file, or of stdin for `-`. It must be UTF-8 (a byte order mark is
- * dropped): anything else would be stored as replacement characters without a word.
+ * The text of an input file, or of stdin for `-`, in pieces as it is read: an import holds
+ * one piece at a time, whatever the file's size (issue 17, item 7). The file is opened
+ * before this resolves, so that a missing one is reported before the store is opened. It
+ * must be UTF-8 (a byte order mark is dropped): anything else would be stored as replacement
+ * characters without a word. A read failure or a byte that is not UTF-8 ends the reading
+ * with a CliError.
  */
-export async function readInputText(location: string): Promise<string> {
-  let bytes: Buffer;
+export async function openInputPieces(location: string): Promise<AsyncGenerator<string>> {
   try {
-    bytes = location === '-' ? await readStdin() : await readFile(location);
+    return readPieces(location, await openInput(location));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = (code && READ_FAULTS[code]) ?? (error instanceof Error ? error.message : String(error));
-    throw new CliError(`cannot read ${location === '-' ? 'stdin' : location}: ${reason}`, { cause: error });
+    throw readFault(location, error);
   }
+}
+
+async function* readPieces(location: string, input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (bytes?: Buffer | string) => {
+    try {
+      return bytes === undefined ? decoder.decode() : decoder.decode(Buffer.from(bytes), { stream: true });
+    } catch (error) {
+      throw new CliError(`${location === '-' ? 'stdin' : location} is not UTF-8 text`, { cause: error });
+    }
+  };
+  const chunks = input[Symbol.asyncIterator]();
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    throw new CliError(`${location === '-' ? 'stdin' : location} is not UTF-8 text`, { cause: error });
+    for (;;) {
+      let next: IteratorResult<Buffer | string>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        throw readFault(location, error);
+      }
+      if (next.done === true) break;
+      const text = decode(next.value);
+      if (text !== '') yield text;
+    }
+  } finally {
+    // Stopped early (a failed write): the file is closed.
+    await chunks.return?.();
   }
+  const last = decode();
+  if (last !== '') yield last;
 }
 
 /** A file's text, or undefined when there is no such file (a first run: nothing saved yet). */

@@ -10,6 +10,7 @@ export type StorageTimer = (method: StorageMethod, seconds: number) => void;
 const PROMISE_METHODS = [
   'listFeed',
   'upsertMeals',
+  'importMeals',
   'deleteMeal',
   'pruneTombstones',
   'createApiKey',

@@ -52,6 +52,15 @@ export interface Storage extends WebhookStore {
    * (CONTRACT.md section 7). An id that belongs to another user writes nothing.
    */
   upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult>;
+  /**
+   * upsertMeals for meals that come in batches (`meals import`, issue 17 item 7): the same
+   * rules and the same code, in ONE transaction over every batch, each batch written as it
+   * comes, so that memory holds one batch whatever the count. A foreign id's `index` counts
+   * from the first meal of the first batch; the batch that holds it is the last one taken.
+   * When `batches` throws, the transaction rolls back and the error passes on. Nothing else
+   * may use this handle meanwhile: on SQLite the transaction is held across the awaits.
+   */
+  importMeals(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number): Promise<UpsertResult>;
   /** Turns a live meal into a tombstone (a new change). */
   deleteMeal(userId: string, mealId: string, now: number): Promise<DeleteResult>;
   /**

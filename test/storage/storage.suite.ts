@@ -218,6 +218,77 @@ export function runStorageSuite(backend: StorageBackend): void {
         });
       });
 
+      test('an import takes its batches in one transaction: modifiedAt increases across them and an id repeated in a later batch is an update', async () => {
+        await withStore(async (storage) => {
+          await storage.upsertMeals('u1', [meal('old'), meal('same')], T0);
+          async function* batches() {
+            yield [meal('a'), meal('same')];
+            yield [meal('b'), meal('old', { title: 'changed' })];
+            yield [meal('a', { title: 'again' }), meal('c')];
+          }
+          assert.deepEqual(await storage.importMeals('u1', batches(), T0), {
+            ok: true,
+            created: 3,
+            updated: 2,
+            unchanged: 1,
+          });
+          const items = await feedItems(storage, { userId: 'u1' });
+          assert.deepEqual(
+            items.map((item) => [item.id, item.title, item.modifiedAt]),
+            [
+              ['same', 'meal same', at(T0 + 1)],
+              ['b', 'meal b', at(T0 + 3)],
+              ['old', 'changed', at(T0 + 4)],
+              ['a', 'again', at(T0 + 5)],
+              ['c', 'meal c', at(T0 + 6)],
+            ],
+          );
+        });
+      });
+
+      test("an import with another user's id in a later batch writes nothing and counts the index from the first batch", async () => {
+        await withStore(async (storage) => {
+          await storage.upsertMeals('u1', [meal('theirs')], T0);
+          async function* batches() {
+            yield [meal('n1'), meal('n2')];
+            yield [meal('n3'), meal('theirs'), meal('n4')];
+            yield [meal('n5')];
+          }
+          assert.deepEqual(await storage.importMeals('u2', batches(), T0), {
+            ok: false,
+            reason: 'foreign_id',
+            index: 3,
+          });
+          assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
+          // The ids of the rolled-back batches are free again.
+          assert.equal((await storage.upsertMeals('u2', [meal('n1'), meal('n3')], T0)).ok, true);
+        });
+      });
+
+      test('an import whose batches fail midway rolls back every batch and passes the error on', async () => {
+        await withStore(async (storage) => {
+          await storage.upsertMeals('u1', [meal('kept')], T0);
+          const before = await feed(storage, { userId: 'u1', includeDeleted: true });
+          const bad = new Error('a bad record at line 3');
+          async function* batches() {
+            yield [meal('x1'), meal('kept', { title: 'changed' })];
+            yield [meal('x2')];
+            throw bad;
+          }
+          await assert.rejects(storage.importMeals('u1', batches(), T0 + 10), (error) => error === bad);
+          assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
+          // The store is usable after: the clock did not move, the transaction is gone.
+          await storage.upsertMeals('u1', [meal('after')], T0);
+          assert.deepEqual(
+            (await feedItems(storage, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt]),
+            [
+              ['kept', at(T0)],
+              ['after', at(T0 + 1)],
+            ],
+          );
+        });
+      });
+
       test("another user's deleted meal id is still theirs: an upsert of it is refused", async () => {
         await withStore(async (storage) => {
           await storage.upsertMeals('u1', [meal('a')], T0);

@@ -1,10 +1,7 @@
+import { createStatusLine, type ProgressStream } from '../../status-line.js';
 import type { WaitEvent } from '../types.js';
 
-/** Where progress goes: stderr, or a stand-in in tests. */
-export interface ProgressStream {
-  readonly isTTY?: boolean;
-  write(text: string): boolean;
-}
+export type { ProgressStream };
 
 export interface PullProgress {
   /** After each page is applied. */
@@ -44,17 +41,14 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
  * must say why a pull is slow, or failing, as much as a terminal does).
  */
 export function createPullProgress(stream: ProgressStream): PullProgress {
-  const tty = stream.isTTY === true;
+  const line = createStatusLine(stream);
+  const tty = line.tty;
   // The pages and meals so far; status adds where the pull stands.
   let counts = 'connecting';
   let status = counts;
   let timer: NodeJS.Timeout | undefined;
-  let shown = false;
 
-  const render = (text: string) => {
-    stream.write(`\r\x1b[2K${text}`);
-    shown = true;
-  };
+  const render = (text: string) => line.show(text);
   const stopCountdown = () => {
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
@@ -98,14 +92,11 @@ export function createPullProgress(stream: ProgressStream): PullProgress {
     },
     notice(text) {
       stopCountdown();
-      if (shown) stream.write('\r\x1b[2K');
-      stream.write(`meal-export: ${text}\n`);
-      if (shown) render(status);
+      line.print(`meal-export: ${text}`, status);
     },
     done() {
       stopCountdown();
-      if (shown) stream.write('\r\x1b[2K');
-      shown = false;
+      line.clear();
     },
   };
   return progress;

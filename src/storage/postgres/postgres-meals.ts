@@ -134,63 +134,139 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 
 /** The meals half of the PostgreSQL adapter (the same behaviour as sqlite/sqlite-meals.ts). */
 export function createPostgresMeals(sql: Sql) {
-  async function upsert(userId: string, meals: readonly MealContent[], now: number) {
-    return sql.begin(async (tx) => {
-      const lastModifiedAt = await lockClock(tx, userId);
-      let clock = lastModifiedAt;
-      let first: number | undefined;
-      const existing = new Map<string, ExistingMeal>();
-      for (const ids of chunks([...new Set(meals.map((meal) => meal.id))])) {
-        const rows = await tx.unsafe<ExistingMeal[]>(
-          'SELECT user_id, modified_at, id, deleted, body FROM meals WHERE id = ANY($1::text[])',
-          [ids],
-          PREPARED,
-        );
-        for (const row of rows) existing.set(row.id, row);
+  /** Where a write stands, batch after batch, inside its transaction (holding the user's clock lock). */
+  interface WriteRun {
+    readonly tx: TransactionSql;
+    readonly userId: string;
+    readonly now: number;
+    clock: number | undefined;
+    /** The modifiedAt of the first change, for the webhook events. */
+    first: number | undefined;
+    /** Meals taken so far: where the next batch starts in the input. */
+    taken: number;
+    created: number;
+    updated: number;
+    unchanged: number;
+  }
+
+  async function startRun(tx: TransactionSql, userId: string, now: number): Promise<WriteRun> {
+    const clock = await lockClock(tx, userId);
+    return { tx, userId, now, clock, first: undefined, taken: 0, created: 0, updated: 0, unchanged: 0 };
+  }
+
+  /**
+   * The id of the first meal in `ids` that another user holds, after an insert that skipped
+   * some: another user's import took it between the look-up and the insert. Undefined if none.
+   */
+  async function takenMeanwhile(run: WriteRun, ids: readonly string[]): Promise<string | undefined> {
+    const rows = await run.tx.unsafe<{ id: string }[]>(
+      'SELECT id FROM meals WHERE id = ANY($1::text[]) AND user_id <> $2',
+      [ids, run.userId],
+      PREPARED,
+    );
+    const foreign = new Set(rows.map((row) => row.id));
+    return ids.find((id) => foreign.has(id));
+  }
+
+  /**
+   * One batch of a write: upsertMeals' only batch, or one of an import's. Its ids are looked
+   * up together, so an id repeated in the batch meets the earlier record's version here, and
+   * one repeated across batches meets it in the table (written by the earlier batch).
+   */
+  async function writeBatch(run: WriteRun, meals: readonly MealContent[]): Promise<void> {
+    const { tx, userId, now } = run;
+    const existing = new Map<string, ExistingMeal>();
+    for (const ids of chunks([...new Set(meals.map((meal) => meal.id))])) {
+      const rows = await tx.unsafe<ExistingMeal[]>(
+        'SELECT user_id, modified_at, id, deleted, body FROM meals WHERE id = ANY($1::text[])',
+        [ids],
+        PREPARED,
+      );
+      for (const row of rows) existing.set(row.id, row);
+    }
+    // Each meal in input order gets the next clock value; a repeated id is written twice,
+    // the second version winning (as SQLite writes them one after the other). A meal equal
+    // to the live version it meets (the stored one, or an earlier record's) is no change
+    // (CONTRACT.md section 7): it is not written, and the clock does not move for it.
+    const written = new Map<string, { modifiedAt: number; body: string }>();
+    meals.forEach((meal, index) => {
+      const row = existing.get(meal.id);
+      if (row !== undefined && row.user_id !== userId) throw new ForeignMeal(run.taken + index);
+      const earlier = written.get(meal.id);
+      const live = earlier?.body ?? (row === undefined || row.deleted ? undefined : row.body);
+      const content = encodeMealContent(meal);
+      if (live !== undefined && isStoredMeal(live, content)) {
+        run.unchanged += 1;
+        return;
       }
-      // Each meal in input order gets the next clock value; a repeated id is written twice,
-      // the second version winning (as SQLite writes them one after the other). A meal equal
-      // to the live version it meets (the stored one, or an earlier record's) is no change
-      // (CONTRACT.md section 7): it is not written, and the clock does not move for it.
-      const written = new Map<string, { modifiedAt: number; body: string }>();
-      let created = 0;
-      let updated = 0;
-      let unchanged = 0;
-      meals.forEach((meal, index) => {
-        const row = existing.get(meal.id);
-        if (row !== undefined && row.user_id !== userId) throw new ForeignMeal(index);
-        const earlier = written.get(meal.id);
-        const live = earlier?.body ?? (row === undefined || row.deleted ? undefined : row.body);
-        const content = encodeMealContent(meal);
-        if (live !== undefined && isStoredMeal(live, content)) {
-          unchanged += 1;
-          return;
+      run.clock = nextModifiedAt(run.clock, now);
+      run.first ??= run.clock;
+      if (row === undefined && earlier === undefined) run.created += 1;
+      else run.updated += 1;
+      written.delete(meal.id);
+      written.set(meal.id, { modifiedAt: run.clock, body: encodeMealAt(content, run.clock) });
+    });
+    const replaced = [...existing.keys()].filter((id) => written.has(id));
+    for (const ids of chunks(replaced)) {
+      await tx.unsafe('DELETE FROM meals WHERE user_id = $1 AND id = ANY($2::text[])', [userId, ids], PREPARED);
+    }
+    for (const rows of chunks([...written])) {
+      const ids = rows.map(([id]) => id);
+      // ON CONFLICT DO NOTHING: an id another user's import wrote since the look-up is that
+      // user's now, a foreign id like any other, not a failure of the whole (unrepeatable) import.
+      const inserted = await tx.unsafe(
+        `INSERT INTO meals (user_id, modified_at, id, deleted, body)
+         SELECT $1, modified_at, id, false, body FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(modified_at, id, body)
+         ON CONFLICT DO NOTHING`,
+        [userId, rows.map(([, row]) => row.modifiedAt), ids, rows.map(([, row]) => row.body)],
+        PREPARED,
+      );
+      if (inserted.count < rows.length) {
+        const id = await takenMeanwhile(run, ids);
+        if (id === undefined) throw new Error('an insert of meals skipped rows that no other user holds');
+        throw new ForeignMeal(run.taken + meals.findIndex((meal) => meal.id === id));
+      }
+    }
+    run.taken += meals.length;
+  }
+
+  /** The end of a write: the clock saved and the webhook events queued, when anything changed. */
+  async function finishRun(run: WriteRun) {
+    const { tx, userId, first, clock, now } = run;
+    if (first !== undefined && clock !== undefined) {
+      await saveClock(tx, userId, clock);
+      // The outbox, in the transaction of the change (CONTRACT.md section 8). A test event
+      // queued meanwhile with the seq it takes fails it (postgres-webhook-outbox.ts): in a
+      // savepoint, so that only the queueing runs again, not the whole write.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await tx.savepoint((point) => queueChangeEvents(point, userId, first, clock, now));
+          break;
+        } catch (error) {
+          if (attempt >= MAX_WRITE_ATTEMPTS || !isUniqueViolation(error)) throw error;
         }
-        clock = nextModifiedAt(clock, now);
-        first ??= clock;
-        if (row === undefined && earlier === undefined) created += 1;
-        else updated += 1;
-        written.delete(meal.id);
-        written.set(meal.id, { modifiedAt: clock, body: encodeMealAt(content, clock) });
-      });
-      const replaced = [...existing.keys()].filter((id) => written.has(id));
-      for (const ids of chunks(replaced)) {
-        await tx.unsafe('DELETE FROM meals WHERE user_id = $1 AND id = ANY($2::text[])', [userId, ids], PREPARED);
       }
-      for (const rows of chunks([...written])) {
-        await tx.unsafe(
-          `INSERT INTO meals (user_id, modified_at, id, deleted, body)
-           SELECT $1, modified_at, id, false, body FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(modified_at, id, body)`,
-          [userId, rows.map(([, row]) => row.modifiedAt), rows.map(([id]) => id), rows.map(([, row]) => row.body)],
-          PREPARED,
-        );
-      }
-      if (first !== undefined && clock !== undefined) {
-        await saveClock(tx, userId, clock);
-        // The outbox, in the transaction of the change (CONTRACT.md section 8).
-        await queueChangeEvents(tx, userId, first, clock, now);
-      }
-      return { created, updated, unchanged };
+    }
+    return { created: run.created, updated: run.updated, unchanged: run.unchanged };
+  }
+
+  function upsert(userId: string, meals: readonly MealContent[], now: number) {
+    return sql.begin(async (tx) => {
+      const run = await startRun(tx, userId, now);
+      await writeBatch(run, meals);
+      return finishRun(run);
+    });
+  }
+
+  /**
+   * An import's batches in one transaction (issue 17, item 7), each written before the next
+   * is taken: the await is the back-pressure that keeps one batch in memory.
+   */
+  function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
+    return sql.begin(async (tx) => {
+      const run = await startRun(tx, userId, now);
+      for await (const meals of batches) await writeBatch(run, meals);
+      return finishRun(run);
     });
   }
 
@@ -270,6 +346,20 @@ export function createPostgresMeals(sql: Sql) {
     async upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult> {
       try {
         return { ok: true, ...(await withRetry(() => upsert(userId, meals, now))) };
+      } catch (error) {
+        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
+        throw error;
+      }
+    },
+
+    /** Not retried: the batches cannot be read twice; an id taken meanwhile is a foreign id (writeBatch). */
+    async importMeals(
+      userId: string,
+      batches: AsyncIterable<readonly MealContent[]>,
+      now: number,
+    ): Promise<UpsertResult> {
+      try {
+        return { ok: true, ...(await importBatches(userId, batches, now)) };
       } catch (error) {
         if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
         throw error;

@@ -128,6 +128,7 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
       })();
     },
     upsertMeals: (userId, list, now) => guardLong(() => meals.upsertMeals(userId, list, now)),
+    importMeals: (userId, batches, now) => guardLong(() => meals.importMeals(userId, batches, now)),
     deleteMeal: (userId, mealId, now) => guard(() => meals.deleteMeal(userId, mealId, now)),
     watchFeeds: (watcher) => signals.watch(watcher),
     pruneTombstones: (before) => guardLong(() => meals.pruneTombstones(before)),

@@ -19,14 +19,18 @@ function codeOf(error: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
+/** A driver failure as the caller should see it: "cannot reach the store" is the contract's 503. */
+function reported(error: unknown): unknown {
+  const code = codeOf(error);
+  return UNAVAILABLE_CODES.test(code) ? storageUnavailable(error, code === 'SQLITE_FULL') : error;
+}
+
 /** Runs a driver call, turning "cannot reach the store" failures into the contract's 503. */
 function guard<T>(work: () => T): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {
-    const code = codeOf(error);
-    if (UNAVAILABLE_CODES.test(code)) return Promise.reject(storageUnavailable(error, code === 'SQLITE_FULL'));
-    return Promise.reject(error);
+    return Promise.reject(reported(error));
   }
 }
 
@@ -94,13 +98,22 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   );
   let secret: Buffer | undefined;
 
+  /**
+   * Every call but importMeals: refused while an import holds the connection's transaction
+   * across its awaits (sqlite-meals.ts), where it would silently become part of the import.
+   */
+  function call<T>(work: () => T): Promise<T> {
+    if (db.inTransaction) return Promise.reject(new Error('this store handle is busy with an import'));
+    return guard(work);
+  }
+
   // StorageOptions.serving: a background write fails with SQLITE_BUSY (503 unavailable) at once
   // rather than blocking the event loop for up to BUSY_TIMEOUT_MS.
   function background<T>(work: () => T): Promise<T> {
-    if (options.serving !== true) return guard(work);
+    if (options.serving !== true) return call(work);
     db.pragma('busy_timeout = 0');
     try {
-      return guard(work);
+      return call(work);
     } finally {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
@@ -108,7 +121,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
 
   return {
     kind: 'sqlite',
-    listFeed: (query) => guard(() => meals.listFeed(query)),
+    listFeed: (query) => call(() => meals.listFeed(query)),
     exportMeals: (userId, since) => {
       const rows = meals.exportMeals(userId, since);
       return (async function* () {
@@ -116,61 +129,72 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
       })();
     },
     upsertMeals: (userId, list, now) =>
-      guard(() => {
+      call(() => {
         const result = meals.upsertMeals(userId, list, now);
         if (result.ok && result.created + result.updated > 0) signals.committed(userId);
         return result;
       }),
+    importMeals: async (userId, batches, now) => {
+      if (db.inTransaction) throw new Error('this store handle is busy with an import');
+      try {
+        const result = await meals.importMeals(userId, batches, now);
+        if (result.ok && result.created + result.updated > 0) signals.committed(userId);
+        return result;
+      } catch (error) {
+        throw reported(error);
+      }
+    },
     deleteMeal: (userId, mealId, now) =>
-      guard(() => {
+      call(() => {
         const result = meals.deleteMeal(userId, mealId, now);
         if (result === 'deleted') signals.committed(userId);
         return result;
       }),
     watchFeeds: (watcher) => signals.watch(watcher),
     pruneTombstones: (before) => background(() => meals.pruneTombstones(before)),
-    createApiKey: (key, maxActive, now) => guard(() => keys.createApiKey(key, maxActive, now)),
-    listApiKeys: (userId) => guard(() => keys.listApiKeys(userId)),
-    revokeApiKey: (keyId, now) => guard(() => keys.revokeApiKey(keyId, now)),
-    findApiKeysByDigests: (digests) => guard(() => keys.findApiKeysByDigests(digests)),
+    createApiKey: (key, maxActive, now) => call(() => keys.createApiKey(key, maxActive, now)),
+    listApiKeys: (userId) => call(() => keys.listApiKeys(userId)),
+    revokeApiKey: (keyId, now) => call(() => keys.revokeApiKey(keyId, now)),
+    findApiKeysByDigests: (digests) => call(() => keys.findApiKeysByDigests(digests)),
     recordKeyUse: (uses) => background(() => keys.recordKeyUse(uses)),
-    listKeyRequests: (userId, fromDay, toDay) => guard(() => keys.listKeyRequests(userId, fromDay, toDay)),
-    listKeyRequestsSince: (fromDay) => guard(() => keys.listKeyRequestsSince(fromDay)),
+    listKeyRequests: (userId, fromDay, toDay) => call(() => keys.listKeyRequests(userId, fromDay, toDay)),
+    listKeyRequestsSince: (fromDay) => call(() => keys.listKeyRequestsSince(fromDay)),
     pruneKeyRequests: (beforeDay) => background(() => keys.pruneKeyRequests(beforeDay)),
-    createLoginToken: (token) => guard(() => signIns.createLoginToken(token)),
-    consumeLoginToken: (digest, now) => guard(() => signIns.consumeLoginToken(digest, now)),
-    createSession: (session) => guard(() => signIns.createSession(session)),
-    findSession: (digest, now) => guard(() => signIns.findSession(digest, now)),
-    deleteSession: (digest) => guard(() => signIns.deleteSession(digest)),
+    createLoginToken: (token) => call(() => signIns.createLoginToken(token)),
+    consumeLoginToken: (digest, now) => call(() => signIns.consumeLoginToken(digest, now)),
+    createSession: (session) => call(() => signIns.createSession(session)),
+    findSession: (digest, now) => call(() => signIns.findSession(digest, now)),
+    deleteSession: (digest) => call(() => signIns.deleteSession(digest)),
     pruneExpiredSignIns: (now) => background(() => signIns.pruneExpiredSignIns(now)),
-    createWebhook: (endpoint, maxPerUser) => guard(() => webhooks.createWebhook(endpoint, maxPerUser)),
-    listWebhooks: (userId) => guard(() => webhooks.listWebhooks(userId)),
-    findWebhook: (id) => guard(() => webhooks.findWebhook(id)),
-    deleteWebhook: (id) => guard(() => webhooks.deleteWebhook(id)),
-    enableWebhook: (id, now) => guard(() => outboxChangedIf(webhooks.enableWebhook(id, now))),
+    createWebhook: (endpoint, maxPerUser) => call(() => webhooks.createWebhook(endpoint, maxPerUser)),
+    listWebhooks: (userId) => call(() => webhooks.listWebhooks(userId)),
+    findWebhook: (id) => call(() => webhooks.findWebhook(id)),
+    deleteWebhook: (id) => call(() => webhooks.deleteWebhook(id)),
+    enableWebhook: (id, now) => call(() => outboxChangedIf(webhooks.enableWebhook(id, now))),
     rotateWebhookSecret: (id, secret, previousExpiresAt) =>
-      guard(() => webhooks.rotateWebhookSecret(id, secret, previousExpiresAt)),
-    queueWebhookTest: (id, eventId, now) => guard(() => outboxChangedIf(webhooks.queueWebhookTest(id, eventId, now))),
-    listWebhookAttempts: (id) => guard(() => webhooks.listWebhookAttempts(id)),
+      call(() => webhooks.rotateWebhookSecret(id, secret, previousExpiresAt)),
+    queueWebhookTest: (id, eventId, now) => call(() => outboxChangedIf(webhooks.queueWebhookTest(id, eventId, now))),
+    listWebhookAttempts: (id) => call(() => webhooks.listWebhookAttempts(id)),
     // The sender's writes can wait for their next turn: in a serving process they never block
     // the event loop behind an import (StorageOptions.serving).
     claimDueWebhookEvents: (now, leaseMs, max) => background(() => webhooks.claimDueWebhookEvents(now, leaseMs, max)),
-    nextWebhookDueAt: () => guard(() => webhooks.nextWebhookDueAt()),
+    nextWebhookDueAt: () => call(() => webhooks.nextWebhookDueAt()),
     recordWebhookAttempt: (event, attempt, fate) =>
       background(() => webhooks.recordWebhookAttempt(event, attempt, fate)),
-    webhookBacklog: () => guard(() => webhooks.webhookBacklog()),
+    webhookBacklog: () => call(() => webhooks.webhookBacklog()),
     cursorSecret: () =>
-      guard(() => {
+      call(() => {
         secret ??= readSetting.get(CURSOR_SECRET_SETTING);
         if (secret === undefined) throw new Error('the store has no cursor secret');
         return secret;
       }),
     recordAppPageOrigin: (origin) =>
-      guard(() => {
+      call(() => {
         saveSetting.run(APP_PAGE_ORIGIN_SETTING, Buffer.from(origin, 'utf8'));
       }),
-    appPageOrigin: () => guard(() => readSetting.get(APP_PAGE_ORIGIN_SETTING)?.toString('utf8')),
-    ping: () => guard(() => selectOne.get()).then(() => undefined),
+    appPageOrigin: () => call(() => readSetting.get(APP_PAGE_ORIGIN_SETTING)?.toString('utf8')),
+    ping: () => call(() => selectOne.get()).then(() => undefined),
+    // Closing is always allowed: an import's open transaction is rolled back with the connection.
     close: () =>
       guard(() => {
         signals.close();

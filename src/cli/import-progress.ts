@@ -1,0 +1,58 @@
+import { createStatusLine, type ProgressStream } from '../status-line.js';
+
+/** How often the line is rewritten: often enough to look alive, rarely enough to cost nothing. */
+export const IMPORT_PROGRESS_EVERY_MS = 250;
+
+export interface ImportProgress {
+  /** The records read so far (cheap: called for every record; the line is drawn on a timer). */
+  read(records: number): void;
+  /** Success: the line is replaced by a lasting one with the count, the time and the rate. */
+  finished(): void;
+  /** Failure: the line is cleared, for the one-line error. */
+  failed(): void;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * `meals import`'s progress on a terminal (issue 17, item 7): records read and their rate,
+ * rewritten in place every IMPORT_PROGRESS_EVERY_MS, then one lasting line. Off a terminal
+ * nothing at all, so scripts and `--json` readers see what they always saw; stdout is never
+ * touched.
+ */
+export function createImportProgress(stream: ProgressStream, now: () => number = performance.now.bind(performance)) {
+  const line = createStatusLine(stream);
+  const started = now();
+  let records = 0;
+  const summary = () => {
+    const seconds = Math.max(now() - started, 1) / 1000;
+    return { seconds, rate: Math.round(records / seconds) };
+  };
+  const draw = () => {
+    const { rate } = summary();
+    line.show(`importing: ${count(records)} records read · ${count(rate)} records/s`);
+  };
+  const timer = line.tty ? setInterval(draw, IMPORT_PROGRESS_EVERY_MS) : undefined;
+  timer?.unref();
+  const stop = () => {
+    if (timer !== undefined) clearInterval(timer);
+  };
+
+  const progress: ImportProgress = {
+    read(total) {
+      records = total;
+    },
+    finished() {
+      stop();
+      if (!line.tty) return;
+      const { seconds, rate } = summary();
+      line.clear();
+      line.print(`read ${count(records)} records in ${seconds.toFixed(1)} s (${count(rate)} records/s)`);
+    },
+    failed() {
+      stop();
+      line.clear();
+    },
+  };
+  return progress;
+}

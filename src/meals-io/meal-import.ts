@@ -1,0 +1,113 @@
+import type { MealContent } from '../domain/meal.js';
+import type { UpsertResult } from '../storage/storage.js';
+import { describeFirstFault, isImportedMeal, type MealFileItem } from './meal-file.js';
+import type { LineError } from './raw-record.js';
+
+/**
+ * Meals per batch handed to the store: memory holds one batch (and its lines), however long
+ * the file; large enough that a batch's statements cost little per meal on either backend.
+ */
+export const IMPORT_BATCH_SIZE = 2000;
+
+export type ImportOutcome =
+  | {
+      readonly ok: true;
+      readonly imported: number;
+      readonly created: number;
+      readonly updated: number;
+      readonly unchanged: number;
+    }
+  /** The one-line report of the first bad record (CONTRACT.md section 7); nothing was written. */
+  | { readonly ok: false; readonly message: string };
+
+/** Where the store writes an import's batches in one transaction (Storage.importMeals for one user). */
+export type BatchWriter = (batches: AsyncIterable<readonly MealContent[]>) => Promise<UpsertResult>;
+
+/** Thrown into the writer to roll its transaction back when a bad record is read. */
+class BadRecord extends Error {
+  constructor(readonly fault: LineError) {
+    super(`line ${fault.line}: ${fault.message}`);
+  }
+}
+
+/**
+ * `meals import` as the records come (issue 17, item 7): valid records go to the store in
+ * batches inside one transaction while the file is still being read; the first bad record
+ * rolls it back, and the rest of the file is only read, to count the bad records after it.
+ * So the outcome is the one of checking the whole file before writing (CONTRACT.md section
+ * 7): a bad record anywhere is reported, by its line, before an id of another user, and
+ * nothing of the file is written. `onRead` is told the count of records read so far.
+ */
+export async function importMealStream(
+  items: AsyncIterable<MealFileItem>,
+  write: BatchWriter,
+  onRead: (records: number) => void = () => undefined,
+): Promise<ImportOutcome> {
+  const source = items[Symbol.asyncIterator]();
+  let read = 0;
+  const next = async () => {
+    const step = await source.next();
+    if (step.done !== true) onRead((read += 1));
+    return step;
+  };
+  /** The batch the store took last, and where it starts in the file's meals: where a foreign id is. */
+  let current: { meals: MealContent[]; lines: number[]; start: number } = { meals: [], lines: [], start: 0 };
+  let imported = 0;
+
+  async function* batches(): AsyncGenerator<readonly MealContent[]> {
+    let meals: MealContent[] = [];
+    let lines: number[] = [];
+    const handOver = () => {
+      current = { meals, lines, start: imported };
+      imported += meals.length;
+      meals = [];
+      lines = [];
+      return current.meals;
+    };
+    for (let step = await next(); step.done !== true; step = await next()) {
+      const item = step.value;
+      if (!isImportedMeal(item)) throw new BadRecord(item);
+      meals.push(item.meal);
+      lines.push(item.line);
+      if (meals.length === IMPORT_BATCH_SIZE) yield handOver();
+    }
+    if (meals.length > 0) yield handOver();
+  }
+
+  /** The rest of the file read through: its first bad record (unless one was found already) and how many more. */
+  async function restOfFile(found: LineError | undefined): Promise<ImportOutcome | undefined> {
+    let first = found;
+    let more = 0;
+    for (let step = await next(); step.done !== true; step = await next()) {
+      if (isImportedMeal(step.value)) continue;
+      if (first === undefined) first = step.value;
+      else more += 1;
+    }
+    return first === undefined ? undefined : { ok: false, message: describeFirstFault(first, more) };
+  }
+
+  try {
+    let result: UpsertResult;
+    try {
+      result = await write(batches());
+    } catch (error) {
+      if (!(error instanceof BadRecord)) throw error;
+      return (await restOfFile(error.fault)) ?? { ok: false, message: error.message };
+    }
+    if (result.ok) {
+      const { created, updated, unchanged } = result;
+      return { ok: true, imported, created, updated, unchanged };
+    }
+    const laterFault = await restOfFile(undefined);
+    if (laterFault !== undefined) return laterFault;
+    const at = result.index - current.start;
+    const line = current.lines[at];
+    const id = current.meals[at]?.id;
+    if (line === undefined || id === undefined)
+      return { ok: false, message: 'a meal id of this file belongs to another user' };
+    return { ok: false, message: `line ${line}: id ${JSON.stringify(id)} belongs to another user` };
+  } finally {
+    // A failed write: the input is closed, not read to its end.
+    await source.return?.();
+  }
+}

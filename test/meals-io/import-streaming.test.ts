@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { writeMealsFile } from '../support/large-import.js';
+import { newPostgresSchema, postgresSkipReason } from '../support/postgres.js';
+import { BIN, cleanEnv, PROJECT_ROOT } from '../support/project.js';
+import { makeMeal, newUserId } from '../support/server.js';
+import { makeTempDir, runCli } from './cli-harness.js';
+
+/**
+ * `meals import` streams its records into one transaction (issue 17, item 7): these files are
+ * larger than several of its batches, so what is written before a bad record, a repeated id
+ * or another user's id near the end must still be rolled back or counted as when the whole
+ * file was checked first (CONTRACT.md section 7).
+ */
+
+const RECORDS = 20_000;
+
+/** What the store holds for a user, as `meals export` writes it (JSON Lines, with modifiedAt). */
+async function exported(db: string, userId: string): Promise<string> {
+  const result = await runCli(['meals', 'export', '--user', userId, '--format', 'jsonl', '--db', db]);
+  assert.equal(result.code, 0, result.stderr);
+  return result.stdout;
+}
+
+async function importFile(db: string, userId: string, file: string) {
+  return runCli(['meals', 'import', '--user', userId, file, '--db', db, '--json']);
+}
+
+/**
+ * A store where the importer already holds meals (two of them also in the file) and another
+ * user holds one: what a failed import must leave exactly as it was.
+ */
+async function prepare(db: string, prefix: string) {
+  const importer = newUserId('importer');
+  const other = newUserId('other');
+  const theirs = `${prefix}_theirs`;
+  const mine = [makeMeal(`${prefix}_5`), makeMeal(`${prefix}_15000`), makeMeal()];
+  const seeded = await runCli(['meals', 'import', '--user', importer, '-', '--format', 'jsonl', '--db', db], {
+    input: `${mine.map((meal) => JSON.stringify(meal)).join('\n')}\n`,
+  });
+  assert.equal(seeded.code, 0, seeded.stderr);
+  const seededOther = await runCli(['meals', 'import', '--user', other, '-', '--format', 'jsonl', '--db', db], {
+    input: `${JSON.stringify(makeMeal(theirs))}\n`,
+  });
+  assert.equal(seededOther.code, 0, seededOther.stderr);
+  const before = { importer: await exported(db, importer), other: await exported(db, other) };
+  return { importer, other, theirs, before };
+}
+
+/** The store-agnostic cases, run on SQLite and on PostgreSQL. */
+function runStreamingCases(backend: string, newStore: () => Promise<{ db: string; remove(): Promise<void> }>) {
+  test(`on ${backend}, a bad line near the end names its number and leaves the store exactly as before`, async () => {
+    const temp = makeTempDir();
+    const store = await newStore();
+    try {
+      const prefix = `bad_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, other, before } = await prepare(store.db, prefix);
+      const file = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(file, RECORDS - 2, prefix);
+      appendFileSync(
+        file,
+        `{"id": "${prefix}_late", "type": "lunch", "date": "2025-03-01T12:00:00Z", "caloriesTotal": -1}\n`,
+      );
+      appendFileSync(file, `${JSON.stringify(makeMeal(`${prefix}_last`))}\n{"not json\n`);
+
+      const result = await importFile(store.db, importer, file);
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stdout, '');
+      assert.equal(
+        result.stderr,
+        `meal-export: line ${RECORDS - 1}: caloriesTotal must be 0 or more, got -1 (and 1 more bad record)\n`,
+      );
+      assert.equal(await exported(store.db, importer), before.importer, "the importer's meals as they were");
+      assert.equal(await exported(store.db, other), before.other, "the other user's meals as they were");
+    } finally {
+      temp.remove();
+      await store.remove();
+    }
+  });
+
+  test(`on ${backend}, another user's id far into the file is refused with its line, after the bad records`, async () => {
+    const temp = makeTempDir();
+    const store = await newStore();
+    try {
+      const prefix = `foreign_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, theirs, before } = await prepare(store.db, prefix);
+      const file = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(file, 12_344, prefix);
+      appendFileSync(file, `${JSON.stringify(makeMeal(theirs))}\n`);
+      await writeMealsFile(path.join(temp.dir, 'tail.jsonl'), 5000, `${prefix}_tail`);
+      appendFileSync(file, readFileSync(path.join(temp.dir, 'tail.jsonl')));
+
+      const refused = await importFile(store.db, importer, file);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.equal(refused.stderr, `meal-export: line 12345: id ${JSON.stringify(theirs)} belongs to another user\n`);
+      assert.equal(await exported(store.db, importer), before.importer);
+
+      // A bad record after it is reported instead, as when the whole file was checked before writing.
+      appendFileSync(file, '[1, 2]\n');
+      const bad = await importFile(store.db, importer, file);
+      assert.equal(bad.stderr, `meal-export: line 17346: a record must be a JSON object, got an array\n`);
+      assert.equal(await exported(store.db, importer), before.importer);
+    } finally {
+      temp.remove();
+      await store.remove();
+    }
+  });
+
+  test(`on ${backend}, ids repeated far apart are updates, counted in --json, the later record winning`, async () => {
+    const temp = makeTempDir();
+    const store = await newStore();
+    try {
+      const prefix = `dup_${process.pid}_${Date.now().toString(36)}`;
+      const { importer } = await prepare(store.db, prefix);
+      const file = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(file, RECORDS - 2, prefix);
+      // Line 19,999 repeats line 1 changed; line 20,000 repeats line 2 as it is.
+      appendFileSync(
+        file,
+        `${JSON.stringify({ id: `${prefix}_0`, title: 'last word', type: 'dinner', date: '2025-03-01T12:00:00Z' })}\n`,
+      );
+      appendFileSync(file, `${readFileSync(file, 'utf8').split('\n')[1]}\n`);
+
+      const result = await importFile(store.db, importer, file);
+      assert.equal(result.code, 0, result.stderr);
+      // prepare() gave the importer <prefix>_5 and <prefix>_15000 already, with other fields.
+      assert.deepEqual(JSON.parse(result.stdout), {
+        imported: RECORDS,
+        created: RECORDS - 4,
+        updated: 3,
+        unchanged: 1,
+      });
+      const meals = (await exported(store.db, importer))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; title: string; modifiedAt: string });
+      // The importer's own meal first, then the file's in file order: the repeated id last.
+      const ids = meals.map((meal) => meal.id);
+      const fileOrder = Array.from({ length: RECORDS - 3 }, (_, i) => `${prefix}_${i + 1}`);
+      assert.deepEqual(ids.slice(1), [...fileOrder, `${prefix}_0`]);
+      assert.equal(meals.at(-1)?.title, 'last word', 'the later record won');
+    } finally {
+      temp.remove();
+      await store.remove();
+    }
+  });
+}
+
+describe('meals import streams a large file into one transaction', () => {
+  runStreamingCases('SQLite', async () => {
+    const temp = makeTempDir();
+    return { db: path.join(temp.dir, 'store.db'), remove: async () => temp.remove() };
+  });
+});
+
+describe('meals import streams a large file into one transaction, on PostgreSQL', async () => {
+  const skip = await postgresSkipReason();
+  if (skip !== undefined) {
+    test('skipped', (t) => t.skip(skip));
+    return;
+  }
+  runStreamingCases('PostgreSQL', async () => {
+    const store = await newPostgresSchema('import_stream');
+    return { db: store.url, remove: () => store.remove() };
+  });
+});
+
+describe('meals import streams a large CSV file', () => {
+  test('a bad row near the end is named by the line it starts on, rows spanning two lines each', async () => {
+    const temp = makeTempDir();
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const prefix = `csv_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, before } = await prepare(db, prefix);
+      const header =
+        'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg';
+      const row = (n: number, type: string) =>
+        `${prefix}_${n},"rice,\r\nbeans",meal ${n},${type},2025-03-01T12:00:00Z,500,,,,,,,\r\n`;
+      const rows = Array.from({ length: RECORDS }, (_, i) => row(i + 1, i + 1 === RECORDS - 1 ? 'brunch' : 'lunch'));
+      const file = path.join(temp.dir, 'meals.csv');
+      appendFileSync(file, `${header}\r\n${rows.join('')}`);
+
+      const result = await importFile(db, importer, file);
+      assert.equal(result.code, 1, result.stderr);
+      // Row n starts on line 2n: the header, then two lines a row.
+      assert.match(result.stderr, new RegExp(`^meal-export: line ${2 * (RECORDS - 1)}: type must be one of`));
+      assert.equal(await exported(db, importer), before.importer);
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function walBytes(db: string): number {
+  return existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
+}
+
+describe('meals import from stdin', () => {
+  test('writes while stdin is still open, and a bad last line still rolls every batch back', async () => {
+    const temp = makeTempDir();
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const prefix = `open_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, before } = await prepare(db, prefix);
+      const source = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(source, 40_000, prefix);
+      const walBefore = walBytes(db);
+      const child = spawn(
+        process.execPath,
+        [BIN, 'meals', 'import', '--user', importer, '-', '--format', 'jsonl', '--db', db],
+        { cwd: PROJECT_ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.resume();
+      const exited = once(child, 'close');
+      child.stdin.write(readFileSync(source));
+      // 40 000 meals outgrow SQLite's 8 MiB page cache: the open transaction spills to the WAL.
+      const deadline = performance.now() + 60_000;
+      while (walBytes(db) < walBefore + 4 * 1024 * 1024 && performance.now() < deadline) await sleep(50);
+      const written = walBytes(db) - walBefore;
+      child.stdin.end('{"id": "x", "type": "lunch", "date": "yesterday"}\n');
+      const [code] = (await exited) as [number | null];
+      assert.ok(written >= 4 * 1024 * 1024, `the import wrote ${written} bytes to the WAL before stdin ended`);
+      assert.equal(code, 1, stderr);
+      assert.match(stderr, /^meal-export: line 40001: date must be an ISO 8601 date-time/);
+      assert.equal(await exported(db, importer), before.importer, 'nothing of the import stayed');
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
+/** `script` (util-linux) runs the import under a pseudo-terminal, as a person at a terminal would. */
+function scriptSkipReason(): string | undefined {
+  const found = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  return found.status === 0 ? undefined : 'no `script` (util-linux) to run the import on a pseudo-terminal';
+}
+
+describe('meals import progress', () => {
+  test('on a terminal stderr shows records read and their rate in place, then one lasting line', async (t) => {
+    const skip = scriptSkipReason();
+    if (skip !== undefined) {
+      t.skip(skip);
+      return;
+    }
+    const temp = makeTempDir();
+    try {
+      const file = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(file, RECORDS, `tty_${process.pid}`);
+      const db = path.join(temp.dir, 'store.db');
+      const command = [process.execPath, BIN, 'meals', 'import', '--user', 'tty_user', file, '--db', db]
+        .map((word) => `'${word}'`)
+        .join(' ');
+      const run = spawnSync('script', ['-qfec', command, '/dev/null'], {
+        cwd: PROJECT_ROOT,
+        env: cleanEnv(),
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      assert.equal(run.status, 0, run.stdout);
+      const screen = run.stdout;
+      assert.match(screen, /read 20,000 records in \d+\.\d s \([\d,]+ records\/s\)\r?\n/, screen);
+      assert.match(screen, /imported 20000 meals \(20000 created, 0 updated, 0 unchanged\)/);
+      // Every progress line is drawn in place: a carriage return and an erase of the line first.
+      for (const drawn of screen.match(/[^\n]*importing: [\d,]+ records read · [\d,]+ records\/s/g) ?? []) {
+        assert.ok(drawn.includes('\r\x1b[2K'), JSON.stringify(drawn));
+      }
+    } finally {
+      temp.remove();
+    }
+  });
+
+  test('off a terminal nothing but the result is printed, on stdout, and stderr stays empty', async () => {
+    const temp = makeTempDir();
+    try {
+      const file = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(file, RECORDS, `pipe_${process.pid}`);
+      const result = await importFile(path.join(temp.dir, 'store.db'), 'pipe_user', file);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stderr, '');
+      assert.equal(
+        result.stdout,
+        `${JSON.stringify({ imported: RECORDS, created: RECORDS, updated: 0, unchanged: 0 })}\n`,
+      );
+    } finally {
+      temp.remove();
+    }
+  });
+});
