@@ -14,6 +14,7 @@ import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage
 import { isUniqueViolation } from './postgres-errors.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
 import { queueChangeEvents } from './postgres-webhook-outbox.js';
+import { ForeignMeal, foreignMealResult } from '../foreign-meal.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
@@ -32,13 +33,6 @@ interface ExistingMeal {
   readonly id: string;
   readonly deleted: boolean;
   readonly body: string;
-}
-
-/** Thrown inside a write transaction to roll it back; never leaves this module. */
-class ForeignMeal extends Error {
-  constructor(readonly index: number) {
-    super('foreign meal id');
-  }
 }
 
 // With includeDeleted, a live meal's stored JSON gets `"deleted":false` before its closing brace.
@@ -347,8 +341,7 @@ export function createPostgresMeals(sql: Sql) {
       try {
         return { ok: true, ...(await withRetry(() => upsert(userId, meals, now))) };
       } catch (error) {
-        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
-        throw error;
+        return foreignMealResult(error);
       }
     },
 
@@ -361,8 +354,7 @@ export function createPostgresMeals(sql: Sql) {
       try {
         return { ok: true, ...(await importBatches(userId, batches, now)) };
       } catch (error) {
-        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
-        throw error;
+        return foreignMealResult(error);
       }
     },
 

@@ -13,6 +13,7 @@ import type { FeedStart } from '../../domain/feed-start.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 import { createSqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+import { ForeignMeal, foreignMealResult } from '../foreign-meal.js';
 
 type PageRow = [
   count: number,
@@ -34,13 +35,6 @@ interface ExistingMeal {
 }
 
 const EMPTY = Buffer.alloc(0);
-
-/** Thrown inside a write transaction to roll it back; never leaves this module. */
-class ForeignMeal extends Error {
-  constructor(readonly index: number) {
-    super('foreign meal id');
-  }
-}
 
 // With includeDeleted, a live meal's stored JSON gets `"deleted":false` before its closing brace.
 const WITH_DELETED_ITEM = `CASE deleted WHEN 0 THEN substr(body, 1, length(body) - 1) || '${LIVE_MEAL_DELETED_SUFFIX}' ELSE body END`;
@@ -309,8 +303,7 @@ export function createSqliteMeals(db: Database) {
       try {
         return { ok: true, ...upsert.immediate(userId, meals, now) };
       } catch (error) {
-        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
-        throw error;
+        return foreignMealResult(error);
       }
     },
 
@@ -322,8 +315,7 @@ export function createSqliteMeals(db: Database) {
       try {
         return { ok: true, ...(await importBatches(userId, batches, now)) };
       } catch (error) {
-        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
-        throw error;
+        return foreignMealResult(error);
       }
     },
 

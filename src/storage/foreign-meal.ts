@@ -1,0 +1,18 @@
+import type { UpsertResult } from './storage.js';
+
+/**
+ * Thrown inside a write transaction, on either backend, when a record's id belongs to another
+ * user: it rolls the whole write back. It never leaves the storage layer: `foreignMealResult`
+ * turns it into the write's answer.
+ */
+export class ForeignMeal extends Error {
+  constructor(readonly index: number) {
+    super('foreign meal id');
+  }
+}
+
+/** The answer of a write that threw: `foreign_id` with the record's index for a ForeignMeal; anything else is rethrown. */
+export function foreignMealResult(error: unknown): UpsertResult {
+  if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
+  throw error;
+}
