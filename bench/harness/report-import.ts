@@ -1,4 +1,5 @@
 import type { Machine } from './report.js';
+import { cell, keptBlockHead } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -8,8 +9,6 @@ import type { ScenarioRow } from './results.js';
 export const IMPORT_BEGIN = '<!-- import:begin (written by npm run bench) -->';
 export const IMPORT_END = '<!-- import:end -->';
 
-const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
-
 export function importBlock(
   rows: readonly ScenarioRow[],
   machine: Machine,
@@ -18,12 +17,7 @@ export function importBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   return [
-    IMPORT_BEGIN,
-    `## Import memory (issue 17, item 7): last written by the run of ${machine.date} (\`${command}\`); each row is from the latest run that measured it`,
-    '',
-    `Machine: ${machine.cores} cores (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GiB; Node ${machine.node}. ` +
-      `Load average (1 min) at start / end of the run: ${loads.join(' / ')}.`,
-    '',
+    ...keptBlockHead(IMPORT_BEGIN, 'Import memory (issue 17, item 7)', machine, command, loads),
     '| store | baseline (20 k meals): peak RSS / anon MB | 200 k: peak RSS / anon MB | 200 k / baseline (RSS / anon) | 1 M: peak RSS / anon MB | 1 M / baseline (RSS / anon) | anon 1 M / 200 k | meals/s (200 k / 1 M) | load avg |',
     `|${'---|'.repeat(9)}`,
     ...rows.map((row) =>

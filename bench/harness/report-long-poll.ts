@@ -1,4 +1,5 @@
 import type { Machine } from './report.js';
+import { cell, keptBlockHead } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -10,7 +11,6 @@ import type { ScenarioRow } from './results.js';
 export const LONG_POLL_BEGIN = '<!-- long-poll:begin (written by npm run bench) -->';
 export const LONG_POLL_END = '<!-- long-poll:end -->';
 
-const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 const mark = (met: unknown) => (met === true ? '**met**' : met === false ? '**not met**' : 'not measured');
 
 function latencyTable(rows: readonly ScenarioRow[]): string[] {
@@ -131,12 +131,7 @@ export function longPollBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   return [
-    LONG_POLL_BEGIN,
-    `## Long poll (issue 15, item 7): last written by the run of ${machine.date} (\`${command}\`); each row is from the latest run that measured it (its load average says how busy the machine was)`,
-    '',
-    `Machine: ${machine.cores} cores (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GiB; Node ${machine.node}. ` +
-      `Load average (1 min) at start / end of the run: ${loads.join(' / ')}.`,
-    '',
+    ...keptBlockHead(LONG_POLL_BEGIN, 'Long poll (issue 15, item 7)', machine, command, loads),
     ...latencyTable(rows),
     ...heldTable(rows),
     ...followTable(rows),

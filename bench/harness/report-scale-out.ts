@@ -1,4 +1,5 @@
 import type { ScenarioRow } from './results.js';
+import { cell } from './report-section.js';
 
 /**
  * The report's scale-out part: the PostgreSQL + Redis rows beside the SQLite ones, with what
@@ -6,7 +7,6 @@ import type { ScenarioRow } from './results.js';
  * scenarios that could not run here.
  */
 
-const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 function tiersTable(allRows: readonly ScenarioRow[]): string[] {

@@ -1,4 +1,5 @@
 import type { Machine } from './report.js';
+import { cell, keptBlockHead } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -9,7 +10,6 @@ import type { ScenarioRow } from './results.js';
 export const WEBHOOKS_BEGIN = '<!-- webhooks:begin (written by npm run bench) -->';
 export const WEBHOOKS_END = '<!-- webhooks:end -->';
 
-const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 const mark = (met: unknown) => (met === true ? '**met**' : met === false ? '**not met**' : 'not measured');
 const skipped = (row: ScenarioRow, columns: number) =>
   `| ${row.name} | skipped: ${cell(row.skipped)} ${'|'.repeat(columns - 1)}`;
@@ -129,12 +129,7 @@ export function webhooksBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   return [
-    WEBHOOKS_BEGIN,
-    `## Webhooks (issue 16, item 7): last written by the run of ${machine.date} (\`${command}\`); each row is from the latest run that measured it (its load average says how busy the machine was)`,
-    '',
-    `Machine: ${machine.cores} cores (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GiB; Node ${machine.node}. ` +
-      `Load average (1 min) at start / end of the run: ${loads.join(' / ')}.`,
-    '',
+    ...keptBlockHead(WEBHOOKS_BEGIN, 'Webhooks (issue 16, item 7)', machine, command, loads),
     ...latencyTable(rows),
     ...throughputTable(rows),
     ...importTable(rows),

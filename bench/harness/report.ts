@@ -9,6 +9,7 @@ import { LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock } from './report-long-pol
 import { scaleOutSection } from './report-scale-out.js';
 import { WEBHOOKS_BEGIN, WEBHOOKS_END, webhooksBlock } from './report-webhooks.js';
 import type { ScenarioRow } from './results.js';
+import { cell, machineLine } from './report-section.js';
 
 export const RESULTS_JSON = path.join(ROOT, 'bench', 'results.json');
 export const RESULTS_MD = path.join(ROOT, 'bench', 'RESULTS.md');
@@ -104,8 +105,6 @@ function targets(rows: readonly ScenarioRow[]): Target[] {
   return list;
 }
 
-const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value));
-
 /** The HTTP scenarios' table (the seed row has no requests: it is in the targets). */
 function table(allRows: readonly ScenarioRow[]): string {
   const rows = allRows.filter((row) => row.rps !== null);
@@ -136,7 +135,7 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
     BEGIN,
     `## Run of ${machine.date} (\`npm run bench${options.quick ? ' -- --quick' : ''}\`)`,
     '',
-    `Machine: ${machine.cores} cores (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GiB; Node ${machine.node}.`,
+    machineLine(machine),
     `Big database: ${options.big.users} users × ${options.big.mealsPerUser} meals + ${options.big.heavyUsers} heavy users × ${options.big.heavyMeals}; ` +
       `${options.connections} connections, pipelining 1, ${options.warmupSeconds} s warm-up, ${options.measureSeconds} s measured per load. ` +
       `Load average (1 min) at start / end: ${loads.join(' / ')}.`,

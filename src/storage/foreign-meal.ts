@@ -1,5 +1,7 @@
 import type { UpsertResult } from './storage.js';
 
+type WriteCounts = Omit<Extract<UpsertResult, { ok: true }>, 'ok'>;
+
 /**
  * Thrown inside a write transaction, on either backend, when a record's id belongs to another
  * user: it rolls the whole write back. It never leaves the storage layer: `foreignMealResult`
@@ -15,4 +17,9 @@ export class ForeignMeal extends Error {
 export function foreignMealResult(error: unknown): UpsertResult {
   if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: error.index };
   throw error;
+}
+
+/** The answer of a write still running: its counts, or `foreign_id` if a ForeignMeal rolled it back. */
+export function writeAnswer(write: Promise<WriteCounts>): Promise<UpsertResult> {
+  return write.then((counts) => ({ ok: true, ...counts }), foreignMealResult);
 }

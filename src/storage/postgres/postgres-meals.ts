@@ -14,7 +14,7 @@ import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage
 import { isUniqueViolation } from './postgres-errors.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
 import { queueChangeEvents } from './postgres-webhook-outbox.js';
-import { ForeignMeal, foreignMealResult } from '../foreign-meal.js';
+import { ForeignMeal, writeAnswer } from '../foreign-meal.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
@@ -337,26 +337,12 @@ export function createPostgresMeals(sql: Sql) {
       for await (const batch of rows) for (const row of batch) yield decodeMeal(row.body);
     },
 
-    async upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult> {
-      try {
-        return { ok: true, ...(await withRetry(() => upsert(userId, meals, now))) };
-      } catch (error) {
-        return foreignMealResult(error);
-      }
-    },
+    upsertMeals: (userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult> =>
+      writeAnswer(withRetry(() => upsert(userId, meals, now))),
 
     /** Not retried: the batches cannot be read twice; an id taken meanwhile is a foreign id (writeBatch). */
-    async importMeals(
-      userId: string,
-      batches: AsyncIterable<readonly MealContent[]>,
-      now: number,
-    ): Promise<UpsertResult> {
-      try {
-        return { ok: true, ...(await importBatches(userId, batches, now)) };
-      } catch (error) {
-        return foreignMealResult(error);
-      }
-    },
+    importMeals: (userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number): Promise<UpsertResult> =>
+      writeAnswer(importBatches(userId, batches, now)),
 
     deleteMeal: (userId: string, mealId: string, now: number) => withRetry(() => remove(userId, mealId, now)),
 

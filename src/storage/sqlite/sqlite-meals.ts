@@ -13,7 +13,7 @@ import type { FeedStart } from '../../domain/feed-start.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 import { createSqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
-import { ForeignMeal, foreignMealResult } from '../foreign-meal.js';
+import { ForeignMeal, foreignMealResult, writeAnswer } from '../foreign-meal.js';
 
 type PageRow = [
   count: number,
@@ -307,17 +307,8 @@ export function createSqliteMeals(db: Database) {
       }
     },
 
-    async importMeals(
-      userId: string,
-      batches: AsyncIterable<readonly MealContent[]>,
-      now: number,
-    ): Promise<UpsertResult> {
-      try {
-        return { ok: true, ...(await importBatches(userId, batches, now)) };
-      } catch (error) {
-        return foreignMealResult(error);
-      }
-    },
+    importMeals: (userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number): Promise<UpsertResult> =>
+      writeAnswer(importBatches(userId, batches, now)),
 
     deleteMeal(userId: string, mealId: string, now: number): DeleteResult {
       return remove.immediate(userId, mealId, now);
