@@ -12,6 +12,14 @@ const PAGES = new Map(
 );
 const DEFAULT_PORT = '8443';
 
+/** Every Markdown page of the project (what a clone or the SDK's tarball carries), for the links check. */
+const OUTSIDE = /^(node_modules|dist|dist-client|\.git|data)(\/|$)/;
+const ALL_PAGES = new Map(
+  readdirSync(PROJECT_ROOT, { recursive: true, encoding: 'utf8' })
+    .filter((page) => page.endsWith('.md') && !OUTSIDE.test(page))
+    .map((page) => [page, PAGES.get(page) ?? readFileSync(path.join(PROJECT_ROOT, page), 'utf8')]),
+);
+
 /** The ports each server a page starts listens on (`npm start` and `… serve …` lines of its code blocks). */
 function serversOf(markdown: string): { command: string; ports: string[] }[] {
   const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
@@ -40,7 +48,10 @@ test('the servers the README and the docs start listen on ports that do not coll
 });
 
 test('the docs stand alone: every relative link resolves inside the clone (issue 17, item 12)', () => {
-  for (const [page, markdown] of PAGES) {
+  for (const page of ['SECURITY.md', 'scripts/client-package/README.md', 'docs/api.md']) {
+    assert.ok(ALL_PAGES.has(page), `${page} is among the pages checked`);
+  }
+  for (const [page, markdown] of ALL_PAGES) {
     assert.doesNotMatch(markdown, /\.\.\/shared|CONTRACT\.md/, `${page} sends its reader outside the clone`);
     for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (target === undefined || /^[a-z]+:/.test(target)) continue;
@@ -48,7 +59,7 @@ test('the docs stand alone: every relative link resolves inside the clone (issue
       const resolved = file === '' ? page : path.join(path.dirname(page), file);
       assert.ok(existsSync(path.join(PROJECT_ROOT, resolved)), `${page} links to ${target}, which does not exist`);
       if (anchor !== undefined && resolved.endsWith('.md')) {
-        const slugs = headingSlugs(PAGES.get(resolved) ?? readFileSync(path.join(PROJECT_ROOT, resolved), 'utf8'));
+        const slugs = headingSlugs(ALL_PAGES.get(resolved) ?? readFileSync(path.join(PROJECT_ROOT, resolved), 'utf8'));
         assert.ok(slugs.has(anchor), `${page} links to ${target}: no such heading in ${resolved}`);
       }
     }

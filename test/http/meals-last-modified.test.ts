@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
 import type { TestResponse } from '../support/server.js';
-import { assertError, assertPage, OLD, sleep } from './http-expect.js';
+import { untilHeld } from '../support/metrics.js';
+import { assertError, assertPage, OLD } from './http-expect.js';
 
 // Meals-Last-Modified (docs/api.md): every 200 of /v1/meals carries the user's newest change
 // of any kind as of the page's snapshot, so that a client can follow the changes after a full
@@ -10,7 +11,7 @@ import { assertError, assertPage, OLD, sleep } from './http-expect.js';
 let server: TestServer;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ adminPort: 0 });
 });
 
 after(async () => {
@@ -96,7 +97,7 @@ describe('the Meals-Last-Modified header', { concurrency: true }, () => {
     const first = await newestModifiedAt(user.key);
     const after = new Date(Date.parse(first) + 1).toISOString();
     const held = getMeals(server, user.key, { lastModifiedSince: after, wait: '30' });
-    await sleep(1000);
+    await untilHeld(server.adminUrl, 1);
     await server.importMeals(user.userId, [makeMeal()]);
     const answer = await held;
     assert.equal(assertPage(answer).count, 1);

@@ -23,9 +23,9 @@ import { parseRawResponse } from './tls-client.js';
 // Every case the OpenAPI document describes, sent to the running service over TLS, and its
 // answer checked against the document the service serves (openapi-answer-check.ts): the
 // status, every header (described, required, matching its schema) and the body. An answer
-// the document does not describe, or a header it leaves out, fails here. A 500 (a bug) and a
-// 503 (storage or limiter down) are not provoked here; meals.error.test.ts and faults.test.ts
-// cover when they are sent.
+// the document does not describe, or a header it leaves out, fails here. A 500 is a bug and
+// never provoked; the 503s of /v1/meals and /readyz (the store down) are checked against the
+// same document in test/scale-out/multi-instance.test.ts, which cuts PostgreSQL.
 
 let server: TestServer;
 /** --daily-limit 1: the second request of a key is refused with rate_limited. */

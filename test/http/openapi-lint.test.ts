@@ -21,20 +21,30 @@ test('the OpenAPI document has no error or warning on Redocly with its recommend
   assert.deepEqual(errorsAndWarnings(await lintWithRedocly(served)), []);
 });
 
-test('both linters report a document without servers and with an example that breaks its schema', async () => {
-  // So that a linter set up to check nothing cannot pass the two tests above.
+test('both linters report a document without servers and with examples that break their schemas', async () => {
+  // So that a linter set up to check nothing cannot pass the two tests above. Spectral checks a
+  // header's example, Redocly a body's (its rule reads media types only).
+  interface Response {
+    headers: Record<string, object>;
+    content: Record<string, { examples: Record<string, { value: unknown }> }>;
+  }
   const broken = JSON.parse(served) as {
     servers?: unknown;
-    paths: Record<string, Record<string, { responses: Record<string, { headers: Record<string, object> }> }>>;
+    paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
   };
   delete broken.servers;
-  const header = broken.paths['/v1/meals']?.get?.responses['200']?.headers['X-RateLimit-Limit'];
+  const responses = broken.paths['/v1/meals']?.get?.responses;
+  const header = responses?.['200']?.headers['X-RateLimit-Limit'];
   assert.ok(header, 'the 200 of GET /v1/meals describes X-RateLimit-Limit');
   Object.assign(header, { example: 'not a number' });
+  const missing = responses?.['400']?.content['application/json']?.examples['missing_parameter'];
+  assert.ok(missing, 'the 400 of GET /v1/meals has a missing_parameter example');
+  missing.value = { error: 'not an object' };
   const json = JSON.stringify(broken);
   const spectral = errorsAndWarnings(await lintWithSpectral(json)).join('\n');
   const redocly = errorsAndWarnings(await lintWithRedocly(json)).join('\n');
   assert.match(spectral, /oas3-api-servers/);
   assert.match(spectral, /X-RateLimit-Limit/);
   assert.match(redocly, /no-empty-servers/);
+  assert.match(redocly, /no-invalid-media-type-examples at .*\/400\/.*missing_parameter/);
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertPage, OLD } from '../http/http-expect.js';
+import { createAnswerChecker } from '../http/openapi-answer-check.js';
 import { cliJson } from '../support/cli.js';
 import { newPostgresDatabase, postgresSkipReason, TEST_PG_URL, type TestPostgresStore } from '../support/postgres.js';
 import {
@@ -198,6 +199,10 @@ describe('several instances on one PostgreSQL and one Redis', { skip: skip ?? fa
     const { key } = await quota[0].createKey(userId);
     await quota[0].importMeals(userId, [makeMeal()]);
     assert.equal((await getMeals(quota[0], key, { lastModifiedSince: OLD })).status, 200);
+    // The 503s are checked against the OpenAPI document too (openapi-conformance.test.ts sends
+    // every other case): status, headers and body as it describes them.
+    const served = await request(quota[0], { path: '/v1/openapi.json' });
+    const checker = createAnswerChecker(served.json as Record<string, unknown>);
     pgProxy.cut('refuse');
     try {
       await sleep(700); // past the key cache (500 ms): the next request must reach the store
@@ -206,7 +211,10 @@ describe('several instances on one PostgreSQL and one Redis', { skip: skip ?? fa
         assert.equal(res.status, 503, res.text);
         assert.equal((res.json as { error: { code: string } }).error.code, 'unavailable');
         assert.ok(Number(res.headers['retry-after']) >= 1, 'a 503 says when to try again');
-        assert.equal((await request(server, { path: '/readyz' })).status, 503);
+        assert.deepEqual(checker.problems({ method: 'GET', path: '/v1/meals' }, 'GET', res), [], 'as documented');
+        const ready = await request(server, { path: '/readyz' });
+        assert.equal(ready.status, 503);
+        assert.deepEqual(checker.problems({ method: 'GET', path: '/readyz' }, 'GET', ready), [], 'as documented');
         assert.equal((await request(server, { path: '/healthz' })).status, 200, 'the process itself is fine');
       }
     } finally {

@@ -55,3 +55,17 @@ export function sampleSum(text: string, name: string, labels: Record<string, str
     .filter((s) => Object.entries(labels).every(([label, value]) => s.labels[label] === value))
     .reduce((sum, s) => sum + s.value, 0);
 }
+
+/**
+ * Resolves once the server holds `count` long polls (its /metrics says so), so that a test
+ * writes only after its request is held, not after a guess of how long that takes.
+ */
+export async function untilHeld(adminUrl: string | undefined, count: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const held = sampleSum((await scrape(adminUrl)).text, 'meal_export_long_polls_held');
+    if (held === count) return;
+    if (Date.now() > deadline) throw new Error(`${held} long polls held after ${timeoutMs} ms, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
