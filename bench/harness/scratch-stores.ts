@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { redactedUrl } from '../../src/config.js';
 import type { BenchContext } from './context.js';
 import { scratchSqliteFile } from './datasets.js';
 
@@ -22,7 +23,9 @@ export async function scratchPostgresStore(context: BenchContext): Promise<Scrat
   } catch (error) {
     await admin.end({ timeout: 1 });
     const reason = error instanceof Error ? error.message : String(error);
-    return { skipped: `no PostgreSQL answers at ${pgUrl} (${reason}): start one, or set MEAL_EXPORT_BENCH_PG_URL` };
+    return {
+      skipped: `no PostgreSQL answers at ${redactedUrl(pgUrl)} (${reason}): start one, or set MEAL_EXPORT_BENCH_PG_URL`,
+    };
   }
   const url = new URL(pgUrl);
   url.pathname = `/${database}`;

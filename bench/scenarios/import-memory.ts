@@ -59,8 +59,13 @@ async function importOnce(db: string, userId: string, file: string): Promise<Imp
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', PRELOAD, BIN, 'meals', 'import', '--user', userId, file, '--db', db, '--json'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile } },
+    ['--import', PRELOAD, BIN, 'meals', 'import', '--user', userId, file, '--json'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The store by environment, not argv: a PostgreSQL URL may carry a password.
+      env: { ...process.env, MEAL_EXPORT_DATABASE_URL: db, MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
+    },
   );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -10,18 +10,24 @@ export const DEFAULT_SYNC_LIMIT = 5000;
  * pass's first answer saw it (its Meals-Last-Modified header): modifiedAt strictly increases
  * in commit order (CONTRACT.md section 2), so every change committed after that snapshot, a
  * deletion of a meal already read included, comes after it, and nothing comes twice but what
- * really changed during the pass. Without the header (the user had no change yet, or a proxy
- * stripped it), changes are followed from this margin before the server's Date instead: a
+ * really changed during the pass. Without the header (a proxy stripped it, or an older server),
+ * changes are followed from this margin before the server's Date instead: a
  * deletion committed while the pass ran, or written on an instance whose clock is a little
  * behind, is then still seen, and what comes twice is the same upsert or deletion again,
- * which a copy keyed by id absorbs.
+ * which a copy keyed by id absorbs. An empty first answer without the header is followed from
+ * the pass's own start (followStart).
  */
 export const FOLLOW_MARGIN_MS = 5 * 60_000;
 
-/** Where the changes after a full pass are followed from, given the pass's first answer. */
-function followStart(first: FetchedPage): string {
+/** Where the changes after a full pass that began at `passStart` are followed from, given its first answer. */
+function followStart(first: FetchedPage, passStart: string): string {
   // lastModifiedSince is inclusive: the newest change the pass saw + 1 ms is the first one it did not.
   if (first.newestChangeAt !== undefined) return new Date(first.newestChangeAt + 1).toISOString();
+  // An empty feed and no header: the user had no change at that snapshot. A write under way
+  // then (an import reading a slow input) commits later with modifiedAt stamped when it began,
+  // possibly more than the margin before this answer: following from where the pass began
+  // reads it, and nothing twice, since the pass read nothing.
+  if (first.page.count === 0 && !first.page.hasMore) return passStart;
   return new Date(first.answeredAt - FOLLOW_MARGIN_MS).toISOString();
 }
 
@@ -100,7 +106,7 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
     const { page } = fetched;
     const cursor = page.nextCursor ?? position.cursor;
     if (pass !== null) {
-      pass.followSince ??= followStart(fetched);
+      pass.followSince ??= followStart(fetched, position.lastModifiedSince);
       position = page.hasMore
         ? { lastModifiedSince: position.lastModifiedSince, cursor, followSince: pass.followSince }
         : { lastModifiedSince: pass.followSince, cursor: null, followSince: null };

@@ -119,7 +119,7 @@ export const ALLOW_HEADER: Headers = {
 export const MEALS_LAST_MODIFIED_HEADER: Headers = {
   'Meals-Last-Modified': {
     description:
-      "The modifiedAt of the user's newest change of any kind (a create, a change or a deletion) as of the snapshot this page was read from; absent when the user has never had a change. A client that has just paged through the whole feed without includeDeleted follows the changes from this instant plus 1 ms (with includeDeleted=true) and misses none.",
+      "The modifiedAt of the user's newest change of any kind (a create, a change or a deletion) as of the snapshot this page was read from; absent when the user has never had a change. A client that pages through the whole feed without includeDeleted keeps this header of the pass's first page (a later page's value may come after a deletion the pass did not see) and, once the pass is over, follows the changes from that instant plus 1 ms (with includeDeleted=true), missing none.",
     schema: { type: 'string', pattern: instantSchema.pattern },
     example: '2025-03-14T12:30:00.000Z',
   },

@@ -23,20 +23,28 @@ const PARSE_OPTIONS = { record_delimiter: ['\r\n', '\n'], skip_empty_lines: true
  * inside a quoted field as two lines and gives the line a record ends on, not the one it
  * starts on, so lines are counted here from the byte offsets csv-parse reports instead. The
  * bytes are fed as they are read and dropped once counted: only those between the last row
- * numbered and what the parser has read are kept.
+ * numbered and what the parser has read are kept. Pieces fed are joined when a row is
+ * numbered, not as they come: a quote left open near the top makes no row until the end,
+ * and joining at each piece would copy the whole rest of the file again for every piece.
  */
 function createLineCounter() {
   let kept: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+  /** Fed since kept was last joined. */
+  let fed: Buffer<ArrayBufferLike>[] = [];
   /** The offset in the input of kept[0]. */
   let keptFrom = 0;
   let line = 1;
   const byteAt = (offset: number) => kept[offset - keptFrom];
   return {
     feed(bytes: Buffer<ArrayBufferLike>): void {
-      kept = kept.length === 0 ? bytes : Buffer.concat([kept, bytes]);
+      fed.push(bytes);
     },
     /** The line of the first record starting at or after `from`, past any blank lines. */
     startLine(from: number): number {
+      if (fed.length > 0) {
+        kept = kept.length === 0 && fed.length === 1 ? (fed[0] ?? kept) : Buffer.concat([kept, ...fed]);
+        fed = [];
+      }
       let start = from;
       while (byteAt(start) === LF || (byteAt(start) === CR && byteAt(start + 1) === LF)) {
         start += byteAt(start) === LF ? 1 : 2;

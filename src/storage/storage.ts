@@ -194,7 +194,8 @@ export interface FeedPage {
    * change of any kind (create, change, delete), whether or not it is on this page; undefined
    * when the user has never had one. Read by the same statement as the items, so every change
    * committed after that snapshot has a larger modifiedAt (CONTRACT.md section 2): a client
-   * that read a full pass can follow the changes from exactly this + 1 ms and miss none.
+   * that read a full pass follows the changes from exactly this + 1 ms, as its first page
+   * gave it, and misses none.
    */
   readonly newestChangeAt: number | undefined;
   /**

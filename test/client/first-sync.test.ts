@@ -106,6 +106,31 @@ describe('a first sync downloads each meal about once, and misses no change', { 
     }
   });
 
+  test('a user with no change yet: a write under way during the pass, stamped 10 min before it, reaches the copy', async () => {
+    // What a long import does: its meals are stamped with the instant it began and committed
+    // at its end, after the pass read an empty feed without Meals-Last-Modified.
+    const userId = newUserId('first');
+    const { key } = await server.createKey(userId);
+    const began = Date.now() - 10 * MINUTE;
+    const client = clientFor(key);
+    const copy = new MealMirror();
+    try {
+      let saved: SyncStep['position'] | undefined;
+      for await (const step of client.sync({ limit: 100 })) {
+        assert.equal(step.page.count, 0);
+        saved = step.position;
+      }
+      assert.ok(saved !== undefined);
+      const meals = [contentOf(makeMeal()), contentOf(makeMeal())];
+      assert.equal((await store.upsertMeals(userId, meals, began)).ok, true);
+      for await (const step of client.sync({ from: saved, limit: 100 })) copy.apply(step.page.meals);
+    } finally {
+      client.close();
+    }
+    assert.deepEqual([...copy.values()], await storedMeals(userId));
+    assert.equal(copy.size, 2);
+  });
+
   // Writers at the real time, and an instance whose clock is 10 minutes behind (its changes
   // get the user's last modifiedAt + 1 ms, which is long before the pass began).
   for (const lagMinutes of [0, 10]) {

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import { writeMealsFile } from '../support/large-import.js';
 import { newPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 import { BIN, cleanEnv, PROJECT_ROOT } from '../support/project.js';
@@ -232,6 +233,59 @@ describe('meals import from stdin', () => {
       assert.match(stderr, /^meal-export: line 40001: date must be an ISO 8601 date-time/);
       assert.equal(await exported(db, importer), before.importer, 'nothing of the import stayed');
     } finally {
+      temp.remove();
+    }
+  });
+
+  test('while it waits for the rest of stdin, holding the write lock, other commands open the store and read it', async () => {
+    const temp = makeTempDir();
+    const held: { db?: BetterSqlite3.Database; child?: ReturnType<typeof spawn> } = {};
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const prefix = `wait_${process.pid}_${Date.now().toString(36)}`;
+      const { importer, other, before } = await prepare(db, prefix);
+      const source = path.join(temp.dir, 'meals.jsonl');
+      await writeMealsFile(source, 5_000, prefix);
+      const child = spawn(
+        process.execPath,
+        [BIN, 'meals', 'import', '--user', importer, '-', '--format', 'jsonl', '--db', db, '--json'],
+        { cwd: PROJECT_ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      held.child = child;
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = once(child, 'close');
+      child.stdin.write(readFileSync(source));
+      // Two batches read: the import holds the write lock, so another writer is refused at once.
+      const probe = new BetterSqlite3(db, { timeout: 0 });
+      held.db = probe;
+      const locked = () => {
+        try {
+          probe.exec('BEGIN IMMEDIATE');
+          probe.exec('ROLLBACK');
+          return false;
+        } catch (error) {
+          return (error as { code?: string }).code === 'SQLITE_BUSY';
+        }
+      };
+      const deadline = performance.now() + 30_000;
+      while (!locked() && performance.now() < deadline) await sleep(50);
+      assert.ok(locked(), 'the import holds the write lock while stdin is open');
+      const exportedOther = await runCli(['meals', 'export', '--user', other, '--format', 'jsonl', '--db', db]);
+      assert.equal(exportedOther.code, 0, exportedOther.stderr);
+      assert.equal(exportedOther.stdout, before.other);
+      const keys = await runCli(['keys', 'list', '--user', other, '--db', db, '--json']);
+      assert.equal(keys.code, 0, keys.stderr);
+      assert.ok(locked(), 'still importing');
+      child.stdin.end();
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 0, stderr);
+      assert.equal((JSON.parse(stdout) as { imported: number }).imported, 5_000);
+    } finally {
+      held.db?.close();
+      if (held.child?.exitCode === null) held.child.kill('SIGKILL'); // a failed check leaves stdin open
       temp.remove();
     }
   });

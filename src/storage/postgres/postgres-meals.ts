@@ -14,6 +14,7 @@ import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage
 import { isUniqueViolation } from './postgres-errors.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
 import { queueChangeEvents } from './postgres-webhook-outbox.js';
+import { withFirstBatchRead } from '../first-batch.js';
 import { ForeignMeal, writeAnswer } from '../foreign-meal.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
@@ -254,12 +255,14 @@ export function createPostgresMeals(sql: Sql) {
 
   /**
    * An import's batches in one transaction (issue 17, item 7), each written before the next
-   * is taken: the await is the back-pressure that keeps one batch in memory.
+   * is taken: the await is the back-pressure that keeps one batch in memory. The user's clock
+   * is locked once the first batch is read (withFirstBatchRead).
    */
-  function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
+  async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
+    const ready = await withFirstBatchRead(batches);
     return sql.begin(async (tx) => {
       const run = await startRun(tx, userId, now);
-      for await (const meals of batches) await writeBatch(run, meals);
+      for await (const meals of ready) await writeBatch(run, meals);
       return finishRun(run);
     });
   }

@@ -7,11 +7,31 @@ export const CURSOR_SECRET_SETTING = 'cursor_secret';
 export const APP_PAGE_ORIGIN_SETTING = 'app_page_origin';
 
 /**
+ * Whether the store has every migration and its cursor secret, read without a write lock: a
+ * store that is up to date opens beside a process that holds the write lock for long (an
+ * import reading a slow stdin), instead of waiting for it and failing with "locked".
+ */
+function isUpToDate(db: Database): boolean {
+  const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all());
+  if (!tables.has('schema_migrations') || !tables.has('settings')) return false;
+  const applied = new Set(
+    db
+      .prepare('SELECT version FROM schema_migrations')
+      .pluck()
+      .all()
+      .map((v) => Number(v)),
+  );
+  if (SQLITE_MIGRATIONS.some((migration) => !applied.has(migration.version))) return false;
+  return db.prepare('SELECT 1 FROM settings WHERE name = ?').get(CURSOR_SECRET_SETTING) !== undefined;
+}
+
+/**
  * Brings the schema up to date. Idempotent and safe when several processes start at once:
  * the whole check-and-apply runs in one IMMEDIATE transaction, so the second process waits
- * for the first and then finds nothing left to do.
+ * for the first and then finds nothing left to do. A store already up to date takes no lock.
  */
 export function migrateSqlite(db: Database, now: number): void {
+  if (isUpToDate(db)) return;
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER NOT NULL PRIMARY KEY,
     name       TEXT    NOT NULL,

@@ -13,6 +13,7 @@ import type { FeedStart } from '../../domain/feed-start.js';
 import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 import { createSqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+import { withFirstBatchRead } from '../first-batch.js';
 import { ForeignMeal, foreignMealResult, writeAnswer } from '../foreign-meal.js';
 
 type PageRow = [
@@ -235,20 +236,23 @@ export function createSqliteMeals(db: Database) {
    * nothing but its input between batches; sqlite-storage.ts refuses any other call made on
    * the handle while it is open. The alternative, reading the input synchronously inside
    * db.transaction(), would block on stdin and stop the progress line. BEGIN IMMEDIATE takes
-   * the write lock at once, as .immediate() does for the other writes: other processes'
-   * writers wait for it (busy timeout) or fail at once (serve's background writes).
+   * the write lock once the first batch is read (withFirstBatchRead), as .immediate() does for
+   * the other writes, and holds it until the input ends: other processes' writers wait for it
+   * (busy timeout) or fail at once (serve's background writes); readers, and processes opening
+   * a store that is up to date (migrate.ts), go on.
    */
   async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
     // No memory map while importing: the import's reads (the id index, the commit's
     // checkpoint) went through the map, and every page touched stayed in the process's
     // resident set: a 200 k import into a 1.2 M-meal store peaked at 578 MB of RSS, 133 MB
     // with reads through the 8 MiB page cache, in the same time (6.8 s / 6.2 s).
+    const ready = await withFirstBatchRead(batches);
     const mapped = Number(db.pragma('mmap_size', { simple: true }));
-    db.pragma('mmap_size = 0');
-    db.exec('BEGIN IMMEDIATE');
     try {
+      db.pragma('mmap_size = 0');
+      db.exec('BEGIN IMMEDIATE');
       const run = startRun(userId, now);
-      for await (const meals of batches) writeBatch(run, meals);
+      for await (const meals of ready) writeBatch(run, meals);
       const counts = finishRun(run);
       db.exec('COMMIT');
       return counts;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AppError } from '../../errors.js';
-import type { Storage, StorageOptions } from '../storage.js';
+import type { Storage, StorageOptions, UpsertResult } from '../storage.js';
 import { storageUnavailable } from '../unavailable.js';
 import { APP_PAGE_ORIGIN_SETTING, CURSOR_SECRET_SETTING, migrateSqlite } from './migrate.js';
 import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
@@ -10,6 +10,9 @@ import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMeals } from './sqlite-meals.js';
 import { createSqliteSignIns } from './sqlite-sign-ins.js';
 import { createSqliteWebhooks } from './sqlite-webhooks.js';
+
+/** A call on a handle whose connection is inside an import's transaction (sqlite-meals.ts). */
+const busyWithImport = () => new Error('this store handle is busy with an import');
 
 /** SQLite result codes that mean the store cannot be used right now, rather than a bug. */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
@@ -103,8 +106,14 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
    * across its awaits (sqlite-meals.ts), where it would silently become part of the import.
    */
   function call<T>(work: () => T): Promise<T> {
-    if (db.inTransaction) return Promise.reject(new Error('this store handle is busy with an import'));
+    if (db.inTransaction) return Promise.reject(busyWithImport());
     return guard(work);
+  }
+
+  /** A write of meals answered: one that changed anything wakes the user's watchers. */
+  function signalled(userId: string, result: UpsertResult): UpsertResult {
+    if (result.ok && result.created + result.updated > 0) signals.committed(userId);
+    return result;
   }
 
   // StorageOptions.serving: a background write fails with SQLITE_BUSY (503 unavailable) at once
@@ -128,18 +137,11 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
         yield* rows;
       })();
     },
-    upsertMeals: (userId, list, now) =>
-      call(() => {
-        const result = meals.upsertMeals(userId, list, now);
-        if (result.ok && result.created + result.updated > 0) signals.committed(userId);
-        return result;
-      }),
+    upsertMeals: (userId, list, now) => call(() => signalled(userId, meals.upsertMeals(userId, list, now))),
     importMeals: async (userId, batches, now) => {
-      if (db.inTransaction) throw new Error('this store handle is busy with an import');
+      if (db.inTransaction) throw busyWithImport();
       try {
-        const result = await meals.importMeals(userId, batches, now);
-        if (result.ok && result.created + result.updated > 0) signals.committed(userId);
-        return result;
+        return signalled(userId, await meals.importMeals(userId, batches, now));
       } catch (error) {
         throw reported(error);
       }
