@@ -4,8 +4,9 @@ import { formatInstant } from './instant.js';
  * The response header of every 200 of GET and HEAD /v1/meals that carries the user's change
  * clock as of the page's snapshot: the modifiedAt of the user's newest change of any kind,
  * absent while there is none. A client that has read a full pass follows the changes from
- * exactly this + 1 ms, as the pass's first page gave it, missing none and downloading nothing twice but what really changed
- * during the pass (docs/api.md). Lower case, as Node gives header names.
+ * exactly this + 1 ms, as the pass's first page gave it, missing none and downloading nothing
+ * twice but what really changed during the pass (docs/api.md). Lower case, as Node gives
+ * header names.
  */
 export const MEALS_LAST_MODIFIED = 'meals-last-modified';
 

@@ -105,6 +105,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
    * Every call but importMeals: refused while an import holds the connection's transaction
    * across its awaits (sqlite-meals.ts), where it would silently become part of the import.
    */
+  let importing = false;
   function call<T>(work: () => T): Promise<T> {
     if (db.inTransaction) return Promise.reject(busyWithImport());
     return guard(work);
@@ -139,11 +140,15 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     },
     upsertMeals: (userId, list, now) => call(() => signalled(userId, meals.upsertMeals(userId, list, now))),
     importMeals: async (userId, batches, now) => {
-      if (db.inTransaction) throw busyWithImport();
+      // Busy from the call on, not only once its transaction opens (after the first batch).
+      if (importing || db.inTransaction) throw busyWithImport();
+      importing = true;
       try {
         return signalled(userId, await meals.importMeals(userId, batches, now));
       } catch (error) {
         throw reported(error);
+      } finally {
+        importing = false;
       }
     },
     deleteMeal: (userId, mealId, now) =>
