@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   } finally {
     await context.closeScaleOut();
     await real?.stop();
-    for (const { db, id } of createdKeys) await runMealExport(['keys', 'revoke', id, '--db', db, '--json']);
+    for (const { db, id } of createdKeys) await runMealExport(['keys', 'revoke', id, '--json'], db);
   }
   loads.push(loadAverage());
   writeReports(context.rows, options, machine, loads);

@@ -130,19 +130,10 @@ export function createContext(parts: ContextParts): BenchContext {
     },
     async createKey(db, userId) {
       // Expiring keys never pile up to the 10-active-key cap, even if a run is killed.
-      const out = await runMealExport([
-        'keys',
-        'create',
-        '--user',
-        userId,
-        '--name',
-        'bench',
-        '--expires-in',
-        '2h',
-        '--db',
+      const out = await runMealExport(
+        ['keys', 'create', '--user', userId, '--name', 'bench', '--expires-in', '2h', '--json'],
         db,
-        '--json',
-      ]);
+      );
       const created = JSON.parse(out) as { id: string; key: string };
       parts.createdKeys.push({ db, id: created.id });
       return created.key;

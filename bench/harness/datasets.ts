@@ -56,7 +56,7 @@ export async function seedDatabase(shape: DatasetShape, db: string): Promise<See
   const args = ['seed', '--users', String(shape.users), '--meals-per-user', String(shape.mealsPerUser)];
   if (shape.heavyUsers > 0)
     args.push('--heavy-users', String(shape.heavyUsers), '--heavy-meals', String(shape.heavyMeals));
-  const out = await runMealExport([...args, '--seed', shape.seed, '--db', db, '--json']);
+  const out = await runMealExport([...args, '--seed', shape.seed, '--json'], db);
   const cpuSeconds = (exitedChildrenCpuMicros() - cpuBefore) / 1e6;
   const result = JSON.parse(out) as { meals: number; seconds: number };
   if (result.meals !== datasetMeals(shape))

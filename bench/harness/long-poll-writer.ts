@@ -9,7 +9,7 @@ import { type WriterCommand, type WriterMessage, type WriterReplies, wallClock }
 
 /**
  * The long-poll and webhook benchmarks' writer process (bench/harness/writer-process.ts starts it):
- *   node --import tsx bench/harness/long-poll-writer.ts --db DB [--serve DATA_DIR]
+ *   MEAL_EXPORT_DATABASE_URL=DB node --import tsx bench/harness/long-poll-writer.ts [--serve DATA_DIR]
  * Writes through the built host module (dist/host, what `meal-export/host` ships) on command
  * over IPC. With --serve it also runs the built API server on the same store handle, as a back
  * end that embeds the API would: its own commits then wake held requests as they commit.
@@ -19,11 +19,12 @@ const DIST = path.resolve(import.meta.dirname, '../../dist');
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(DIST, file)).href) as Promise<T>;
 
 const { values } = parseArgs({
-  options: { db: { type: 'string' }, serve: { type: 'string' } },
+  options: { serve: { type: 'string' } },
   strict: true,
 });
-const db = values.db;
-if (db === undefined) throw new Error('usage: long-poll-writer --db DB [--serve DATA_DIR]');
+// The store in the environment, as storeEnv() passes it: out of argv.
+const db = process.env.MEAL_EXPORT_DATABASE_URL;
+if (db === undefined) throw new Error('usage: MEAL_EXPORT_DATABASE_URL=DB long-poll-writer [--serve DATA_DIR]');
 
 const send = (message: WriterMessage) => process.send?.(message);
 

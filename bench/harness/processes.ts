@@ -21,9 +21,22 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs a command to its end; rejects with its stderr when it fails. */
-export async function runCommand(command: string, args: readonly string[]): Promise<string> {
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * How a child of the benchmark is told its store (a SQLite path or a postgres:// URL): in the
+ * environment, not as `--db`, for argv is what `ps` shows every user of the machine, and a
+ * PostgreSQL URL may carry a password.
+ */
+export function storeEnv(db: string): Record<string, string> {
+  return { MEAL_EXPORT_DATABASE_URL: db };
+}
+
+/** Runs a command to its end; rejects with its stderr when it fails. `env`: set beside this process's. */
+export async function runCommand(
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -35,9 +48,9 @@ export async function runCommand(command: string, args: readonly string[]): Prom
   return Buffer.concat(out).toString('utf8');
 }
 
-/** Runs `meal-export …args` from dist/ and returns its stdout. */
-export function runMealExport(args: readonly string[]): Promise<string> {
-  return runCommand(process.execPath, [BIN, ...args]);
+/** Runs `meal-export …args` from dist/, on the store `db` when given, and returns its stdout. */
+export function runMealExport(args: readonly string[], db?: string): Promise<string> {
+  return runCommand(process.execPath, [BIN, ...args], db === undefined ? {} : storeEnv(db));
 }
 
 async function waitForExit(child: ChildProcess): Promise<void> {

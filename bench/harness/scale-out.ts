@@ -24,8 +24,10 @@ export interface PostgresSizes {
 export interface ScaleOut extends Deployment {
   readonly seeding: SeedRun;
   readonly sizes: PostgresSizes;
-  /** The flags its server was started with besides `--db` (Redis and prefix): a second instance takes them too. */
+  /** The flags its server was started with (the Redis prefix…): a second instance takes them too. */
   readonly serveArgs: readonly string[];
+  /** The environment its server was started with besides the store (Redis's URL…): a second instance's too. */
+  readonly serveEnv: Readonly<Record<string, string>>;
   /** The counters the loads read (a tier on another host has no /proc here). */
   readonly countersRead: readonly string[];
   /** `MEMORY USAGE` of the limiter keys the run made, averaged; null when there are none. */
@@ -183,8 +185,10 @@ export async function startScaleOut(
       log(`  seeded ${seeding.meals} meals in ${seeding.seconds} s: ${seeding.mealsPerSecond} meals/s`);
       sizes = await measureSizes(dbUrl.href);
     }
-    const serveArgs = ['--redis', redisUrl, '--redis-prefix', prefix, ...moreServeArgs];
-    const server = await startRealServer(dbUrl.href, undefined, serveArgs, serveEnv);
+    // Redis's URL, like the store's, in the environment: out of argv (storeEnv says why).
+    const serveArgs = ['--redis-prefix', prefix, ...moreServeArgs];
+    const instanceEnv = { MEAL_EXPORT_REDIS_URL: redisUrl, ...serveEnv };
+    const server = await startRealServer(dbUrl.href, undefined, serveArgs, instanceEnv);
     cleanUps.push(() => server.stop());
     // The server's own backends: PostgreSQL titles each `postgres: … USER DATABASE HOST(PORT) STATE`.
     const backends = () =>
@@ -205,6 +209,7 @@ export async function startScaleOut(
       seeding,
       sizes,
       serveArgs,
+      serveEnv: instanceEnv,
       countersRead: Object.keys(counters),
       async redisBytesPerKey() {
         const keys = (await keysUnder(redis, prefix)).filter((key) => key.startsWith(`${prefix}rate:`));

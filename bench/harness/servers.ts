@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type * as CertificateModule from '../../src/tls/certificate.js';
 import { DATA_DIR } from './datasets.js';
 import type { FetchedResponse } from './https-get.js';
-import { BIN, ROOT, type ServerProcess, startServerProcess } from './processes.js';
+import { BIN, ROOT, type ServerProcess, startServerProcess, storeEnv } from './processes.js';
 
 /** The real server's data folder: its self-signed certificate is made once and reused. */
 export const SERVER_HOME = path.join(DATA_DIR, 'server-home');
@@ -34,8 +34,9 @@ export function serverCertificate(): Certificate {
 
 /**
  * `meal-export serve` as users run it (TLS, auth and limiter on), with the limits raised by
- * flags so the load generator is never refused, and warn-level logs. `serveArgs`: more flags
- * (`--workers 2`, `--redis URL`); `env`: more environment variables.
+ * flags so the load generator is never refused, and warn-level logs; its store `db` in the
+ * environment (storeEnv). `serveArgs`: more flags (`--workers 2`); `env`: more environment
+ * variables (MEAL_EXPORT_REDIS_URL).
  */
 export function startRealServer(
   db: string,
@@ -52,8 +53,6 @@ export function startRealServer(
       'serve',
       '--port',
       '0',
-      '--db',
-      db,
       '--data-dir',
       SERVER_HOME,
       '--min-interval-ms',
@@ -64,7 +63,7 @@ export function startRealServer(
       'warn',
       ...serveArgs,
     ],
-    env,
+    { ...storeEnv(db), ...env },
   );
 }
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { ROOT } from './processes.js';
+import { ROOT, storeEnv } from './processes.js';
 
 /**
  * The long-poll and webhook benchmarks' writer: a process of its own that stays up and writes meals on
@@ -88,10 +88,10 @@ export interface WriterStart {
 
 /** Starts the writer and waits for its `ready` (and, with serve, its API listening). */
 export async function startWriter(start: WriterStart): Promise<WriterProcess> {
-  const args = ['--db', start.db];
-  if (start.serveDataDir !== undefined) args.push('--serve', start.serveDataDir);
+  const args = start.serveDataDir === undefined ? [] : ['--serve', start.serveDataDir];
   const child: ChildProcess = fork(SCRIPT, args, {
     cwd: ROOT,
+    env: { ...process.env, ...storeEnv(start.db) },
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });

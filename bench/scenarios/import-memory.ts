@@ -6,7 +6,7 @@ import { syntheticMeals } from '../../src/meals-io/synthetic-meals.js';
 import type { BenchContext } from '../harness/context.js';
 import { DATA_DIR } from '../harness/datasets.js';
 import { loadAverage } from '../harness/proc-stats.js';
-import { BIN, ROOT } from '../harness/processes.js';
+import { BIN, ROOT, storeEnv } from '../harness/processes.js';
 import { figuresRow, ratio, type ScenarioRow, skippedRow } from '../harness/results.js';
 import type { Scenario } from '../harness/scenario.js';
 import { type ScratchStore, scratchPostgresStore, scratchSqliteStore } from '../harness/scratch-stores.js';
@@ -63,8 +63,7 @@ async function importOnce(db: string, userId: string, file: string): Promise<Imp
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // The store by environment, not argv: a PostgreSQL URL may carry a password.
-      env: { ...process.env, MEAL_EXPORT_DATABASE_URL: db, MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
+      env: { ...process.env, ...storeEnv(db), MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
     },
   );
   let stderr = '';

@@ -95,10 +95,12 @@ const CASES: readonly Case[] = [
       if (!started.ok) return { skipped: started.reason };
       const { scaleOut } = started;
       // Instance B beside the deployment's own (A), on the same database and Redis.
-      const other = await startRealServer(scaleOut.db, undefined, scaleOut.serveArgs).catch(async (error: unknown) => {
-        await scaleOut.stop();
-        throw error;
-      });
+      const other = await startRealServer(scaleOut.db, undefined, scaleOut.serveArgs, scaleOut.serveEnv).catch(
+        async (error: unknown) => {
+          await scaleOut.stop();
+          throw error;
+        },
+      );
       const writer = await startWriter({ db: scaleOut.db });
       return {
         url: other.url,

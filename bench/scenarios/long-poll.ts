@@ -13,7 +13,7 @@ import type { BenchContext } from '../harness/context.js';
 import { DATA_DIR } from '../harness/datasets.js';
 import { quantile, round } from '../harness/load.js';
 import { loadAverage } from '../harness/proc-stats.js';
-import { BIN, runMealExport, startServerProcess } from '../harness/processes.js';
+import { BIN, runMealExport, startServerProcess, storeEnv } from '../harness/processes.js';
 import { figuresRow, ratio, type ScenarioRow } from '../harness/results.js';
 import type { Scenario } from '../harness/scenario.js';
 
@@ -129,27 +129,29 @@ export const longPoll: Scenario = {
     mkdirSync(folder, { recursive: true });
     const db = path.join(folder, 'meal-export.db');
     const { certFile, keyFile, ca } = context.certificate;
-    const server = await startServerProcess('meal-export serve (long poll)', [
-      BIN,
-      'serve',
-      '--port',
-      '0',
-      '--db',
-      db,
-      '--tls-cert',
-      certFile,
-      '--tls-key',
-      keyFile,
-      '--min-interval-ms',
-      '3000',
-      '--daily-limit',
-      '1000000',
-      '--log-level',
-      'warn',
-    ]);
+    const server = await startServerProcess(
+      'meal-export serve (long poll)',
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--tls-cert',
+        certFile,
+        '--tls-key',
+        keyFile,
+        '--min-interval-ms',
+        '3000',
+        '--daily-limit',
+        '1000000',
+        '--log-level',
+        'warn',
+      ],
+      storeEnv(db),
+    );
     try {
       const newKey = async () => {
-        const out = await runMealExport(['keys', 'create', '--user', USER, '--db', db, '--json']);
+        const out = await runMealExport(['keys', 'create', '--user', USER, '--json'], db);
         return (JSON.parse(out) as { key: string }).key;
       };
       const follower = consumer('follower', server.url, ca, await newKey());
@@ -166,7 +168,7 @@ export const longPoll: Scenario = {
         const id = `lp_${Date.now().toString(36)}_${i}`;
         const file = path.join(folder, `change-${i}.jsonl`);
         writeFileSync(file, `${JSON.stringify(mealRecord(id))}\n`);
-        await runMealExport(['meals', 'import', '--user', USER, file, '--db', db, '--json']);
+        await runMealExport(['meals', 'import', '--user', USER, file, '--json'], db);
         ids.push(id);
       }
       await sleep(started + changes * CHANGE_EVERY_MS - performance.now());

@@ -79,7 +79,7 @@ async function postgresSetup(context: BenchContext, trust: Trust): Promise<Setup
   const started = await startScaleOut(context.options, context.log, 'empty', trust.args, trust.env);
   if (!started.ok) return { skipped: started.reason };
   const { scaleOut } = started;
-  const other = await startRealServer(scaleOut.db, undefined, scaleOut.serveArgs, trust.env).catch(
+  const other = await startRealServer(scaleOut.db, undefined, scaleOut.serveArgs, scaleOut.serveEnv).catch(
     async (error: unknown) => {
       await scaleOut.stop();
       throw error;
