@@ -1,7 +1,14 @@
 import { CsvError, type Options, type Parser, parse as parseStream } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { MEAL_FIELDS } from '../domain/meal.js';
-import { collectRawItems, type LineError, type RawItem, type RawRecords } from './raw-record.js';
+import {
+  collectRawItems,
+  type LineError,
+  MAX_RECORD_BYTES,
+  overlongRecord,
+  type RawItem,
+  type RawRecords,
+} from './raw-record.js';
 
 const KNOWN_COLUMNS: ReadonlySet<string> = new Set(MEAL_FIELDS);
 /** Columns a file may leave out: the store makes ids and sets modifiedAt (CONTRACT.md section 7). */
@@ -15,8 +22,13 @@ interface Row {
   readonly end: number;
 }
 
-// RFC 4180: comma, double quotes, "" for a quote inside a quoted field; CRLF, and LF too.
-const PARSE_OPTIONS = { record_delimiter: ['\r\n', '\n'], skip_empty_lines: true } satisfies Options;
+// RFC 4180: comma, double quotes, "" for a quote inside a quoted field; CRLF, and LF too. The
+// record bound keeps a quote never closed from holding the rest of the file.
+const PARSE_OPTIONS = {
+  record_delimiter: ['\r\n', '\n'],
+  skip_empty_lines: true,
+  max_record_size: MAX_RECORD_BYTES,
+} satisfies Options;
 
 /**
  * Turns byte offsets into 1-based line numbers. csv-parse's own line counter counts a CRLF
@@ -64,6 +76,8 @@ function syntaxFault(error: CsvError, columns: number): string {
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return 'a quoted field is never closed';
+    case 'CSV_MAX_RECORD_SIZE':
+      return overlongRecord('is a quoted field never closed?');
     case 'CSV_INVALID_CLOSING_QUOTE':
       return 'a closing quote must be followed by a comma or the end of the line (write a quote inside a quoted field as "")';
     case 'INVALID_OPENING_QUOTE':

@@ -1,4 +1,13 @@
-import { collectRawItems, type RawItem, type RawRecords } from './raw-record.js';
+import { collectRawItems, MAX_RECORD_BYTES, overlongRecord, type RawItem, type RawRecords } from './raw-record.js';
+
+const OVERLONG = overlongRecord('is this JSON Lines, one record per line?');
+
+/** Past MAX_RECORD_BYTES in UTF-8; counted only when the UTF-16 length says it may be. */
+function isOverlong(text: string): boolean {
+  return (
+    text.length > MAX_RECORD_BYTES || (text.length * 3 > MAX_RECORD_BYTES && Buffer.byteLength(text) > MAX_RECORD_BYTES)
+  );
+}
 
 /** A JSON.parse message is about one line, but may quote it: keep the report to one short line. */
 function jsonFault(error: unknown): string {
@@ -15,6 +24,7 @@ function kindOf(value: unknown): string {
 /** One line's record or fault; undefined for a blank line, which is skipped. */
 function readLine(raw: string, line: number): RawItem | undefined {
   const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  if (isOverlong(content)) return { line, message: OVERLONG };
   if (content.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -31,40 +41,40 @@ function readLine(raw: string, line: number): RawItem | undefined {
 /**
  * Reads JSON Lines (https://jsonlines.org/) as text arrives: one JSON object per line, LF or
  * CRLF; blank lines are skipped. Only the unfinished last line is kept between pieces, so an
- * import holds one line at a time however long the file (issue 17, item 7). Every line is
- * read, so that all the bad ones are counted, not the first.
+ * import holds one line at a time however long the file (issue 17, item 7), and a line past
+ * MAX_RECORD_BYTES is a fault at once, its bytes dropped until it ends. Every line is read, so
+ * that all the bad ones are counted, not the first.
  */
 export function createJsonlReader() {
   let rest = '';
   let line = 0;
+  /** The unfinished line passed the bound: its fault is given, the rest of it is dropped. */
+  let overlong = false;
   return {
-    /** The records and faults of the lines that `text` completes. */
+    /** The records and faults of the lines that `text` completes, and the fault of one it makes too long. */
     *push(text: string): Generator<RawItem> {
-      let end = text.indexOf('\n');
-      if (end === -1) {
-        rest += text;
-        return;
-      }
-      // The first line ends what the last piece began.
-      let raw = rest + text.slice(0, end);
-      for (;;) {
+      let start = 0;
+      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
         line += 1;
-        const item = readLine(raw, line);
+        // The first line ends what the last piece began.
+        const item = overlong ? undefined : readLine(rest + text.slice(start, end), line);
+        rest = '';
+        overlong = false;
         if (item !== undefined) yield item;
-        const start = end + 1;
-        end = text.indexOf('\n', start);
-        if (end === -1) {
-          rest = text.slice(start);
-          return;
-        }
-        raw = text.slice(start, end);
+        start = end + 1;
       }
+      if (overlong) return;
+      rest += start === 0 ? text : text.slice(start);
+      if (!isOverlong(rest)) return;
+      overlong = true;
+      rest = '';
+      yield { line: line + 1, message: OVERLONG };
     },
     /** The last line, when the input does not end with a line end. */
     *end(): Generator<RawItem> {
-      if (rest === '') return;
-      const item = readLine(rest, line + 1);
+      const item = overlong || rest === '' ? undefined : readLine(rest, line + 1);
       rest = '';
+      overlong = false;
       if (item !== undefined) yield item;
     },
   };

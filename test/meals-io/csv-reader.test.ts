@@ -120,3 +120,21 @@ test('an empty input, or a header alone, has no records and no faults', () => {
   assert.deepEqual(readCsv(''), { records: [], errors: [] });
   assert.deepEqual(readCsv(`${HEADER}\r\n`), { records: [], errors: [] });
 });
+
+test('a record past 1 MiB is a fault at the line it starts on, and the longest valid meal is not one', () => {
+  // A quote never closed: the rest of the file would be one field.
+  const rest = Array.from({ length: 40_000 }, (_, i) => `lunch,2025-01-01,t${i},d,${NUMBERS}`).join('\n');
+  const open = readCsv(lines(HEADER, `lunch,2025-01-01,x,y,${NUMBERS}`, `lunch,2025-01-01,"open,y,${NUMBERS}`, rest));
+  assert.equal(open.records.length, 1);
+  assert.deepEqual(open.errors, [
+    { line: 3, message: 'a record is longer than 1 MiB (is a quoted field never closed?)' },
+  ]);
+
+  // The longest a meal's texts can be: 10 000 characters each, four bytes of UTF-8 apiece (a
+  // quote, written doubled, is two): about 80 kB, a thirteenth of the bound.
+  const text = `${'😀'.repeat(9_000)}${'"'.repeat(1_000)}`;
+  const cell = `"${text.replaceAll('"', '""')}"`;
+  const valid = readCsv(lines(HEADER, `lunch,2025-01-01,${cell},${cell},${NUMBERS}`));
+  assert.deepEqual(valid.errors, []);
+  assert.equal(valid.records[0]?.fields.title, text);
+});

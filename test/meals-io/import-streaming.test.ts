@@ -297,6 +297,113 @@ function scriptSkipReason(): string | undefined {
   return found.status === 0 ? undefined : 'no `script` (util-linux) to run the import on a pseudo-terminal';
 }
 
+/** `meals import` of stdin as a child process: `feed` writes to it, `exited` its code and stderr. */
+function importFromStdin(
+  db: string,
+  userId: string,
+  format: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+  preload: string[] = [],
+) {
+  const child = spawn(
+    process.execPath,
+    [...preload, BIN, 'meals', 'import', '--user', userId, '-', '--format', format, '--db', db],
+    { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.resume();
+  // Once it has exited, what is still written meets a closed pipe: that is expected here.
+  child.stdin.on('error', () => undefined);
+  let ended = false;
+  const exited = once(child, 'close').then(([code]) => {
+    ended = true;
+    return { code: code as number | null, stderr };
+  });
+  return {
+    exited,
+    /** Writes `piece` with back-pressure; false once the import has exited. */
+    async feed(piece: string): Promise<boolean> {
+      if (ended) return false;
+      if (!child.stdin.write(piece)) {
+        // once() rejects on the closed pipe's error: the exit says the rest.
+        await Promise.race([once(child.stdin, 'drain').catch(() => undefined), exited]);
+      }
+      return !ended;
+    },
+    end: () => child.stdin.end(),
+  };
+}
+
+const MiB = 1024 * 1024;
+
+describe('meals import of a record that never ends', () => {
+  test('a CSV quote never closed stops the reading once its record passes 1 MiB: the line named, nothing written, the rest never read', async () => {
+    const temp = makeTempDir();
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const userId = newUserId('open-quote');
+      const header =
+        'type,date,title,description,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg';
+      const run = importFromStdin(db, userId, 'csv');
+      await run.feed(
+        `${header}\nlunch,2025-03-01T12:00:00Z,soup,hot,,,,,,,,\nlunch,2025-03-01T13:00:00Z,"open,hot,,,,,,,,\n`,
+      );
+      // Rows that the open quote swallows, until the import gives up or 256 MiB have gone in.
+      const rows = 'lunch,2025-03-01T12:00:00Z,soup,hot,,,,,,,,\n'.repeat(2_000);
+      let sent = 0;
+      while (sent < 256 * MiB && (await run.feed(rows))) sent += rows.length;
+      run.end();
+      const { code, stderr } = await run.exited;
+      assert.equal(code, 1, stderr);
+      assert.match(
+        stderr,
+        /^meal-export: line 3: a record is longer than 1 MiB \(is a quoted field never closed\?\)$/m,
+      );
+      assert.ok(sent < 32 * MiB, `it read on to ${Math.round(sent / MiB)} MiB`);
+      assert.equal(await exported(db, userId), '', 'nothing written');
+    } finally {
+      temp.remove();
+    }
+  });
+
+  test('a JSON Lines line of 96 MiB is refused in bounded memory, and the lines after it are still checked', async () => {
+    const temp = makeTempDir();
+    try {
+      const db = path.join(temp.dir, 'store.db');
+      const userId = newUserId('long-line');
+      const rssFile = path.join(temp.dir, 'max-rss.json');
+      // The benchmark's probe of a command's peak memory, read from inside it at exit.
+      const probe = ['--import', path.join(PROJECT_ROOT, 'bench/harness/max-rss-on-exit.mjs')];
+      const run = importFromStdin(
+        db,
+        userId,
+        'jsonl',
+        { ...cleanEnv(), MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
+        probe,
+      );
+      await run.feed(`${JSON.stringify(makeMeal())}\n`);
+      const piece = 'x'.repeat(MiB);
+      for (let i = 0; i < 96; i += 1) assert.ok(await run.feed(piece), 'the import reads the whole input');
+      await run.feed(`\n${JSON.stringify(makeMeal())}\n${JSON.stringify({ ...makeMeal(), type: 'feast' })}\n`);
+      run.end();
+      const { code, stderr } = await run.exited;
+      assert.equal(code, 1, stderr);
+      // The bad type on line 4 is read and counted after it.
+      assert.equal(
+        stderr,
+        'meal-export: line 2: a record is longer than 1 MiB (is this JSON Lines, one record per line?) (and 1 more bad record)\n',
+      );
+      const { peakAnonKb } = JSON.parse(readFileSync(rssFile, 'utf8')) as { peakAnonKb: number };
+      // Its own memory with a short line is about 35 MiB; holding the line took 260.
+      assert.ok(peakAnonKb < 96 * 1024, `peak ${Math.round(peakAnonKb / 1024)} MiB of its own memory`);
+      assert.equal(await exported(db, userId), '', 'nothing written');
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
 describe('meals import progress', () => {
   test('on a terminal stderr shows records read and their rate in place, then one lasting line', async (t) => {
     const skip = scriptSkipReason();

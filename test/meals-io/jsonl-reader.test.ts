@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readJsonl } from '../../src/meals-io/jsonl-reader.js';
+import { readJsonl, readJsonlStream } from '../../src/meals-io/jsonl-reader.js';
 
 test('each JSON object line is a record with its 1-based line number; blank lines are skipped', () => {
   const { records, errors } = readJsonl('{"a":1}\n\n   \n{"b":2}\n');
@@ -53,4 +53,36 @@ test('a line holding JSON that is not an object is refused, naming what it holds
     { line: 3, message: 'a record must be a JSON object, got null' },
     { line: 4, message: 'a record must be a JSON object, got a string' },
   ]);
+});
+
+test('a line past 1 MiB is a fault as soon as it passes, its bytes dropped until it ends; the lines after it are read', async () => {
+  const good = (id: string) => JSON.stringify({ id, type: 'lunch' });
+  // Fed as an import reads: pieces of 64 KiB, the long line spread over many of them.
+  const text = `${good('a')}\n${'x'.repeat(3 * 1024 * 1024)}\n${good('b')}\n{"c":\n`;
+  const pieces = (async function* () {
+    for (let at = 0; at < text.length; at += 65_536) yield text.slice(at, at + 65_536);
+  })();
+  const items = [];
+  for await (const item of readJsonlStream(pieces)) items.push(item);
+  assert.deepEqual(
+    items.map((item) => ('message' in item ? [item.line, item.message.slice(0, 30)] : [item.line, item.fields.id])),
+    [
+      [1, 'a'],
+      [2, 'a record is longer than 1 MiB '],
+      [3, 'b'],
+      [4, 'not valid JSON (Unexpected end'],
+    ],
+  );
+  // A line that ends within one piece is measured too, in bytes of UTF-8 (3 a character here).
+  const { errors } = readJsonl(`${good('a')}\n"${'€'.repeat(400_000)}"\n`);
+  assert.deepEqual(errors, [
+    { line: 2, message: 'a record is longer than 1 MiB (is this JSON Lines, one record per line?)' },
+  ]);
+});
+
+test('the longest valid meal, its texts written as JSON escapes, is read', () => {
+  const text = '\\ud83d\\ude00'.repeat(10_000);
+  const { records, errors } = readJsonl(`{"id":"a","title":"${text}","description":"${text}","type":"lunch"}\n`);
+  assert.deepEqual(errors, []);
+  assert.equal(records[0]?.fields.title, '😀'.repeat(10_000));
 });
