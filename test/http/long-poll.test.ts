@@ -8,7 +8,7 @@ import {
   type TestResponse,
   type TestServer,
 } from '../support/server.js';
-import { sampleSum, scrape } from '../support/metrics.js';
+import { sampleSum, scrape, untilHeld } from '../support/metrics.js';
 import { assertPage, ENVELOPE_FIELDS, type MealPageBody, OLD, sleep } from './http-expect.js';
 
 /**
@@ -54,148 +54,169 @@ function page(timed: Timed): MealPageBody {
 }
 
 describe('long poll on the embedded default (SQLite)', { concurrency: true }, () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    assert.equal(await server.stop(), 0);
-  });
+  // Beside the cases below, on a server of its own: it takes 35 s.
+  describe('a long hold', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer();
+    });
+    after(async () => {
+      assert.equal(await server.stop(), 0);
+    });
 
-  test('a page with items is answered at once, as without wait', async () => {
-    const { userId, key } = await newKey(server);
-    await server.importMeals(userId, [makeMeal()]);
-    const answer = await timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`);
-    assert.equal(page(answer).count, 1);
-    assert.ok(answer.ms < 2_000, `answered after ${Math.round(answer.ms)} ms`);
-  });
-
-  test('an empty page is held until a meals import in another process commits a change, then answered within 1 s with it', async () => {
-    const { userId, key } = await newKey(server);
-    const held = timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`);
-    await sleep(1_000);
-    const meal = makeMeal();
-    const importedAt = await importElsewhere(server, userId, [meal]);
-    const answer = await held;
-    const body = page(answer);
-    assertPage(answer.response);
-    assert.deepEqual(Object.keys(body), [...ENVELOPE_FIELDS], 'the wait is never in the answer');
-    assert.deepEqual(
-      body.meals.map((m) => m.id),
-      [meal.id],
-    );
-    assert.ok(answer.ms > 1_000, 'held while nothing changed');
-    assert.ok(
-      answer.at - importedAt <= WITHIN_MS,
-      `answered ${Math.round(answer.at - importedAt)} ms after the import`,
+    test(
+      'a request held longer than the 30 s request bound and the 25 s stalled-reader bound is answered, not cut',
+      { timeout: 60_000 },
+      async () => {
+        const { key } = await newKey(server);
+        const answer = await timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=35`);
+        assert.equal(page(answer).count, 0);
+        assert.ok(answer.ms >= 34_900 && answer.ms < 35_000 + WITHIN_MS, `answered after ${Math.round(answer.ms)} ms`);
+      },
     );
   });
 
-  test('a request resuming from its cursor is held, and answered with only the changes after it', async () => {
-    const { userId, key } = await newKey(server);
-    await server.importMeals(userId, [makeMeal(), makeMeal()]);
-    const first = page(await timedGet(server, key, `lastModifiedSince=${OLD}`));
-    assert.equal(first.count, 2);
-    const cursor = encodeURIComponent(first.nextCursor ?? '');
-    const held = timedGet(server, key, `lastModifiedSince=${OLD}&cursor=${cursor}&wait=60`);
-    await sleep(500);
-    const next = makeMeal();
-    const importedAt = await importElsewhere(server, userId, [next]);
-    const answer = await held;
-    assert.deepEqual(
-      page(answer).meals.map((m) => m.id),
-      [next.id],
-    );
-    assert.ok(answer.at - importedAt <= WITHIN_MS);
-  });
+  // One case at a time, so that the server's count of held requests (/metrics) says when a
+  // case's own request is held: it writes only then, not after a guess of how long that takes.
+  describe('the cases', { concurrency: false }, () => {
+    let server: TestServer;
+    const held = (count: number) => untilHeld(server.adminUrl, count);
+    before(async () => {
+      server = await startTestServer({ adminPort: 0 });
+    });
+    after(async () => {
+      assert.equal(await server.stop(), 0);
+    });
 
-  test("a deletion wakes an includeDeleted waiter with the tombstone; a waiter without includeDeleted, and another user's change, are not answered before their wait", async () => {
-    const { userId, key } = await newKey(server);
-    const { key: otherKeyOfUser } = await server.createKey(userId);
-    const { key: otherUsersKey } = await newKey(server);
-    const meal = makeMeal();
-    await server.importMeals(userId, [meal]);
-    const after = page(await timedGet(server, key, `lastModifiedSince=${OLD}&includeDeleted=true`));
-    const cursor = encodeURIComponent(after.nextCursor ?? '');
+    test('a page with items is answered at once, as without wait', async () => {
+      const { userId, key } = await newKey(server);
+      await server.importMeals(userId, [makeMeal()]);
+      const answer = await timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`);
+      assert.equal(page(answer).count, 1);
+      assert.ok(answer.ms < 2_000, `answered after ${Math.round(answer.ms)} ms`);
+    });
 
-    const withDeleted = timedGet(server, key, `lastModifiedSince=${OLD}&cursor=${cursor}&includeDeleted=true&wait=30`);
-    const liveOnly = timedGet(server, otherKeyOfUser, `lastModifiedSince=${OLD}&cursor=${cursor}&wait=4`);
-    const otherUser = timedGet(server, otherUsersKey, `lastModifiedSince=${OLD}&wait=4`);
-    await sleep(500);
-    await server.deleteMeal(userId, String(meal.id));
-    const deletedAt = performance.now();
+    test('an empty page is held until a meals import in another process commits a change, then answered within 1 s with it', async () => {
+      const { userId, key } = await newKey(server);
+      const waiting = timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`);
+      await held(1);
+      await sleep(1_000);
+      const meal = makeMeal();
+      const importedAt = await importElsewhere(server, userId, [meal]);
+      const answer = await waiting;
+      const body = page(answer);
+      assertPage(answer.response);
+      assert.deepEqual(Object.keys(body), [...ENVELOPE_FIELDS], 'the wait is never in the answer');
+      assert.deepEqual(
+        body.meals.map((m) => m.id),
+        [meal.id],
+      );
+      assert.ok(answer.ms > 1_000, 'held while nothing changed');
+      assert.ok(
+        answer.at - importedAt <= WITHIN_MS,
+        `answered ${Math.round(answer.at - importedAt)} ms after the import`,
+      );
+    });
 
-    const tombstone = await withDeleted;
-    assert.deepEqual(
-      page(tombstone).meals.map((m) => [m.id, m.deleted]),
-      [[meal.id, true]],
-    );
-    assert.ok(tombstone.at - deletedAt <= WITHIN_MS);
-    for (const waiter of [await liveOnly, await otherUser]) {
-      assert.equal(page(waiter).count, 0);
-      assert.ok(waiter.ms >= 3_900, `held for its whole wait: ${Math.round(waiter.ms)} ms`);
-      assert.ok(waiter.ms < 4_000 + WITHIN_MS, `answered when its wait ended: ${Math.round(waiter.ms)} ms`);
-    }
-  });
+    test('a request resuming from its cursor is held, and answered with only the changes after it', async () => {
+      const { userId, key } = await newKey(server);
+      await server.importMeals(userId, [makeMeal(), makeMeal()]);
+      const first = page(await timedGet(server, key, `lastModifiedSince=${OLD}`));
+      assert.equal(first.count, 2);
+      const cursor = encodeURIComponent(first.nextCursor ?? '');
+      const waiting = timedGet(server, key, `lastModifiedSince=${OLD}&cursor=${cursor}&wait=60`);
+      await held(1);
+      const next = makeMeal();
+      const importedAt = await importElsewhere(server, userId, [next]);
+      const answer = await waiting;
+      assert.deepEqual(
+        page(answer).meals.map((m) => m.id),
+        [next.id],
+      );
+      assert.ok(answer.at - importedAt <= WITHIN_MS);
+    });
 
-  test('one held request per key: a new accepted request of the key answers the held one at once, as its page stands', async () => {
-    const { key } = await newKey(server);
-    const first = timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=60`);
-    await sleep(500);
-    const secondStarted = performance.now();
-    const second = timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=2`);
-    const firstAnswer = await first;
-    assert.equal(page(firstAnswer).count, 0);
-    assert.ok(firstAnswer.at - secondStarted < WITHIN_MS, 'answered once the new request was accepted');
-    const secondAnswer = await second;
-    assert.ok(secondAnswer.ms >= 1_900, `the new request is held in turn: ${Math.round(secondAnswer.ms)} ms`);
-  });
+    test("a deletion wakes an includeDeleted waiter with the tombstone; a waiter without includeDeleted, and another user's change, are not answered before their wait", async () => {
+      const { userId, key } = await newKey(server);
+      const { key: otherKeyOfUser } = await server.createKey(userId);
+      const { key: otherUsersKey } = await newKey(server);
+      const meal = makeMeal();
+      await server.importMeals(userId, [meal]);
+      const after = page(await timedGet(server, key, `lastModifiedSince=${OLD}&includeDeleted=true`));
+      const cursor = encodeURIComponent(after.nextCursor ?? '');
 
-  test('HEAD with wait is held alike, and answers without a body', async () => {
-    const { userId, key } = await newKey(server);
-    const quiet = await timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=1`, 'HEAD');
-    assert.equal(quiet.response.status, 200);
-    assert.equal(quiet.response.raw.length, 0);
-    assert.ok(quiet.ms >= 950, `held for its wait: ${Math.round(quiet.ms)} ms`);
-    const held = timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`, 'HEAD');
-    await sleep(500);
-    const importedAt = await importElsewhere(server, userId, [makeMeal()]);
-    const answer = await held;
-    assert.equal(answer.response.status, 200);
-    assert.equal(answer.response.raw.length, 0);
-    assert.ok(answer.at - importedAt <= WITHIN_MS);
-  });
+      const withDeleted = timedGet(
+        server,
+        key,
+        `lastModifiedSince=${OLD}&cursor=${cursor}&includeDeleted=true&wait=30`,
+      );
+      const liveOnly = timedGet(server, otherKeyOfUser, `lastModifiedSince=${OLD}&cursor=${cursor}&wait=4`);
+      const otherUser = timedGet(server, otherUsersKey, `lastModifiedSince=${OLD}&wait=4`);
+      await held(3);
+      await server.deleteMeal(userId, String(meal.id));
+      const deletedAt = performance.now();
 
-  test(
-    'a request held longer than the 30 s request bound and the 25 s stalled-reader bound is answered, not cut',
-    { timeout: 60_000 },
-    async () => {
+      const tombstone = await withDeleted;
+      assert.deepEqual(
+        page(tombstone).meals.map((m) => [m.id, m.deleted]),
+        [[meal.id, true]],
+      );
+      assert.ok(tombstone.at - deletedAt <= WITHIN_MS);
+      for (const waiter of [await liveOnly, await otherUser]) {
+        assert.equal(page(waiter).count, 0);
+        assert.ok(waiter.ms >= 3_900, `held for its whole wait: ${Math.round(waiter.ms)} ms`);
+        assert.ok(waiter.ms < 4_000 + WITHIN_MS, `answered when its wait ended: ${Math.round(waiter.ms)} ms`);
+      }
+    });
+
+    test('one held request per key: a new accepted request of the key answers the held one at once, as its page stands', async () => {
       const { key } = await newKey(server);
-      const answer = await timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=35`);
-      assert.equal(page(answer).count, 0);
-      assert.ok(answer.ms >= 34_900 && answer.ms < 35_000 + WITHIN_MS, `answered after ${Math.round(answer.ms)} ms`);
-    },
-  );
+      const first = timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=60`);
+      await held(1);
+      const secondStarted = performance.now();
+      const second = timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=2`);
+      const firstAnswer = await first;
+      assert.equal(page(firstAnswer).count, 0);
+      assert.ok(firstAnswer.at - secondStarted < WITHIN_MS, 'answered once the new request was accepted');
+      const secondAnswer = await second;
+      assert.ok(secondAnswer.ms >= 1_900, `the new request is held in turn: ${Math.round(secondAnswer.ms)} ms`);
+    });
 
-  test('a malformed wait is 400 invalid_parameter naming wait, after the other parameters', async () => {
-    const { key } = await newKey(server);
-    for (const value of ['0', '121', '+5', '1.5', 'abc', '']) {
-      const res = await request(server, { path: `/v1/meals?lastModifiedSince=${OLD}&wait=${value}`, key });
-      assert.equal(res.status, 400, value);
-      assert.deepEqual((res.json as { error: { param: string } }).error.param, 'wait', value);
-    }
-    const limitFirst = await request(server, { path: `/v1/meals?lastModifiedSince=${OLD}&wait=0&limit=0`, key });
-    assert.equal((limitFirst.json as { error: { param: string } }).error.param, 'limit');
+    test('HEAD with wait is held alike, and answers without a body', async () => {
+      const { userId, key } = await newKey(server);
+      const quiet = await timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=1`, 'HEAD');
+      assert.equal(quiet.response.status, 200);
+      assert.equal(quiet.response.raw.length, 0);
+      assert.ok(quiet.ms >= 950, `held for its wait: ${Math.round(quiet.ms)} ms`);
+      const waiting = timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`, 'HEAD');
+      await held(1);
+      const importedAt = await importElsewhere(server, userId, [makeMeal()]);
+      const answer = await waiting;
+      assert.equal(answer.response.status, 200);
+      assert.equal(answer.response.raw.length, 0);
+      assert.ok(answer.at - importedAt <= WITHIN_MS);
+    });
+
+    test('a malformed wait is 400 invalid_parameter naming wait, after the other parameters', async () => {
+      const { key } = await newKey(server);
+      for (const value of ['0', '121', '+5', '1.5', 'abc', '']) {
+        const res = await request(server, { path: `/v1/meals?lastModifiedSince=${OLD}&wait=${value}`, key });
+        assert.equal(res.status, 400, value);
+        assert.deepEqual((res.json as { error: { param: string } }).error.param, 'wait', value);
+      }
+      const limitFirst = await request(server, { path: `/v1/meals?lastModifiedSince=${OLD}&wait=0&limit=0`, key });
+      assert.equal((limitFirst.json as { error: { param: string } }).error.param, 'limit');
+    });
   });
 });
 
 describe('long poll: limits', () => {
   test('a held request counts once, when accepted, with the rate-limit headers of its acceptance; a request of the key refused with 429 meanwhile does not answer it; after a hold of 3 s the next one is accepted at once', async () => {
-    const server = await startTestServer({ minIntervalMs: 3_000, dailyLimit: 10 });
+    const server = await startTestServer({ minIntervalMs: 3_000, dailyLimit: 10, adminPort: 0 });
     try {
       const { key } = await newKey(server);
       const held = timedGet(server, key, `lastModifiedSince=${FUTURE}&wait=4`);
-      await sleep(1_000);
+      await untilHeld(server.adminUrl, 1);
       const refused = await request(server, { path: `/v1/meals?lastModifiedSince=${FUTURE}`, key });
       assert.equal(refused.status, 429);
       const answer = await held;
@@ -216,8 +237,7 @@ describe('long poll: limits', () => {
       const first = await newKey(server);
       const second = await newKey(server);
       const held = timedGet(server, first.key, `lastModifiedSince=${FUTURE}&wait=3`);
-      await sleep(500);
-      assert.equal(sampleSum((await scrape(server.adminUrl)).text, 'meal_export_long_polls_held'), 1);
+      await untilHeld(server.adminUrl, 1);
       const atOnce = await timedGet(server, second.key, `lastModifiedSince=${FUTURE}&wait=60`);
       assert.equal(page(atOnce).count, 0);
       assert.ok(atOnce.ms < 1_500, `answered at once: ${Math.round(atOnce.ms)} ms`);
@@ -234,10 +254,10 @@ describe('long poll: limits', () => {
 
 describe('long poll: shutdown', () => {
   test('SIGTERM answers every held request at once with its page as it stands, then drains and exits 0', async () => {
-    const server = await startTestServer();
+    const server = await startTestServer({ adminPort: 0 });
     const keys = await Promise.all([newKey(server), newKey(server), newKey(server)]);
     const held = keys.map(({ key }) => timedGet(server, key, `lastModifiedSince=${OLD}&wait=60`));
-    await sleep(1_000);
+    await untilHeld(server.adminUrl, 3);
     const signalled = performance.now();
     const exited = server.stop();
     for (const answer of await Promise.all(held)) {
