@@ -3,19 +3,6 @@
  * starts on, and the faults found while reading, so that a bad record is reported by its line
  * (CONTRACT.md section 7, "meals import").
  */
-/**
- * The longest record a file may hold, in bytes of UTF-8. A valid meal is far shorter (its two
- * texts are at most 10 000 characters each: under 250 KB even written as JSON escapes), so
- * this refuses no meal; it bounds what a reader holds when a line never ends or a quote is
- * never closed, so that an import stays in bounded memory whatever it is given.
- */
-export const MAX_RECORD_BYTES = 1024 * 1024;
-
-/** The fault of a record past MAX_RECORD_BYTES; `hint`: what the file may be instead. */
-export function overlongRecord(hint: string): string {
-  return `a record is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MiB (${hint})`;
-}
-
 export interface RawRecord {
   /** 1-based line of the input where the record starts. */
   readonly line: number;
@@ -30,6 +17,19 @@ export interface LineError {
 export interface RawRecords {
   readonly records: readonly RawRecord[];
   readonly errors: readonly LineError[];
+}
+
+/**
+ * The longest record a file may hold, in bytes of UTF-8. A valid meal is far shorter (its two
+ * texts are at most 10 000 characters each: under 250 KB even written as JSON escapes), so
+ * this refuses no meal; it bounds what a reader holds when a line never ends or a quote is
+ * never closed, so that an import stays in bounded memory whatever it is given.
+ */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+/** The fault of a record past MAX_RECORD_BYTES; `hint`: what the file may be instead. */
+export function overlongRecord(hint: string): string {
+  return `a record is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MiB (${hint})`;
 }
 
 /** One step of a streamed read, in line order: a record, or a fault found while reading. */
