@@ -5,7 +5,7 @@ import { fetchPage, mealsUrl } from './page-request.js';
 import type { RequestPolicy } from './send-request.js';
 import { syncPages } from './sync.js';
 import type { HttpTransport } from './transport.js';
-import type { ListMealsOptions, MealPage, SyncOptions, SyncStep, WaitEvent } from './types.js';
+import type { ListMealsOptions, MealPage, MealPageAnswer, SyncOptions, SyncStep, WaitEvent } from './types.js';
 import type { BackoffOptions } from './wait-times.js';
 
 export interface MealExportClientOptions {
@@ -51,6 +51,8 @@ export interface MealExportClientOptions {
 export interface MealExportClient {
   /** One page of GET /v1/meals, as the server sent it (held first when `wait` is given). */
   listMeals(options: ListMealsOptions): Promise<MealPage>;
+  /** listMeals, with the page's `Meals-Last-Modified` header beside it: for a sync loop of your own. */
+  listMealsWithHeaders(options: ListMealsOptions): Promise<MealPageAnswer>;
   /**
    * Every page to the end of the feed, each with the position to save after applying it. With
    * `follow: true` it goes on past the end, holding each poll with `wait` (long poll), and
@@ -95,6 +97,10 @@ export function createMealExportClient(options: MealExportClientOptions): MealEx
   return {
     async listMeals(query) {
       return (await fetchOne(query)).page;
+    },
+    async listMealsWithHeaders(query) {
+      const { page, newestChangeAt } = await fetchOne(query);
+      return { page, mealsLastModified: newestChangeAt === undefined ? null : new Date(newestChangeAt).toISOString() };
     },
     sync(syncOptions = {}) {
       return syncPages(fetchOne, syncOptions);

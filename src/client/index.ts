@@ -36,6 +36,7 @@ export {
   type Meal,
   type MealFeedItem,
   type MealPage,
+  type MealPageAnswer,
   type MealType,
   type SyncOptions,
   type SyncPosition,

@@ -79,6 +79,18 @@ export interface SyncPosition {
   readonly followSince: string | null;
 }
 
+/** One answer of GET /v1/meals: the page, and what its headers say of the feed. */
+export interface MealPageAnswer {
+  readonly page: MealPage;
+  /**
+   * The user's newest change as of this page's snapshot: its `Meals-Last-Modified` header, as
+   * ISO 8601. Null when the user has had no change, or something between stripped the header.
+   * A pass of your own that keeps its first answer's value can follow the changes from it +
+   * 1 ms and miss none (what `sync()` does; docs/api.md, "The Meals-Last-Modified header").
+   */
+  readonly mealsLastModified: string | null;
+}
+
 export interface SyncStep {
   /**
    * The page as the server sent it. `hasMore: false` is the end of the feed: a sync returns

@@ -63,6 +63,24 @@ test('listMeals over TLS, trusting the server certificate given as ca, returns t
   assert.equal(typeof page.nextCursor, 'string');
 });
 
+test("listMealsWithHeaders gives the page with the user's newest change (Meals-Last-Modified), null for a user without one", async () => {
+  const user = await userWith(3);
+  const client = clientFor(user.key);
+  const { page, mealsLastModified } = await client.listMealsWithHeaders({ lastModifiedSince: '2020-01-01', limit: 1 });
+  assert.deepEqual(
+    page.meals.map((m) => m.id),
+    user.ids.slice(0, 1),
+  );
+  // The newest change of the whole feed, not the page's last item.
+  const all = await client.listMeals({ lastModifiedSince: '2020-01-01' });
+  assert.equal(mealsLastModified, all.meals.at(-1)?.modifiedAt);
+  assert.notEqual(mealsLastModified, page.meals[0]?.modifiedAt);
+
+  const none = await userWith(0);
+  const empty = await clientFor(none.key).listMealsWithHeaders({ lastModifiedSince: '2020-01-01' });
+  assert.deepEqual(empty, { page: { ...empty.page, count: 0, meals: [] }, mealsLastModified: null });
+});
+
 test('the ca may be given as bytes (a Uint8Array, not only a Buffer or a string)', async () => {
   const user = await userWith(1);
   const client = createMealExportClient({ baseUrl: server.url, apiKey: user.key, ca: new TextEncoder().encode(ca) });
