@@ -86,7 +86,8 @@ export interface MealPageAnswer {
    * The user's newest change as of this page's snapshot: its `Meals-Last-Modified` header, as
    * ISO 8601. Null when the user has had no change, or something between stripped the header.
    * A pass of your own that keeps its first answer's value can follow the changes from it +
-   * 1 ms and miss none (what `sync()` does; docs/api.md, "The Meals-Last-Modified header").
+   * 1 ms and miss none: what `sync()` does (the service's docs/api.md, "The
+   * Meals-Last-Modified header").
    */
   readonly mealsLastModified: string | null;
 }
