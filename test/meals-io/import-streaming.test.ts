@@ -202,6 +202,54 @@ function walBytes(db: string): number {
   return existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
 }
 
+const MiB = 1024 * 1024;
+
+interface StdinImportOptions {
+  /** More flags (`--json`). */
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  /** Node flags before the command (`--import` a probe). */
+  readonly preload?: readonly string[];
+}
+
+/** `meals import - --format FORMAT` as a child process: `feed` writes to its stdin, `exited` tells how it ended. */
+function importFromStdin(db: string, userId: string, format: string, options: StdinImportOptions = {}) {
+  const command = ['meals', 'import', '--user', userId, '-', '--format', format, '--db', db, ...(options.args ?? [])];
+  const child = spawn(process.execPath, [...(options.preload ?? []), BIN, ...command], {
+    cwd: PROJECT_ROOT,
+    env: options.env ?? cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // Once it has exited, what is still written meets a closed pipe: that is expected here.
+  child.stdin.on('error', () => undefined);
+  let ended = false;
+  const exited = once(child, 'close').then(([code]) => {
+    ended = true;
+    return { code: code as number | null, stdout, stderr };
+  });
+  return {
+    exited,
+    /** Writes `piece` with back-pressure; false once the import has exited. */
+    async feed(piece: string | Buffer): Promise<boolean> {
+      if (ended) return false;
+      if (!child.stdin.write(piece)) {
+        // once() rejects on the closed pipe's error: the exit says the rest.
+        await Promise.race([once(child.stdin, 'drain').catch(() => undefined), exited]);
+      }
+      return !ended;
+    },
+    end: (piece?: string) => child.stdin.end(piece),
+    /** For a failed check that leaves stdin open. */
+    kill: () => {
+      if (!ended) child.kill('SIGKILL');
+    },
+  };
+}
+
 describe('meals import from stdin', () => {
   test('writes while stdin is still open, and a bad last line still rolls every batch back', async () => {
     const temp = makeTempDir();
@@ -212,23 +260,15 @@ describe('meals import from stdin', () => {
       const source = path.join(temp.dir, 'meals.jsonl');
       await writeMealsFile(source, 40_000, prefix);
       const walBefore = walBytes(db);
-      const child = spawn(
-        process.execPath,
-        [BIN, 'meals', 'import', '--user', importer, '-', '--format', 'jsonl', '--db', db],
-        { cwd: PROJECT_ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.stdout.resume();
-      const exited = once(child, 'close');
-      child.stdin.write(readFileSync(source));
+      const run = importFromStdin(db, importer, 'jsonl');
+      await run.feed(readFileSync(source));
       // 40 000 meals outgrow SQLite's 8 MiB page cache: the open transaction spills to the WAL.
       const deadline = performance.now() + 60_000;
-      while (walBytes(db) < walBefore + 4 * 1024 * 1024 && performance.now() < deadline) await sleep(50);
+      while (walBytes(db) < walBefore + 4 * MiB && performance.now() < deadline) await sleep(50);
       const written = walBytes(db) - walBefore;
-      child.stdin.end('{"id": "x", "type": "lunch", "date": "yesterday"}\n');
-      const [code] = (await exited) as [number | null];
-      assert.ok(written >= 4 * 1024 * 1024, `the import wrote ${written} bytes to the WAL before stdin ended`);
+      run.end('{"id": "x", "type": "lunch", "date": "yesterday"}\n');
+      const { code, stderr } = await run.exited;
+      assert.ok(written >= 4 * MiB, `the import wrote ${written} bytes to the WAL before stdin ended`);
       assert.equal(code, 1, stderr);
       assert.match(stderr, /^meal-export: line 40001: date must be an ISO 8601 date-time/);
       assert.equal(await exported(db, importer), before.importer, 'nothing of the import stayed');
@@ -239,25 +279,16 @@ describe('meals import from stdin', () => {
 
   test('while it waits for the rest of stdin, holding the write lock, other commands open the store and read it', async () => {
     const temp = makeTempDir();
-    const held: { db?: BetterSqlite3.Database; child?: ReturnType<typeof spawn> } = {};
+    const held: { db?: BetterSqlite3.Database; run?: ReturnType<typeof importFromStdin> } = {};
     try {
       const db = path.join(temp.dir, 'store.db');
       const prefix = `wait_${process.pid}_${Date.now().toString(36)}`;
       const { importer, other, before } = await prepare(db, prefix);
       const source = path.join(temp.dir, 'meals.jsonl');
       await writeMealsFile(source, 5_000, prefix);
-      const child = spawn(
-        process.execPath,
-        [BIN, 'meals', 'import', '--user', importer, '-', '--format', 'jsonl', '--db', db, '--json'],
-        { cwd: PROJECT_ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
-      );
-      held.child = child;
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = once(child, 'close');
-      child.stdin.write(readFileSync(source));
+      const run = importFromStdin(db, importer, 'jsonl', { args: ['--json'] });
+      held.run = run;
+      await run.feed(readFileSync(source));
       // Two batches read: the import holds the write lock, so another writer is refused at once.
       const probe = new BetterSqlite3(db, { timeout: 0 });
       held.db = probe;
@@ -279,13 +310,13 @@ describe('meals import from stdin', () => {
       const keys = await runCli(['keys', 'list', '--user', other, '--db', db, '--json']);
       assert.equal(keys.code, 0, keys.stderr);
       assert.ok(locked(), 'still importing');
-      child.stdin.end();
-      const [code] = (await exited) as [number | null];
+      run.end();
+      const { code, stdout, stderr } = await run.exited;
       assert.equal(code, 0, stderr);
       assert.equal((JSON.parse(stdout) as { imported: number }).imported, 5_000);
     } finally {
       held.db?.close();
-      if (held.child?.exitCode === null) held.child.kill('SIGKILL'); // a failed check leaves stdin open
+      held.run?.kill();
       temp.remove();
     }
   });
@@ -296,46 +327,6 @@ function scriptSkipReason(): string | undefined {
   const found = spawnSync('script', ['--version'], { encoding: 'utf8' });
   return found.status === 0 ? undefined : 'no `script` (util-linux) to run the import on a pseudo-terminal';
 }
-
-/** `meals import` of stdin as a child process: `feed` writes to it, `exited` its code and stderr. */
-function importFromStdin(
-  db: string,
-  userId: string,
-  format: string,
-  env: NodeJS.ProcessEnv = cleanEnv(),
-  preload: string[] = [],
-) {
-  const child = spawn(
-    process.execPath,
-    [...preload, BIN, 'meals', 'import', '--user', userId, '-', '--format', format, '--db', db],
-    { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.resume();
-  // Once it has exited, what is still written meets a closed pipe: that is expected here.
-  child.stdin.on('error', () => undefined);
-  let ended = false;
-  const exited = once(child, 'close').then(([code]) => {
-    ended = true;
-    return { code: code as number | null, stderr };
-  });
-  return {
-    exited,
-    /** Writes `piece` with back-pressure; false once the import has exited. */
-    async feed(piece: string): Promise<boolean> {
-      if (ended) return false;
-      if (!child.stdin.write(piece)) {
-        // once() rejects on the closed pipe's error: the exit says the rest.
-        await Promise.race([once(child.stdin, 'drain').catch(() => undefined), exited]);
-      }
-      return !ended;
-    },
-    end: () => child.stdin.end(),
-  };
-}
-
-const MiB = 1024 * 1024;
 
 describe('meals import of a record that never ends', () => {
   test('a CSV quote never closed stops the reading once its record passes 1 MiB: the line named, nothing written, the rest never read', async () => {
@@ -375,13 +366,10 @@ describe('meals import of a record that never ends', () => {
       const rssFile = path.join(temp.dir, 'max-rss.json');
       // The benchmark's probe of a command's peak memory, read from inside it at exit.
       const probe = ['--import', path.join(PROJECT_ROOT, 'bench/harness/max-rss-on-exit.mjs')];
-      const run = importFromStdin(
-        db,
-        userId,
-        'jsonl',
-        { ...cleanEnv(), MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
-        probe,
-      );
+      const run = importFromStdin(db, userId, 'jsonl', {
+        env: { ...cleanEnv(), MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
+        preload: probe,
+      });
       await run.feed(`${JSON.stringify(makeMeal())}\n`);
       const piece = 'x'.repeat(MiB);
       for (let i = 0; i < 96; i += 1) assert.ok(await run.feed(piece), 'the import reads the whole input');
