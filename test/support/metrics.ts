@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { waitFor } from './wait-for.js';
 
 export interface Scraped {
   readonly status: number;
@@ -61,11 +62,10 @@ export function sampleSum(text: string, name: string, labels: Record<string, str
  * writes only after its request is held, not after a guess of how long that takes.
  */
 export async function untilHeld(adminUrl: string | undefined, count: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const held = sampleSum((await scrape(adminUrl)).text, 'meal_export_long_polls_held');
-    if (held === count) return;
-    if (Date.now() > deadline) throw new Error(`${held} long polls held after ${timeoutMs} ms, not ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let held = 0;
+  await waitFor(
+    () => `${count} long polls held (the last /metrics said ${held})`,
+    async () => (held = sampleSum((await scrape(adminUrl)).text, 'meal_export_long_polls_held')) === count,
+    timeoutMs,
+  );
 }

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { cliJson } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
 import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { waitFor } from '../support/wait-for.js';
 import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { browserMissing, launchChromium, screenshotPath } from './browser.js';
 import { appPageUrl } from './page-client.js';
@@ -61,14 +62,6 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
       await sleep(300);
     }
     assert.fail(`the section never matched ${re}:\n${text}`);
-  }
-
-  async function eventually(what: string, ms: number, check: () => boolean): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms`);
-      await sleep(50);
-    }
   }
 
   before(async () => {
@@ -135,7 +128,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
       .getByRole('button', { name: /^Send a test/ })
       .click();
     assert.match(await section().locator('.notice').innerText(), /A test call to “my <b>server<\/b>” is on its way/);
-    await eventually('the test call', 5_000, () => receiver.calls.length === 1);
+    await waitFor('the test call', () => receiver.calls.length === 1, 5_000);
     const [call] = receiver.calls;
     assert.ok(call !== undefined);
     assert.equal(call.path, '/hook');
@@ -160,7 +153,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     await section()
       .getByRole('button', { name: /^Send a test/ })
       .click();
-    await eventually('the second test call', 5_000, () => receiver.calls.length === 2);
+    await waitFor('the second test call', () => receiver.calls.length === 2, 5_000);
     const call = receiver.calls[1];
     assert.ok(call !== undefined);
     assert.equal(verified(rotated, call).type, 'webhook.test');
@@ -184,7 +177,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
       .click();
     assert.match(await section().locator('.notice').innerText(), /is enabled again/);
     assert.match(await section().locator('.webhooks').innerText(), /enabled/);
-    await eventually('the pending test call, sent again', 5_000, () => receiver.calls.length > before);
+    await waitFor('the pending test call, sent again', () => receiver.calls.length > before, 5_000);
     await reloadUntil(/HTTP 204[^]*HTTP 410/);
   });
 

@@ -11,6 +11,7 @@ import { cliJson, runCli } from '../support/cli.js';
 import { sampleSum, scrape } from '../support/metrics.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { waitFor } from '../support/wait-for.js';
 import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from './receiver.js';
 
 /**
@@ -28,15 +29,6 @@ interface MealsChanged {
   readonly type: string;
   readonly timestamp: string;
   readonly data: { readonly userId: string; readonly from?: string; readonly through?: string };
-}
-
-/** Waits until `check` holds, or fails after `ms`. */
-async function eventually(what: string, ms: number, check: () => boolean): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) assert.fail(`${what} within ${ms} ms`);
-    await sleep(25);
-  }
 }
 
 function verified(secret: string, call: ReceivedCall): MealsChanged {
@@ -81,7 +73,7 @@ describe('webhooks on the embedded default', () => {
     const meals = [makeMeal(), makeMeal(), makeMeal()];
     const started = performance.now();
     await server.importMeals(userId, meals);
-    await eventually('a call', 2_000 + (performance.now() - started), () => callsOf(userId).length === 1);
+    await waitFor('a call', () => callsOf(userId).length === 1, 2_000 + (performance.now() - started));
     const [call] = callsOf(userId);
     assert.ok(call);
     assert.equal(call.method, 'POST');
@@ -115,13 +107,13 @@ describe('webhooks on the embedded default', () => {
     };
     try {
       await server.importMeals(userId, [makeMeal()]);
-      await eventually('the first call', 3_000, () => callsOf(userId).length === 1);
+      await waitFor('the first call', () => callsOf(userId).length === 1, 3_000);
       await Promise.all(Array.from({ length: 8 }, () => server.importMeals(userId, [makeMeal()])));
     } finally {
       answer = (response) => response.writeHead(204).end();
       for (const response of held) response.writeHead(204).end();
     }
-    await eventually('the next call', 6_000, () => callsOf(userId).length >= 2);
+    await waitFor('the next call', () => callsOf(userId).length >= 2, 6_000);
     await sleep(1_500);
     const events = callsOf(userId).map((call) => verified(secret, call));
     assert.equal(events.length, 2, `${events.length} calls for 9 imports: the first, then one for the other eight`);
@@ -146,7 +138,7 @@ describe('webhooks on the embedded default', () => {
     };
     try {
       await server.importMeals(userId, [makeMeal()]);
-      await eventually('a retry', 12_000, () => callsOf(userId).length === 2);
+      await waitFor('a retry', () => callsOf(userId).length === 2, 12_000);
       const [first, second] = callsOf(userId);
       assert.equal(first?.headers['webhook-id'], second?.headers['webhook-id']);
       const attempts = await cliJson<{ status: number | null; eventId: string }[]>([
@@ -165,7 +157,7 @@ describe('webhooks on the embedded default', () => {
       answer = (response, call) =>
         response.writeHead((JSON.parse(call.body) as MealsChanged).data.userId === userId ? 410 : 204).end();
       await server.importMeals(userId, [makeMeal()]);
-      await eventually('the 410', 3_000, () => callsOf(userId).length === 3);
+      await waitFor('the 410', () => callsOf(userId).length === 3, 3_000);
       await sleep(500);
       const [listed] = await cliJson<{ status: string }[]>(['webhooks', 'list', '--user', userId, '--db', server.db]);
       assert.equal(listed?.status, 'disabled');
@@ -174,7 +166,7 @@ describe('webhooks on the embedded default', () => {
       await sleep(2_500);
       assert.equal(callsOf(userId).length, 3, 'a disabled endpoint is not called');
       await cliJson(['webhooks', 'enable', endpoint.id, '--db', server.db]);
-      await eventually('the pending event once enabled', 3_000, () => callsOf(userId).length === 4);
+      await waitFor('the pending event once enabled', () => callsOf(userId).length === 4, 3_000);
     } finally {
       answer = (response) => response.writeHead(204).end();
     }
@@ -184,7 +176,7 @@ describe('webhooks on the embedded default', () => {
     const userId = newUserId('whtest');
     const endpoint = await createEndpoint(userId);
     await cliJson(['webhooks', 'test', endpoint.id, '--db', server.db]);
-    await eventually('the test call', 3_000, () => callsOf(userId).length === 1);
+    await waitFor('the test call', () => callsOf(userId).length === 1, 3_000);
     const [call] = callsOf(userId);
     assert.ok(call);
     const event = verified(endpoint.secret, call);
@@ -199,7 +191,7 @@ describe('webhooks on the embedded default', () => {
       server.db,
     ]);
     await server.importMeals(userId, [makeMeal()]);
-    await eventually('a call after the rotation', 3_000, () => callsOf(userId).length === 2);
+    await waitFor('a call after the rotation', () => callsOf(userId).length === 2, 3_000);
     const after = callsOf(userId)[1];
     assert.ok(after);
     assert.equal(verified(rotated.secret, after).type, 'meals.changed');
