@@ -10,12 +10,12 @@ export const DEFAULT_SYNC_LIMIT = 5000;
  * pass's first answer saw it (its Meals-Last-Modified header): modifiedAt strictly increases
  * in commit order (CONTRACT.md section 2), so every change committed after that snapshot, a
  * deletion of a meal already read included, comes after it, and nothing comes twice but what
- * really changed during the pass. Without the header (a proxy stripped it, or an older server),
- * changes are followed from this margin before the server's Date instead: a
- * deletion committed while the pass ran, or written on an instance whose clock is a little
- * behind, is then still seen, and what comes twice is the same upsert or deletion again,
- * which a copy keyed by id absorbs. An empty first answer without the header is followed from
- * the pass's own start (followStart).
+ * really changed during the pass. Without the header (a proxy stripped it, or an older
+ * server), changes are followed from this margin before the server's Date instead: a deletion
+ * committed while the pass ran, or written on an instance whose clock is a little behind, is
+ * then still seen, and what comes twice is the same upsert or deletion again, which a copy
+ * keyed by id absorbs. An empty first answer without the header is followed from the pass's
+ * own start (followStart).
  */
 export const FOLLOW_MARGIN_MS = 5 * 60_000;
 
