@@ -129,6 +129,51 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
       });
     });
 
+    test('an import names its user within 1 s, through this handle and another; one that changes nothing, or is rolled back, names no one', async () => {
+      await withTwoHandles(async (storage, writer) => {
+        const recorder = recordingWatcher(['u1']);
+        const watch = storage.watchFeeds(recorder.watcher);
+        await watch.ready;
+        watch.interested();
+        // Polling backends look a few times a second: let one look pass first.
+        await sleep(300);
+        async function* batches(...batchIds: string[][]) {
+          for (const ids of batchIds) yield ids.map((id) => meal(id));
+        }
+        for (const [handle, ids] of [
+          [storage, ['a', 'b']],
+          [writer, ['c', 'd']],
+        ] as const) {
+          const since = performance.now();
+          assert.equal((await handle.importMeals('u1', batches([ids[0]], [ids[1]]), T0)).ok, true);
+          const ms = await recorder.movedWithin('u1', since);
+          assert.ok(ms <= SIGNAL_WITHIN_MS, `signalled after ${Math.round(ms)} ms`);
+        }
+        await writer.upsertMeals('u2', [meal('theirs')], T0);
+        await sleep(QUIET_MS);
+
+        const nothing = performance.now();
+        // The same meals again: unchanged (CONTRACT.md section 7), through either handle.
+        for (const handle of [storage, writer]) {
+          assert.deepEqual(await handle.importMeals('u1', batches(['a', 'b'], ['c', 'd']), T0), {
+            ok: true,
+            created: 0,
+            updated: 0,
+            unchanged: 4,
+          });
+        }
+        // New meals, then another user's id in a later batch: all rolled back.
+        assert.deepEqual(await writer.importMeals('u1', batches(['e'], ['theirs']), T0), {
+          ok: false,
+          reason: 'foreign_id',
+          index: 1,
+        });
+        await sleep(QUIET_MS);
+        assert.equal(recorder.namedSince('u1', nothing), false, JSON.stringify(recorder.signals));
+        watch.close();
+      });
+    });
+
     test("another user's change never names the watched user; a write that changes nothing names no one", async () => {
       await withTwoHandles(async (storage, writer) => {
         const recorder = recordingWatcher(['u1', 'u2']);

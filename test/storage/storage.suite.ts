@@ -289,6 +289,42 @@ export function runStorageSuite(backend: StorageBackend): void {
         });
       });
 
+      test("an import whose input is slow to begin locks nothing until its first batch: the user's other writes, through another handle, go on", async () => {
+        await withStore(async (storage, location) => {
+          const second = await openStorage(location);
+          try {
+            let asked: () => void = () => undefined;
+            const askedForFirst = new Promise<void>((resolve) => (asked = resolve));
+            let begin: () => void = () => undefined;
+            const begun = new Promise<void>((resolve) => (begin = resolve));
+            async function* batches() {
+              asked();
+              await begun; // a producer that has not written its first line yet
+              yield [meal('imported')];
+            }
+            const importing = storage.importMeals('u1', batches(), T0);
+            await askedForFirst;
+            // The import waits for its input. Another process (SQLite) or instance (PostgreSQL)
+            // writes the same user meanwhile: it must not wait for that input, which would
+            // never come before it.
+            const written = second.upsertMeals('u1', [meal('meanwhile')], T0);
+            const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3_000).unref());
+            assert.deepEqual(await Promise.race([written, waited]), { ok: true, created: 1, updated: 0, unchanged: 0 });
+            begin();
+            assert.deepEqual(await importing, { ok: true, created: 1, updated: 0, unchanged: 0 });
+            assert.deepEqual(
+              (await feedItems(storage, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt]),
+              [
+                ['meanwhile', at(T0)],
+                ['imported', at(T0 + 1)],
+              ],
+            );
+          } finally {
+            await second.close();
+          }
+        });
+      });
+
       test("another user's deleted meal id is still theirs: an upsert of it is refused", async () => {
         await withStore(async (storage) => {
           await storage.upsertMeals('u1', [meal('a')], T0);
