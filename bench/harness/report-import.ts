@@ -39,7 +39,7 @@ export function importBlock(
     '`meals import FILE --json` of a JSON Lines file of synthetic meals (no ids: each import makes its own) for a new ' +
       'user, each import a process of its own, one after the other on one store; the baseline is the same command on ' +
       '20 000 meals (ten batches of 2000) in the same run. Measured inside the command ' +
-      '(bench/harness/max-rss-on-exit.mjs, preloaded): **peak RSS** is `ru_maxrss`, everything resident (the ' +
+      '(bench/harness/max-rss-on-exit.mjs, preloaded): **peak RSS** is `VmHWM`, the peak of everything resident (the ' +
       'pages of the node binary too; the import reads SQLite without its memory map, whose pages would count here ' +
       'and grow with the store); **anon** is the largest `RssAnon` (its own heap and stacks) sampled ' +
       'every 20 ms. Flat means ratios near 1: after a few batches V8 keeps its heap at one size (an import of 1000 ' +

@@ -45,7 +45,7 @@ async function mealsFile(meals: number): Promise<string> {
 }
 
 interface ImportRun {
-  /** ru_maxrss: mapped pages of the database file included. */
+  /** VmHWM: mapped pages of the database file included. */
   readonly peakKb: number;
   /** The largest RssAnon sampled: the process's own memory. */
   readonly peakAnonKb: number;
@@ -118,7 +118,7 @@ async function measureBackend(
 
 /**
  * Issue 17, item 7: `meals import` streams its file into one transaction, so its peak memory
- * should not grow with the file. Peak RSS (ru_maxrss) and peak anonymous memory (RssAnon) of
+ * should not grow with the file. Peak RSS (VmHWM) and peak anonymous memory (RssAnon) of
  * importing 200 k and 1 M meals (JSON Lines) for a new user, each measured inside the command
  * (max-rss-on-exit.mjs), over the same command importing 20 000 (BASELINE_MEALS) in the same
  * run, on SQLite and on PostgreSQL: flat means ratios near 1.
