@@ -74,8 +74,8 @@ function throughputTable(rows: readonly ScenarioRow[]): string[] {
       `each, ${cell(first?.burst_writes_per_s)} a second, by a writer process) while no sender ran, so all the ` +
       'events were due when `serve` (SQLite, one process, `--webhook-allow-private`) started. Calls a second from the ' +
       'first call’s arrival to the last one’s; the server’s CPU (utime + stime) over the same window, per call. Every ' +
-      'call is a new TLS connection (the sender’s `agent: false`: CONTRACT.md section 8 wants each call to resolve and ' +
-      'check its address anew); the receiver shares the 2 cores with the server. With `--webhook-ca` the sender ' +
+      'call is a new TLS connection (the sender’s `agent: false`: each call resolves and checks its address anew); ' +
+      'the receiver shares the 2 cores with the server. With `--webhook-ca` the sender ' +
       'builds one TLS context from Node’s default roots plus the file, at start (per call it cost ≈ 50 ms of CPU: ' +
       '33 calls a second).',
     '',
