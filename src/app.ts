@@ -7,7 +7,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { createCursorCodec } from './domain/cursor.js';
-import type { KeyAuthenticator } from './domain/key-authenticator.js';
+import type { KeyAuthenticator } from './keys/key-authenticator.js';
 import { AppError } from './errors.js';
 import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
@@ -80,14 +80,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.metrics === undefined ? LARGE_PAGES : { ...LARGE_PAGES, observer: deps.metrics.largePages },
   );
   const meals = createMealsEndpoint({
-    storage: deps.storage,
+    feed: deps.storage.feed,
+    signals: deps.storage.signals,
     maxWaiting: deps.maxWaiting,
     authenticator: deps.authenticator,
     limiter: deps.limiter,
     authFailures: deps.authFailures,
     trustedProxies: deps.trustedProxies,
     policy: deps.policy,
-    cursors: createCursorCodec(await deps.storage.cursorSecret()),
+    cursors: createCursorCodec(await deps.storage.settings.cursorSecret()),
     largePages,
     tls: deps.tls,
     log,

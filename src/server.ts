@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
-import { createKeyAuthenticator } from './domain/key-authenticator.js';
+import { createKeyAuthenticator } from './keys/key-authenticator.js';
 import { createClientErrorHandler } from './http/client-error.js';
 import type { TrustedProxies } from './http/client-address.js';
 import type { ConnectionDrain } from './http/connection-drain.js';
@@ -187,7 +187,7 @@ async function openLimiters(
   }
   const primary = options.clusterWorker?.limiters;
   if (primary !== undefined) return limiterSetOf(primary, observer);
-  return createInProcessLimiters({ policy, observer, used: await loadUsedQuota(storage, policy, Date.now()) });
+  return createInProcessLimiters({ policy, observer, used: await loadUsedQuota(storage.quota, policy, Date.now()) });
 }
 
 /** Wiring: config -> storage -> limiters -> TLS -> app -> listen. */
@@ -320,7 +320,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     // Where `users login-link` points its links from now on (issue 17, item 3).
     const origin = appPageOrigin(appPage.url, config.publicUrl);
     try {
-      await storage.recordAppPageOrigin(origin);
+      await storage.settings.recordAppPageOrigin(origin);
     } catch (err) {
       app.log.warn({ err }, 'could not record the app page address: users login-link needs --public-url');
     }

@@ -17,7 +17,7 @@ export async function startTombstonePruning(
 ): Promise<() => void> {
   async function prune(): Promise<void> {
     try {
-      const removed = await storage.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays));
+      const removed = await storage.writes.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays));
       if (removed > 0) log.info({ removed }, 'pruned tombstones');
     } catch (err) {
       log.warn({ err }, 'could not prune tombstones');

@@ -1,10 +1,11 @@
 import { resolveDatabase } from '../config.js';
 import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
-import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
+import { issueApiKey } from '../keys/issue-api-key.js';
+import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import type { ApiKeyRecord } from '../storage/storage.js';
+import type { ApiKeyRecord } from '../domain/key-records.js';
 import { expectPositionals, parseCommandArgs, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -49,7 +50,7 @@ async function createKey(argv: string[]): Promise<void> {
       throw new CliError('--expires-in must look like 90s, 30m, 12h or 30d', { usage: true });
   }
   const result = await withStorage(resolveDatabase(values.db), (storage) =>
-    issueApiKey(storage, { userId, name: values.name, lifetimeMs }, Date.now()),
+    issueApiKey(storage.keys, { userId, name: values.name, lifetimeMs }, Date.now()),
   );
   if (!result.ok) {
     throw new CliError(`user ${userId} already has ${MAX_ACTIVE_KEYS} active keys: revoke one first`);
@@ -86,7 +87,7 @@ async function listKeys(argv: string[]): Promise<void> {
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
   const keys = (
-    await withStorage(resolveDatabase(values.db), (storage) => storage.listApiKeys(userId), EXISTING_STORE)
+    await withStorage(resolveDatabase(values.db), (storage) => storage.keys.listApiKeys(userId), EXISTING_STORE)
   ).map(publicView);
   const lines = keys.map(
     (k) =>
@@ -100,7 +101,7 @@ async function revokeKey(argv: string[]): Promise<void> {
   const [keyId = ''] = expectPositionals(positionals, 1, USAGE.revoke);
   const record = await withStorage(
     resolveDatabase(values.db),
-    (storage) => storage.revokeApiKey(keyId, Date.now()),
+    (storage) => storage.keys.revokeApiKey(keyId, Date.now()),
     EXISTING_STORE,
   );
   if (record === undefined) throw new CliError(`no key with id ${keyId}`);

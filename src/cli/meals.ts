@@ -86,7 +86,7 @@ async function runImport(argv: string[]): Promise<void> {
     try {
       const result = await importMealStream(
         readMealFile(pieces, format),
-        (batches) => storage.importMeals(userId, batches, now),
+        (batches) => storage.writes.importMeals(userId, batches, now),
         progress.read,
       );
       if (result.ok) progress.finished();
@@ -114,7 +114,7 @@ async function runDelete(argv: string[]): Promise<void> {
   const [mealId = ''] = expectPositionals(positionals, 1, DELETE_USAGE);
   const outcome = await withStorage(
     resolveDatabase(values.db),
-    (storage) => storage.deleteMeal(userId, mealId, Date.now()),
+    (storage) => storage.writes.deleteMeal(userId, mealId, Date.now()),
     EXISTING_STORE,
   );
   if (outcome === 'not_found') {
@@ -134,7 +134,7 @@ async function runPrune(argv: string[]): Promise<void> {
   const tombstoneDays = parseTombstoneDaysFlag(values['tombstone-days']);
   const pruned = await withStorage(
     resolveDatabase(values.db),
-    (storage) => storage.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays)),
+    (storage) => storage.writes.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays)),
     EXISTING_STORE,
   );
   printResult(values.json, { pruned }, `pruned ${pruned} tombstone${pruned === 1 ? '' : 's'}`);
@@ -164,7 +164,7 @@ async function runExport(argv: string[]): Promise<void> {
   await withStorage(
     resolveDatabase(values.db),
     async (storage) => {
-      const meals = storage.exportMeals(userId, since);
+      const meals = storage.feed.exportMeals(userId, since);
       if (out === undefined) {
         await writeMealExport(meals, format, createStdoutSink());
         return;

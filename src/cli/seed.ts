@@ -54,7 +54,7 @@ async function seedUser(storage: Storage, user: SeedUser, written: (count: numbe
   const { userId } = user;
   let batch: MealContent[] = [];
   const flush = async () => {
-    const result = await storage.upsertMeals(userId, batch, Date.now());
+    const result = await storage.writes.upsertMeals(userId, batch, Date.now());
     if (!result.ok) {
       const id = batch[result.index]?.id ?? '';
       throw new CliError(`meal id ${JSON.stringify(id)} already belongs to a user other than ${userId}`);

@@ -38,7 +38,7 @@ async function runLoginLink(argv: string[]): Promise<void> {
   const link = await withStorage(
     resolveDatabase(values.db),
     async (storage) => {
-      const origin = publicUrl ?? (await storage.appPageOrigin());
+      const origin = publicUrl ?? (await storage.settings.appPageOrigin());
       if (origin === undefined) {
         throw new CliError('no app page has started on this store: run serve --app-port N, or pass --public-url');
       }

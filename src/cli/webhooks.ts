@@ -1,9 +1,9 @@
 import { resolveDatabase } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
-import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../domain/webhook-endpoint.js';
+import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../storage/webhook-store.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
 import { expectPositionals, parseCommandArgs, requireFlag, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -53,7 +53,7 @@ async function createWebhook(argv: string[]): Promise<void> {
   const userId = requireUserId(values.user, USAGE.create);
   const url = requireFlag(values.url, 'url', USAGE.create);
   const result = await withStorage(resolveDatabase(values.db), (storage) =>
-    registerWebhook(storage, { userId, url, name: values.name }, Date.now()),
+    registerWebhook(storage.webhooks, { userId, url, name: values.name }, Date.now()),
   );
   if (!result.ok) throw new CliError(result.message, { usage: result.reason !== 'too_many_webhooks' });
   const { endpoint } = result;
@@ -89,7 +89,7 @@ async function listWebhooks(argv: string[]): Promise<void> {
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
   const endpoints = (
-    await withStorage(resolveDatabase(values.db), (storage) => storage.listWebhooks(userId), EXISTING_STORE)
+    await withStorage(resolveDatabase(values.db), (storage) => storage.webhooks.listWebhooks(userId), EXISTING_STORE)
   ).map(publicView);
   const lines = endpoints.map(
     (e) =>
@@ -107,19 +107,24 @@ function endpointArgs(argv: string[], usage: string) {
 
 async function deleteWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.delete);
-  if (!(await withStorage(db, (storage) => storage.deleteWebhook(id), EXISTING_STORE))) throw unknown(id);
+  if (!(await withStorage(db, (storage) => storage.webhooks.deleteWebhook(id), EXISTING_STORE))) throw unknown(id);
   printResult(json, { id, deleted: true }, `deleted webhook ${id}, with its pending calls and attempts`);
 }
 
 async function enableWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.enable);
-  if (!(await withStorage(db, (storage) => storage.enableWebhook(id, Date.now()), EXISTING_STORE))) throw unknown(id);
+  if (!(await withStorage(db, (storage) => storage.webhooks.enableWebhook(id, Date.now()), EXISTING_STORE)))
+    throw unknown(id);
   printResult(json, { id, enabled: true }, `enabled webhook ${id}: its pending calls are sent now`);
 }
 
 async function rotateSecret(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.rotateSecret);
-  const secret = await withStorage(db, (storage) => rotateWebhookSecret(storage, id, Date.now()), EXISTING_STORE);
+  const secret = await withStorage(
+    db,
+    (storage) => rotateWebhookSecret(storage.webhooks, id, Date.now()),
+    EXISTING_STORE,
+  );
   if (secret === undefined) throw unknown(id);
   printResult(
     json,
@@ -130,7 +135,11 @@ async function rotateSecret(argv: string[]): Promise<void> {
 
 async function testWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.test);
-  const eventId = await withStorage(db, (storage) => queueWebhookTest(storage, id, Date.now()), EXISTING_STORE);
+  const eventId = await withStorage(
+    db,
+    (storage) => queueWebhookTest(storage.webhooks, id, Date.now()),
+    EXISTING_STORE,
+  );
   if (eventId === undefined) throw unknown(id);
   printResult(json, { id, eventId }, `queued a webhook.test call to webhook ${id} (webhook-id ${eventId})`);
 }
@@ -149,7 +158,8 @@ async function listAttempts(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.attempts);
   const attempts = await withStorage(
     db,
-    async (storage) => ((await storage.findWebhook(id)) === undefined ? undefined : storage.listWebhookAttempts(id)),
+    async (storage) =>
+      (await storage.webhooks.findWebhook(id)) === undefined ? undefined : storage.webhooks.listWebhookAttempts(id),
     EXISTING_STORE,
   );
   if (attempts === undefined) throw unknown(id);

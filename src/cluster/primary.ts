@@ -42,7 +42,7 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
     // With Redis the workers share limits there; without it, here, for every worker, resuming
     // each key's day from the store before any worker starts (ratelimit/used-quota.ts).
     if (config.redisUrl === undefined) {
-      const used = await loadUsedQuota(storage, policy, Date.now());
+      const used = await loadUsedQuota(storage.quota, policy, Date.now());
       const limiters = createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER, used });
       release.push(() => limiters.close());
       release.push(hostLimitersForWorkers(limiters));

@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { toBase62 } from './random-id.js';
-import type { ApiKeyRecord } from '../storage/storage.js';
+import type { ApiKeyRecord } from './key-records.js';
 
 /**
  * API keys (CONTRACT.md section 3): `mxk_` + 43 base62 characters (32 random bytes) + 6 base62

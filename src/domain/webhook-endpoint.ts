@@ -1,9 +1,7 @@
-import type { Storage } from '../storage/storage.js';
-import type { WebhookEndpointRecord } from '../storage/webhook-store.js';
-import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../webhooks/webhook-ids.js';
+import type { WebhookEndpointRecord } from './webhook-records.js';
 
 /**
- * The rules of webhook endpoints (CONTRACT.md section 8), in one place for `webhooks …`, the
+ * The rules of webhook endpoints (docs/webhooks.md#registering-an-endpoint), in one place for `webhooks …`, the
  * host module and the app page: what URL may be registered, how many endpoints a user has,
  * how long a rotated secret keeps signing.
  */
@@ -74,59 +72,3 @@ export type RegisteredWebhook<Refusal extends WebhookRefusal = Exclude<WebhookRe
       /** One line, fit to show the user. */
       readonly message: string;
     };
-
-/**
- * Registers an endpoint with a new id (or the caller's chosen one) and a new secret: the one
- * place endpoints are made. The secret is in the answer for the caller to show once.
- */
-export function registerWebhook(storage: Storage, request: WebhookRequest, now: number): Promise<RegisteredWebhook>;
-export function registerWebhook(
-  storage: Storage,
-  request: WebhookRequest & ChosenWebhookId,
-  now: number,
-): Promise<RegisteredWebhook<WebhookRefusal>>;
-export async function registerWebhook(
-  storage: Storage,
-  request: WebhookRequest & Partial<ChosenWebhookId>,
-  now: number,
-): Promise<RegisteredWebhook<WebhookRefusal>> {
-  const urlProblem = webhookUrlProblem(request.url);
-  if (urlProblem !== undefined) return { ok: false, reason: 'invalid_url', message: urlProblem };
-  const nameProblem = webhookNameProblem(request.name);
-  if (nameProblem !== undefined) return { ok: false, reason: 'invalid_name', message: nameProblem };
-  const id = request.id ?? newWebhookEndpointId();
-  const result = await storage.createWebhook(
-    {
-      id,
-      userId: request.userId,
-      url: request.url,
-      name: request.name,
-      secret: newWebhookSecret(),
-      createdAt: now,
-    },
-    MAX_WEBHOOKS_PER_USER,
-  );
-  if (result.ok) return result;
-  if (result.reason === 'duplicate_id') {
-    // A chosen id taken: the same creation sent twice. A new random one taken would be a bug.
-    if (request.id === undefined) throw new Error(`the new webhook id ${id} is taken`);
-    return { ok: false, reason: 'duplicate_id', message: `the webhook endpoint ${id} exists already` };
-  }
-  return {
-    ok: false,
-    reason: 'too_many_webhooks',
-    message: `user ${request.userId} already has ${MAX_WEBHOOKS_PER_USER} webhook endpoints: delete one first`,
-  };
-}
-
-/** A new secret for the endpoint; the current one signs beside it for 24 hours. Undefined when unknown. */
-export async function rotateWebhookSecret(storage: Storage, id: string, now: number): Promise<string | undefined> {
-  const secret = newWebhookSecret();
-  return (await storage.rotateWebhookSecret(id, secret, now + PREVIOUS_SECRET_LIFETIME_MS)) ? secret : undefined;
-}
-
-/** Queues a `webhook.test` call; its event id, or undefined when the endpoint is unknown. */
-export async function queueWebhookTest(storage: Storage, id: string, now: number): Promise<string | undefined> {
-  const eventId = newWebhookEventId();
-  return (await storage.queueWebhookTest(id, eventId, now)) ? eventId : undefined;
-}

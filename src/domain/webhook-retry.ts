@@ -1,4 +1,4 @@
-import type { WebhookAttemptFate } from '../storage/webhook-store.js';
+import type { WebhookAttemptFate } from './webhook-records.js';
 
 /**
  * CONTRACT.md section 8: a failed attempt is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and

@@ -1,13 +1,15 @@
 import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
-import { issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
-import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../domain/webhook-endpoint.js';
+import { issueApiKey } from '../keys/issue-api-key.js';
+import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
+import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import type { MealContent, MealType } from '../domain/meal.js';
 import { isValidUserId } from '../domain/user-id.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { openStorage } from '../storage/open-storage.js';
-import { type ApiKeyRecord, type Storage } from '../storage/storage.js';
-import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../storage/webhook-store.js';
+import { type ApiKeyRecord } from '../domain/key-records.js';
+import { type Storage } from '../storage/storage.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
 import { isActiveKey } from '../domain/api-key.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { MealHostError, type MealHostErrorCode } from './host-error.js';
@@ -196,7 +198,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
   /** Only the user's own endpoint: another user's id is as unknown as a made-up one. */
   async function ownsWebhook(userId: string, webhookId: string): Promise<boolean> {
     checkUserId(userId);
-    return (await storage.findWebhook(webhookId))?.userId === userId;
+    return (await storage.webhooks.findWebhook(webhookId))?.userId === userId;
   }
   return {
     async upsertMeals(userId, meals) {
@@ -210,7 +212,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
         contents.push(result.meal);
       });
       if (contents.length === 0) return { ids: [], created: 0, updated: 0, unchanged: 0 };
-      const result = await storage.upsertMeals(userId, contents, Date.now());
+      const result = await storage.writes.upsertMeals(userId, contents, Date.now());
       if (!result.ok) {
         const id = contents[result.index]?.id ?? '';
         throw new MealHostError(
@@ -225,7 +227,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
 
     async deleteMeal(userId, mealId) {
       checkUserId(userId);
-      return storage.deleteMeal(userId, mealId, Date.now());
+      return storage.writes.deleteMeal(userId, mealId, Date.now());
     },
 
     async createKey(userId, keyOptions = {}) {
@@ -236,7 +238,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
         if (lifetimeMs === undefined)
           throw new MealHostError('invalid_argument', 'expiresIn must look like 90s, 30m, 12h or 30d');
       }
-      const issued = await issueApiKey(storage, { userId, name: keyOptions.name ?? '', lifetimeMs }, Date.now());
+      const issued = await issueApiKey(storage.keys, { userId, name: keyOptions.name ?? '', lifetimeMs }, Date.now());
       if (!issued.ok)
         throw new MealHostError('too_many_keys', `user ${userId} already has ${MAX_ACTIVE_KEYS} active keys`);
       const { key, record } = issued;
@@ -252,14 +254,14 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
     async listKeys(userId) {
       checkUserId(userId);
       const now = Date.now();
-      return (await storage.listApiKeys(userId)).map((record) => keyInfo(record, now));
+      return (await storage.keys.listApiKeys(userId)).map((record) => keyInfo(record, now));
     },
 
     async revokeKey(userId, keyId) {
       checkUserId(userId);
       // Only the user's own key: another user's key id is as unknown as a made-up one.
-      if (!(await storage.listApiKeys(userId)).some((record) => record.id === keyId)) return false;
-      return (await storage.revokeApiKey(keyId, Date.now())) !== undefined;
+      if (!(await storage.keys.listApiKeys(userId)).some((record) => record.id === keyId)) return false;
+      return (await storage.keys.revokeApiKey(keyId, Date.now())) !== undefined;
     },
 
     async createLoginLink(userId, linkOptions = {}) {
@@ -274,7 +276,11 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
 
     async createWebhook(userId, url, webhookOptions = {}) {
       checkUserId(userId);
-      const result = await registerWebhook(storage, { userId, url, name: webhookOptions.name ?? '' }, Date.now());
+      const result = await registerWebhook(
+        storage.webhooks,
+        { userId, url, name: webhookOptions.name ?? '' },
+        Date.now(),
+      );
       if (!result.ok) throw new MealHostError(WEBHOOK_REFUSALS[result.reason], result.message);
       const { endpoint } = result;
       return {
@@ -288,32 +294,32 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
 
     async listWebhooks(userId) {
       checkUserId(userId);
-      return (await storage.listWebhooks(userId)).map(webhookInfo);
+      return (await storage.webhooks.listWebhooks(userId)).map(webhookInfo);
     },
 
     async deleteWebhook(userId, webhookId) {
-      return (await ownsWebhook(userId, webhookId)) && storage.deleteWebhook(webhookId);
+      return (await ownsWebhook(userId, webhookId)) && storage.webhooks.deleteWebhook(webhookId);
     },
 
     async enableWebhook(userId, webhookId) {
-      return (await ownsWebhook(userId, webhookId)) && storage.enableWebhook(webhookId, Date.now());
+      return (await ownsWebhook(userId, webhookId)) && storage.webhooks.enableWebhook(webhookId, Date.now());
     },
 
     async rotateWebhookSecret(userId, webhookId) {
       if (!(await ownsWebhook(userId, webhookId))) return undefined;
-      const secret = await rotateWebhookSecret(storage, webhookId, Date.now());
+      const secret = await rotateWebhookSecret(storage.webhooks, webhookId, Date.now());
       return secret === undefined ? undefined : { id: webhookId, secret };
     },
 
     async testWebhook(userId, webhookId) {
       if (!(await ownsWebhook(userId, webhookId))) return undefined;
-      const eventId = await queueWebhookTest(storage, webhookId, Date.now());
+      const eventId = await queueWebhookTest(storage.webhooks, webhookId, Date.now());
       return eventId === undefined ? undefined : { id: webhookId, eventId };
     },
 
     async listWebhookAttempts(userId, webhookId) {
       if (!(await ownsWebhook(userId, webhookId))) return [];
-      return (await storage.listWebhookAttempts(webhookId)).map(attemptInfo);
+      return (await storage.webhooks.listWebhookAttempts(webhookId)).map(attemptInfo);
     },
 
     close: () => storage.close(),

@@ -1,8 +1,8 @@
-import type { KeyAuthenticator } from '../domain/key-authenticator.js';
+import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { AppError } from '../errors.js';
 import type { KnownBlocks } from '../ratelimit/known-blocks.js';
 import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
-import type { ApiKeyRecord } from '../storage/storage.js';
+import type { ApiKeyRecord } from '../domain/key-records.js';
 import { retryAfterSeconds } from './rate-limit-headers.js';
 
 /** The challenge of every 401 (CONTRACT.md section 3); the OpenAPI document describes the same value. */

@@ -1,5 +1,4 @@
-import type { FeedWatcher } from '../storage/feed-signals.js';
-import type { Storage } from '../storage/storage.js';
+import type { ChangeSignals, FeedWatcher } from '../storage/change-signals.js';
 import { DeadlineQueue } from './deadline-queue.js';
 
 /**
@@ -23,7 +22,7 @@ export interface HeldRequest {
 export interface HeldRequestsOptions<T extends HeldRequest> {
   /** `--max-waiting`: held requests of this process at most; past that, answered at once. */
   readonly capacity: number;
-  readonly storage: Pick<Storage, 'watchFeeds'>;
+  readonly signals: ChangeSignals;
   /**
    * Reads the request's page again and answers it when it has items, or whatever it holds
    * when `final`: true when answered (errors included), false to keep waiting. Never rejects.
@@ -32,7 +31,7 @@ export interface HeldRequestsOptions<T extends HeldRequest> {
 }
 
 export interface HeldRequests<T extends HeldRequest> {
-  /** Resolves once change signals flow (storage/feed-signals.ts): await it before listening. */
+  /** Resolves once change signals flow (storage/change-signals.ts): await it before listening. */
   readonly ready: Promise<void>;
   /** How many are held now. */
   readonly size: number;
@@ -118,7 +117,7 @@ export function createHeldRequests<T extends HeldRequest>(options: HeldRequestsO
       for (const held of byKey.values()) wake(held, false);
     },
   };
-  const watch = options.storage.watchFeeds(watcher);
+  const watch = options.signals.watchFeeds(watcher);
 
   return {
     ready: watch.ready,

@@ -2,13 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from '../domain/cursor.js';
 import { type FeedStart, feedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
-import type { KeyAuthenticator } from '../domain/key-authenticator.js';
+import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { formatInstant } from '../domain/instant.js';
 import { MEALS_LAST_MODIFIED, renderMealPage } from '../domain/meal-page.js';
 import { type MealsQuery, parseMealsQuery } from '../domain/meals-query.js';
 import { AppError } from '../errors.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
-import type { Storage } from '../storage/storage.js';
+import type { ChangeSignals } from '../storage/change-signals.js';
+import type { MealFeed } from '../storage/meal-feed.js';
 import { createKnownBlocks } from '../ratelimit/known-blocks.js';
 import { type AuthFailureGuard, authenticateRequest } from './authenticate.js';
 import { clientAddressOf, type TrustedProxies } from './client-address.js';
@@ -23,7 +24,8 @@ import type { RequestReport } from './request-report.js';
 
 export interface MealsEndpointDeps {
   /** The endpoint's one storage operation, and the change signals that wake long polls. */
-  readonly storage: Pick<Storage, 'listFeed' | 'watchFeeds'>;
+  readonly feed: MealFeed;
+  readonly signals: ChangeSignals;
   /** `--max-waiting`: long polls this process holds at most (CONTRACT.md section 2). */
   readonly maxWaiting: number;
   readonly authenticator: KeyAuthenticator;
@@ -113,7 +115,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
 
   /** The page from `start`, rendered, with how many items it holds and the user's clock. */
   async function readPage(userId: string, query: MealsQuery, start: FeedStart): Promise<PageAnswer> {
-    const page = await deps.storage.listFeed({
+    const page = await deps.feed.listFeed({
       userId,
       start,
       includeDeleted: query.includeDeleted,
@@ -274,7 +276,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     return answered;
   }
 
-  const held = createHeldRequests<HeldMealsRequest>({ capacity: deps.maxWaiting, storage: deps.storage, readAgain });
+  const held = createHeldRequests<HeldMealsRequest>({ capacity: deps.maxWaiting, signals: deps.signals, readAgain });
   const heldByResponse = new WeakMap<ServerResponse, HeldMealsRequest>();
   // One listener function for every held response (no closure per request): its client left.
   function forgetHeld(this: ServerResponse): void {

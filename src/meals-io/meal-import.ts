@@ -1,5 +1,5 @@
 import type { MealContent } from '../domain/meal.js';
-import type { UpsertResult } from '../storage/storage.js';
+import type { UpsertResult } from '../storage/meal-writes.js';
 import { describeFirstFault, isImportedMeal, type MealFileItem } from './meal-file.js';
 import type { LineError } from './raw-record.js';
 

@@ -1,85 +1,64 @@
-import type { Storage } from '../storage/storage.js';
+import type { Storage, StoreConcerns } from '../storage/storage.js';
 
-/** The Storage methods that reach the store (everything but `kind`, and `watchFeeds`, which sets up a watch). */
-export type StorageMethod = Exclude<keyof Storage, 'kind' | 'watchFeeds'>;
+/** The name of every call that reaches the store: each concern's methods, ping and close. */
+export type StorageMethod =
+  { [C in keyof StoreConcerns]: Extract<keyof StoreConcerns[C], string> }[keyof StoreConcerns] | 'ping' | 'close';
 
 /** Told how long each storage call took, in seconds, by method. */
 export type StorageTimer = (method: StorageMethod, seconds: number) => void;
 
-/** Every method that answers with a promise: all but `exportMeals`, which streams. */
-const PROMISE_METHODS = [
-  'listFeed',
-  'upsertMeals',
-  'importMeals',
-  'deleteMeal',
-  'pruneTombstones',
-  'createApiKey',
-  'listApiKeys',
-  'revokeApiKey',
-  'findApiKeysByDigests',
-  'recordKeyUse',
-  'listKeyRequests',
-  'listKeyRequestsSince',
-  'pruneKeyRequests',
-  'createLoginToken',
-  'consumeLoginToken',
-  'createSession',
-  'findSession',
-  'deleteSession',
-  'pruneExpiredSignIns',
-  'createWebhook',
-  'listWebhooks',
-  'findWebhook',
-  'deleteWebhook',
-  'enableWebhook',
-  'rotateWebhookSecret',
-  'queueWebhookTest',
-  'listWebhookAttempts',
-  'claimDueWebhookEvents',
-  'nextWebhookDueAt',
-  'recordWebhookAttempt',
-  'webhookBacklog',
-  'cursorSecret',
-  'recordAppPageOrigin',
-  'appPageOrigin',
-  'ping',
-  'close',
-] as const satisfies readonly StorageMethod[];
+type Method = (...args: unknown[]) => unknown;
 
-// A method added to Storage and not listed above fails the type check here.
-type Unlisted = Exclude<StorageMethod, (typeof PROMISE_METHODS)[number] | 'exportMeals'>;
-const EVERY_METHOD_LISTED: [Unlisted] extends [never] ? true : never = true;
-void EVERY_METHOD_LISTED;
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
 
-type AnyCall = (...args: unknown[]) => Promise<unknown>;
+/** A stream is timed from its first read to its last: the whole export. */
+async function* timedStream(stream: AsyncIterable<unknown>, done: () => void): AsyncGenerator<unknown> {
+  try {
+    yield* stream;
+  } finally {
+    done();
+  }
+}
+
+function timedMethod(method: Method, name: StorageMethod, timer: StorageTimer): Method {
+  return (...args) => {
+    const started = performance.now();
+    const done = () => timer(name, (performance.now() - started) / 1000);
+    const answer = method(...args);
+    if (isPromise(answer)) return answer.finally(done);
+    return timedStream(answer as AsyncIterable<unknown>, done);
+  };
+}
+
+function timedConcern<T extends object>(concern: T, timer: StorageTimer): T {
+  const timed: Record<string, Method> = {};
+  for (const [name, value] of Object.entries(concern)) {
+    if (typeof value === 'function') timed[name] = timedMethod(value as Method, name as StorageMethod, timer);
+  }
+  return timed as T;
+}
 
 /**
  * A Storage that times every call of the one it wraps, for /metrics' storage query time
- * (CONTRACT.md section 6), whatever the backend. A failed call is timed too: a store that
- * times out shows as slow, not as silent. `exportMeals` is timed from the first read to the
- * last, the whole export.
+ * (docs/operations.md#metrics), whatever the backend: every method of every concern, found on
+ * the object. A failed call is timed too: a store that times out shows as slow, not silent.
+ * Change signals set up a watch rather than call the store: they pass as they are.
  */
 export function createTimedStorage(storage: Storage, timer: StorageTimer): Storage {
-  const timed: Record<string, unknown> = { kind: storage.kind };
-  for (const method of PROMISE_METHODS) {
-    const call = (storage[method] as AnyCall).bind(storage);
-    timed[method] = async (...args: unknown[]) => {
-      const started = performance.now();
-      try {
-        return await call(...args);
-      } finally {
-        timer(method, (performance.now() - started) / 1000);
-      }
-    };
-  }
-  timed.exportMeals = async function* timedExport(userId: string, since: number) {
-    const started = performance.now();
-    try {
-      yield* storage.exportMeals(userId, since);
-    } finally {
-      timer('exportMeals', (performance.now() - started) / 1000);
-    }
+  const concern = <T extends object>(value: T) => timedConcern(value, timer);
+  return {
+    kind: storage.kind,
+    feed: concern(storage.feed),
+    writes: concern(storage.writes),
+    keys: concern(storage.keys),
+    quota: concern(storage.quota),
+    signIns: concern(storage.signIns),
+    webhooks: concern(storage.webhooks),
+    settings: concern(storage.settings),
+    signals: storage.signals,
+    ping: timedMethod(() => storage.ping(), 'ping', timer) as Storage['ping'],
+    close: timedMethod(() => storage.close(), 'close', timer) as Storage['close'],
   };
-  timed.watchFeeds = storage.watchFeeds.bind(storage);
-  return timed as unknown as Storage;
 }

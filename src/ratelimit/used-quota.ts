@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/storage.js';
+import type { QuotaStore } from '../storage/quota-store.js';
 import type { RateLimitPolicy } from './rate-limiter.js';
 
 const DAY_MS = 86_400_000;
@@ -48,14 +48,14 @@ export interface UsedQuota {
  * day for every key is what this is here to prevent.
  */
 export async function loadUsedQuota(
-  store: Pick<Storage, 'listKeyRequestsSince'>,
+  quota: Pick<QuotaStore, 'listKeyRequestsSince'>,
   policy: RateLimitPolicy,
   now: number,
 ): Promise<UsedQuota> {
   const today = Math.floor(now / DAY_MS);
   // The interval may reach back into yesterday only within minIntervalMs of midnight.
   const intervalFrom = now - policy.minIntervalMs;
-  const rows = await store.listKeyRequestsSince(Math.min(today, Math.floor(intervalFrom / DAY_MS)));
+  const rows = await quota.listKeyRequestsSince(Math.min(today, Math.floor(intervalFrom / DAY_MS)));
   const keys = new Map<string, { usedToday: number; lastAcceptedAt: number | undefined }>();
   for (const row of rows) {
     const key = keys.get(row.keyId) ?? { usedToday: 0, lastAcceptedAt: undefined };

@@ -1,4 +1,4 @@
-import type { UpsertResult } from './storage.js';
+import type { UpsertResult } from './meal-writes.js';
 
 type WriteCounts = Omit<Extract<UpsertResult, { ok: true }>, 'ok'>;
 

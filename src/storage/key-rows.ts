@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from './storage.js';
+import type { ApiKeyRecord } from '../domain/key-records.js';
 
 /** The api_keys columns every adapter reads, in one order (never the digest). */
 export const KEY_COLUMNS = 'id, user_id, name, prefix, created_at, expires_at, last_used_at, revoked_at';

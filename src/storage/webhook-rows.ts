@@ -4,7 +4,7 @@ import type {
   WebhookEndpointRecord,
   WebhookEventType,
   WebhookStatus,
-} from './webhook-store.js';
+} from '../domain/webhook-records.js';
 
 /** The webhook_endpoints columns every adapter reads, in one order. */
 export const ENDPOINT_COLUMNS =

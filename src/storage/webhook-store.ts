@@ -1,86 +1,17 @@
+import type { CallTraits } from './guarded-concerns.js';
+import type {
+  ClaimedWebhookEvent,
+  NewWebhookEndpoint,
+  WebhookAttemptFate,
+  WebhookAttemptRecord,
+  WebhookEndpointRecord,
+} from '../domain/webhook-records.js';
+
 /**
- * What the store keeps of webhooks (CONTRACT.md section 8): each user's endpoints (5 at most),
- * their pending events (the outbox, written in the transaction of the change it covers), and
- * the last 50 attempts of each endpoint. Every backend implements it; the shared storage
- * suite holds them to the same behaviour.
- *
- * Events of an endpoint are numbered in order (`seq`). The newest one is *open* while it has
- * not been attempted: a change of the user extends its `through`; once attempted (or leased
- * to a sender), it is fixed, retried with the same id, and the next change opens a new one.
- * So an endpoint has at most one event in flight and one collecting, and events go out in
- * order of their `from`.
+ * Webhook endpoints (5 per user), their pending events and their attempts (domain/webhook-records.ts).
+ * The events a change queues are written by the backend's commit step, in the change's own
+ * transaction, so no change commits without its event.
  */
-
-export type WebhookStatus = 'enabled' | 'disabled';
-export type WebhookEventType = 'meals.changed' | 'webhook.test';
-
-export interface WebhookEndpointRecord {
-  /** `wh_` + random. */
-  readonly id: string;
-  readonly userId: string;
-  readonly url: string;
-  readonly name: string;
-  readonly status: WebhookStatus;
-  readonly createdAt: number;
-  /** The current secret (`whsec_` + base64 of 32 bytes): never logged, never shown after creation. */
-  readonly secret: string;
-  /** The secret before the last rotation, signing beside the current one until it expires. */
-  readonly previousSecret: string | null;
-  readonly previousSecretExpiresAt: number | null;
-  readonly lastAttemptAt: number | null;
-  /** The HTTP status of the last attempt; null when it had none (refused, timeout) or none was made. */
-  readonly lastStatus: number | null;
-}
-
-export interface NewWebhookEndpoint {
-  readonly id: string;
-  readonly userId: string;
-  readonly url: string;
-  readonly name: string;
-  readonly secret: string;
-  readonly createdAt: number;
-}
-
-export type CreateWebhookResult =
-  | { readonly ok: true; readonly endpoint: WebhookEndpointRecord }
-  | { readonly ok: false; readonly reason: 'too_many_webhooks' | 'duplicate_id' };
-
-/** An event leased to this sender: what a call needs. */
-export interface ClaimedWebhookEvent {
-  readonly endpointId: string;
-  readonly userId: string;
-  readonly url: string;
-  /** The secrets to sign with: the current one, and the previous one while it lives. */
-  readonly secrets: readonly string[];
-  readonly seq: number;
-  /** `msg_` + random: the same on every retry of this event. */
-  readonly eventId: string;
-  readonly type: WebhookEventType;
-  /** modifiedAt of the oldest and the newest change covered (meals.changed only). */
-  readonly from: number | null;
-  readonly through: number | null;
-  /** Attempts made before this one. */
-  readonly attempts: number;
-  /** When the event was made (the body's `timestamp`: the same on every retry). */
-  readonly createdAt: number;
-}
-
-/** What became of an attempt: the event delivered, retried at a time, or the endpoint disabled. */
-export type WebhookAttemptFate =
-  { readonly kind: 'delivered' } | { readonly kind: 'retry'; readonly at: number } | { readonly kind: 'disable' };
-
-export interface WebhookAttemptRecord {
-  readonly endpointId: string;
-  readonly eventId: string;
-  /** Epoch ms when the attempt started. */
-  readonly at: number;
-  /** The HTTP status answered, or null (refused address, timeout, connection failure). */
-  readonly status: number | null;
-  /** Null, or a short reason: `refused_address`, `timeout`, `tls`, `connection`, `dns`. */
-  readonly error: string | null;
-  readonly ms: number;
-}
-
 export interface WebhookStore {
   /** Stores a new endpoint unless its id is taken or the user has `maxPerUser` already (exact under concurrency). */
   createWebhook(endpoint: NewWebhookEndpoint, maxPerUser: number): Promise<CreateWebhookResult>;
@@ -125,3 +56,14 @@ export interface WebhookStore {
   /** Pending events (enabled or not) and the oldest one's creation time, for /metrics. */
   webhookBacklog(): Promise<{ readonly pending: number; readonly oldestCreatedAt: number | undefined }>;
 }
+
+/** `duplicate_id`: an endpoint with that id exists already (a creation sent twice); nothing was changed. */
+export type CreateWebhookResult =
+  | { readonly ok: true; readonly endpoint: WebhookEndpointRecord }
+  | { readonly ok: false; readonly reason: 'too_many_webhooks' | 'duplicate_id' };
+
+/** The sender's writes can wait for its next turn. */
+export const WEBHOOK_STORE_TRAITS: CallTraits<WebhookStore> = {
+  claimDueWebhookEvents: ['background'],
+  recordWebhookAttempt: ['background'],
+};

@@ -121,8 +121,8 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
   async function prune(): Promise<void> {
     try {
       const now = Date.now();
-      await config.storage.pruneExpiredSignIns(now);
-      await config.storage.pruneKeyRequests(Math.floor(now / DAY_MS) - KEEP_REQUEST_DAYS);
+      await config.storage.signIns.pruneExpiredSignIns(now);
+      await config.storage.quota.pruneKeyRequests(Math.floor(now / DAY_MS) - KEEP_REQUEST_DAYS);
     } catch (err) {
       config.log.warn({ err }, 'could not prune expired sign-ins');
     }

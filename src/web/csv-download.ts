@@ -60,7 +60,7 @@ function streamSink(out: PassThrough): TextSink {
  */
 export function streamMealsCsv(storage: Storage, userId: string, range: DateRange, onError: (error: unknown) => void) {
   const out = new PassThrough();
-  writeMealExport(eatenWithin(storage.exportMeals(userId, 0), range), 'csv', streamSink(out)).then(
+  writeMealExport(eatenWithin(storage.feed.exportMeals(userId, 0), range), 'csv', streamSink(out)).then(
     () => out.end(),
     (error: unknown) => {
       onError(error);

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { newKeyId } from '../domain/key-issuer.js';
-import { newWebhookEndpointId } from '../webhooks/webhook-ids.js';
+import { newKeyId } from '../domain/key-request.js';
+import { newWebhookEndpointId } from '../domain/webhook-ids.js';
 import { type PageDeps, sendPage, signedInAs } from './page-context.js';
 import { type KeysPageView, renderKeysPage } from './pages/keys-page.js';
 import { ATTEMPTS_SHOWN, type WebhooksSectionView } from './pages/webhooks-section.js';
@@ -26,14 +26,14 @@ export async function sendHomePage(
   const now = Date.now();
   const today = Math.floor(now / DAY_MS);
   const [keys, requests, endpoints] = await Promise.all([
-    deps.storage.listApiKeys(session.userId),
-    deps.storage.listKeyRequests(session.userId, today - CHART_DAYS + 1, today),
-    deps.storage.listWebhooks(session.userId),
+    deps.storage.keys.listApiKeys(session.userId),
+    deps.storage.quota.listKeyRequests(session.userId, today - CHART_DAYS + 1, today),
+    deps.storage.webhooks.listWebhooks(session.userId),
   ]);
   const rows = await Promise.all(
     endpoints.map(async (endpoint) => ({
       endpoint,
-      attempts: (await deps.storage.listWebhookAttempts(endpoint.id)).slice(0, ATTEMPTS_SHOWN),
+      attempts: (await deps.storage.webhooks.listWebhookAttempts(endpoint.id)).slice(0, ATTEMPTS_SHOWN),
     })),
   );
   const signedIn = signedInAs(session);

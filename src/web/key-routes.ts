@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseDuration } from '../domain/duration.js';
-import { isKeyId, issueApiKey, MAX_ACTIVE_KEYS } from '../domain/key-issuer.js';
-import { type ApiKeyRecord } from '../storage/storage.js';
+import { isKeyId, MAX_ACTIVE_KEYS } from '../domain/key-request.js';
+import { issueApiKey } from '../keys/issue-api-key.js';
+import { type ApiKeyRecord } from '../domain/key-records.js';
 import { isActiveKey } from '../domain/api-key.js';
 import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
 import { sendHomePage } from './home-page.js';
@@ -26,7 +27,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
 
   /** The user's own key with that id: another user's key is as unknown as a made-up id. */
   async function ownKey(session: Session, keyId: string): Promise<ApiKeyRecord | undefined> {
-    return (await deps.storage.listApiKeys(session.userId)).find((key) => key.id === keyId);
+    return (await deps.storage.keys.listApiKeys(session.userId)).find((key) => key.id === keyId);
   }
 
   function noSuchKey(reply: FastifyReply, session: Session) {
@@ -71,7 +72,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
     }
     const lifetimeMs = expiresIn === '' ? undefined : parseDuration(expiresIn);
-    const issued = await issueApiKey(deps.storage, { id, userId: session.userId, name, lifetimeMs }, Date.now());
+    const issued = await issueApiKey(deps.storage.keys, { id, userId: session.userId, name, lifetimeMs }, Date.now());
     if (!issued.ok) {
       const text =
         issued.reason === 'duplicate_id'
@@ -96,7 +97,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
     const key = await ownKey(session, request.params.id);
     if (key === undefined) return noSuchKey(reply, session);
-    await deps.storage.revokeApiKey(key.id, Date.now());
+    await deps.storage.keys.revokeApiKey(key.id, Date.now());
     return reply
       .code(303)
       .header('location', `/?revoked=${encodeURIComponent(key.id)}`)

@@ -24,7 +24,7 @@ export async function mintLoginLink(
 ): Promise<LoginLink> {
   const token = newSecretToken();
   const expiresAt = now + LOGIN_LINK_TTL_MS;
-  await storage.createLoginToken({ digest: digestSecretToken(token), userId, createdAt: now, expiresAt });
+  await storage.signIns.createLoginToken({ digest: digestSecretToken(token), userId, createdAt: now, expiresAt });
   const url = new URL(LOGIN_PATH, publicUrl);
   url.searchParams.set('token', token);
   return { url: url.href, expiresAt };

@@ -21,11 +21,11 @@ export function createSessions(storage: Storage) {
     /** Uses a login link's token up and opens a session; undefined when the link is spent or expired. */
     async signIn(token: string, now: number): Promise<Session | undefined> {
       if (!isSecretTokenShaped(token)) return undefined;
-      const userId = await storage.consumeLoginToken(digestSecretToken(token), now);
+      const userId = await storage.signIns.consumeLoginToken(digestSecretToken(token), now);
       if (userId === undefined) return undefined;
       const id = newSecretToken();
       const expiresAt = now + SESSION_TTL_MS;
-      await storage.createSession({ digest: digestSecretToken(id), userId, createdAt: now, expiresAt });
+      await storage.signIns.createSession({ digest: digestSecretToken(id), userId, createdAt: now, expiresAt });
       return { id, userId, expiresAt };
     },
 
@@ -33,11 +33,11 @@ export function createSessions(storage: Storage) {
     async current(cookieHeader: string | undefined, now: number): Promise<Session | undefined> {
       const id = readCookie(cookieHeader, SESSION_COOKIE);
       if (id === undefined || !isSecretTokenShaped(id)) return undefined;
-      const record = await storage.findSession(digestSecretToken(id), now);
+      const record = await storage.signIns.findSession(digestSecretToken(id), now);
       return record === undefined ? undefined : { id, userId: record.userId, expiresAt: record.expiresAt };
     },
 
-    signOut: (session: Session) => storage.deleteSession(digestSecretToken(session.id)),
+    signOut: (session: Session) => storage.signIns.deleteSession(digestSecretToken(session.id)),
   };
 }
 

@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import {
-  MAX_WEBHOOKS_PER_USER,
-  queueWebhookTest,
-  registerWebhook,
-  rotateWebhookSecret,
-} from '../domain/webhook-endpoint.js';
-import type { WebhookEndpointRecord } from '../storage/webhook-store.js';
-import { isWebhookEndpointId } from '../webhooks/webhook-ids.js';
+import { MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
+import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
+import type { WebhookEndpointRecord } from '../domain/webhook-records.js';
+import { isWebhookEndpointId } from '../domain/webhook-ids.js';
 import { type HomePageExtra, sendHomePage } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
 import { renderMessagePage } from './pages/layout.js';
@@ -33,7 +29,7 @@ function isDone(text: unknown): text is Done {
 
 /** The user's own endpoint with that id: another user's is as unknown as a made-up id. */
 async function ownEndpoint(deps: PageDeps, session: Session, id: string): Promise<WebhookEndpointRecord | undefined> {
-  const endpoint = await deps.storage.findWebhook(id);
+  const endpoint = await deps.storage.webhooks.findWebhook(id);
   return endpoint?.userId === session.userId ? endpoint : undefined;
 }
 
@@ -78,7 +74,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     }
     const url = (form.get('url') ?? '').trim();
     const name = (form.get('name') ?? '').trim();
-    const result = await registerWebhook(deps.storage, { id, userId: session.userId, url, name }, Date.now());
+    const result = await registerWebhook(deps.storage.webhooks, { id, userId: session.userId, url, name }, Date.now());
     if (result.ok)
       return showSecret(reply, session, {
         newSecret: { endpoint: result.endpoint, secret: result.endpoint.secret, rotated: false },
@@ -129,12 +125,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
   }
 
   onEndpoint('test', async (reply, session, endpoint) => {
-    const queued = await queueWebhookTest(deps.storage, endpoint.id, Date.now());
+    const queued = await queueWebhookTest(deps.storage.webhooks, endpoint.id, Date.now());
     return queued === undefined ? noSuchEndpoint(reply, session) : doneRedirect(reply, 'tested', endpoint.id);
   });
 
   onEndpoint('enable', async (reply, session, endpoint) => {
-    const enabled = await deps.storage.enableWebhook(endpoint.id, Date.now());
+    const enabled = await deps.storage.webhooks.enableWebhook(endpoint.id, Date.now());
     return enabled ? doneRedirect(reply, 'enabled', endpoint.id) : noSuchEndpoint(reply, session);
   });
 
@@ -147,13 +143,13 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
         'This form was sent already, or the secret was rotated since this page was shown: it was not rotated again. If you did not copy the new secret, rotate it once more.';
       return refuse(reply, 409, session, text);
     }
-    const secret = await rotateWebhookSecret(deps.storage, endpoint.id, Date.now());
+    const secret = await rotateWebhookSecret(deps.storage.webhooks, endpoint.id, Date.now());
     if (secret === undefined) return noSuchEndpoint(reply, session);
     return showSecret(reply, session, { newSecret: { endpoint, secret, rotated: true } });
   });
 
   onEndpoint('delete', async (reply, session, endpoint) => {
-    const deleted = await deps.storage.deleteWebhook(endpoint.id);
+    const deleted = await deps.storage.webhooks.deleteWebhook(endpoint.id);
     return deleted ? doneRedirect(reply, 'deleted', endpoint.id) : noSuchEndpoint(reply, session);
   });
 

@@ -1,5 +1,5 @@
 import { formatInstant } from '../domain/instant.js';
-import type { ClaimedWebhookEvent } from '../storage/webhook-store.js';
+import type { ClaimedWebhookEvent } from '../domain/webhook-records.js';
 
 /**
  * The body of a call (CONTRACT.md section 8), exactly these fields in this order: a thin "your

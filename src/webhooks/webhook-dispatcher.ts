@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { webhookAttemptFate } from '../domain/webhook-retry.js';
-import { EVERY_USER, type FeedWatch } from '../storage/feed-signals.js';
-import type { Storage } from '../storage/storage.js';
-import type { ClaimedWebhookEvent, WebhookAttemptFate } from '../storage/webhook-store.js';
+import { EVERY_USER, type FeedWatch } from '../storage/change-signals.js';
+import type { ChangeSignals } from '../storage/change-signals.js';
+import type { WebhookStore } from '../storage/webhook-store.js';
+import type { ClaimedWebhookEvent, WebhookAttemptFate } from '../domain/webhook-records.js';
 import { renderWebhookBody } from './webhook-body.js';
 import type { WebhookAttemptOutcome, WebhookCall } from './webhook-sender.js';
 
@@ -10,7 +11,8 @@ import type { WebhookAttemptOutcome, WebhookCall } from './webhook-sender.js';
 export type WebhookAttemptOutcomeLabel = 'delivered' | 'failed' | 'disabled';
 
 export interface WebhookDispatcherOptions {
-  readonly storage: Pick<Storage, 'watchFeeds' | 'claimDueWebhookEvents' | 'nextWebhookDueAt' | 'recordWebhookAttempt'>;
+  readonly webhooks: Pick<WebhookStore, 'claimDueWebhookEvents' | 'nextWebhookDueAt' | 'recordWebhookAttempt'>;
+  readonly signals: ChangeSignals;
   readonly send: (call: WebhookCall) => Promise<WebhookAttemptOutcome>;
   readonly log: FastifyBaseLogger;
   readonly onAttempt?: (outcome: WebhookAttemptOutcomeLabel) => void;
@@ -49,7 +51,7 @@ const STORE_RETRY_MS = 5_000;
  * schedule (domain/webhook-retry.ts), or the endpoint disabled.
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { storage, log } = options;
+  const { webhooks, signals, log } = options;
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
@@ -90,13 +92,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     try {
       const room = maxInFlight - inFlight.size;
       if (room > 0) {
-        const claimed = await storage.claimDueWebhookEvents(now(), leaseMs, room);
+        const claimed = await webhooks.claimDueWebhookEvents(now(), leaseMs, room);
         for (const event of claimed) track(attempt(event));
         // As many as there was room for: more may be due.
         if (claimed.length === room) lookAgain = true;
       }
       if (!lookAgain && !stopped) {
-        const due = await storage.nextWebhookDueAt();
+        const due = await webhooks.nextWebhookDueAt();
         sleepUntil(due === undefined ? MAX_SLEEP_MS : due - now());
       }
     } catch (err) {
@@ -130,7 +132,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const status = outcome.error === null || outcome.status === 410 ? outcome.status : null;
     const fate = webhookAttemptFate(event.attempts, status, now(), options.random);
     try {
-      await storage.recordWebhookAttempt(
+      await webhooks.recordWebhookAttempt(
         event,
         {
           endpointId: event.endpointId,
@@ -166,7 +168,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     );
   }
 
-  const watch: FeedWatch = storage.watchFeeds({ users: () => EVERY_USER, moved: wake, lost: wake });
+  const watch: FeedWatch = signals.watchFeeds({ users: () => EVERY_USER, moved: wake, lost: wake });
   watch.interested();
   wake();
 

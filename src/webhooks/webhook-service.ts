@@ -51,9 +51,10 @@ export function startWebhooks(
     userAgent: `meal-export-webhooks/${options.version}`,
   });
   const { metrics } = options;
-  metrics?.backlog(() => storage.webhookBacklog());
+  metrics?.backlog(() => storage.webhooks.webhookBacklog());
   const dispatcher = createWebhookDispatcher({
-    storage,
+    webhooks: storage.webhooks,
+    signals: storage.signals,
     send: (call) => sender.send(call),
     log: options.log,
     ...(metrics === undefined ? {} : { onAttempt: (outcome) => metrics.attempt(outcome) }),

@@ -44,13 +44,18 @@ async function userWith(count: number, at = Date.now()) {
   const userId = newUserId('first');
   const { key } = await server.createKey(userId);
   const meals = Array.from({ length: count }, () => contentOf(makeMeal()));
-  assert.deepEqual(await store.upsertMeals(userId, meals, at), { ok: true, created: count, updated: 0, unchanged: 0 });
+  assert.deepEqual(await store.writes.upsertMeals(userId, meals, at), {
+    ok: true,
+    created: count,
+    updated: 0,
+    unchanged: 0,
+  });
   return { userId, key, ids: meals.map((meal) => meal.id) };
 }
 
 async function storedMeals(userId: string): Promise<Meal[]> {
   const meals: Meal[] = [];
-  for await (const meal of store.exportMeals(userId, 0)) meals.push(meal);
+  for await (const meal of store.feed.exportMeals(userId, 0)) meals.push(meal);
   return meals;
 }
 
@@ -122,7 +127,7 @@ describe('a first sync downloads each meal about once, and misses no change', { 
       }
       assert.ok(saved !== undefined);
       const meals = [contentOf(makeMeal()), contentOf(makeMeal())];
-      assert.equal((await store.upsertMeals(userId, meals, began)).ok, true);
+      assert.equal((await store.writes.upsertMeals(userId, meals, began)).ok, true);
       for await (const step of client.sync({ from: saved, limit: 100 })) copy.apply(step.page.meals);
     } finally {
       client.close();
@@ -142,12 +147,12 @@ describe('a first sync downloads each meal about once, and misses no change', { 
       const created = contentOf(makeMeal());
       let writes = 0;
       async function change(id: string): Promise<void> {
-        const result = await store.upsertMeals(user.userId, [contentOf(makeMeal(id))], at());
+        const result = await store.writes.upsertMeals(user.userId, [contentOf(makeMeal(id))], at());
         assert.deepEqual(result, { ok: true, created: 0, updated: 1, unchanged: 0 });
         writes += 1;
       }
       async function remove(id: string): Promise<void> {
-        assert.equal(await store.deleteMeal(user.userId, id, at()), 'deleted');
+        assert.equal(await store.writes.deleteMeal(user.userId, id, at()), 'deleted');
         writes += 1;
       }
       const synced = await firstSync(user.key, 100, async (step, index) => {
@@ -158,7 +163,7 @@ describe('a first sync downloads each meal about once, and misses no change', { 
           await change(String(ids[900]));
           await remove(String(ids[1]));
           await remove(String(ids[950]));
-          assert.equal((await store.upsertMeals(user.userId, [created], at())).ok, true);
+          assert.equal((await store.writes.upsertMeals(user.userId, [created], at())).ok, true);
           writes += 1;
         }
         // Later in the pass: a deletion of the meal created during it, of one changed during it

@@ -46,7 +46,7 @@ async function userWith(count: number, minutesAgo: number) {
   const { key } = await server.createKey(userId);
   const meals = Array.from({ length: count }, () => makeMeal());
   await withStorage(server.db, (storage) =>
-    storage.upsertMeals(userId, meals.map(contentOf), Date.now() - minutesAgo * MINUTE),
+    storage.writes.upsertMeals(userId, meals.map(contentOf), Date.now() - minutesAgo * MINUTE),
   );
   return { userId, key, ids: meals.map((m) => String(m.id)) };
 }
@@ -54,8 +54,8 @@ async function userWith(count: number, minutesAgo: number) {
 /** Deletes a meal with the store's clock at `at`, then prunes every tombstone up to now. */
 async function deleteAndPrune(userId: string, mealId: string, at: number): Promise<void> {
   await withStorage(server.db, async (storage) => {
-    assert.equal(await storage.deleteMeal(userId, mealId, at), 'deleted');
-    assert.ok((await storage.pruneTombstones(Date.now())) >= 1);
+    assert.equal(await storage.writes.deleteMeal(userId, mealId, at), 'deleted');
+    assert.ok((await storage.writes.pruneTombstones(Date.now())) >= 1);
   });
 }
 

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import path from 'node:path';
-import { registerWebhook, webhookNameProblem, webhookUrlProblem } from '../../src/domain/webhook-endpoint.js';
+import { registerWebhook } from '../../src/webhooks/webhook-endpoints.js';
+import { webhookNameProblem, webhookUrlProblem } from '../../src/domain/webhook-endpoint.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import {
   isWebhookEndpointId,
   newWebhookEndpointId,
   newWebhookEventId,
   newWebhookSecret,
-} from '../../src/webhooks/webhook-ids.js';
+} from '../../src/domain/webhook-ids.js';
 import { makeTempDir } from '../support/project.js';
 
 test('accepts https:// URLs up to 2048 characters, with ports, paths, queries, IP literals and any case of scheme', () => {
@@ -75,11 +76,11 @@ test('an endpoint registered twice with the same chosen id is made once: the sec
   const storage = await openSqliteStorage(path.join(temp.dir, 'store.db'));
   try {
     const request = { id: newWebhookEndpointId(), userId: 'u_1', url: 'https://hooks.example.com/', name: '' };
-    const first = await registerWebhook(storage, request, Date.now());
+    const first = await registerWebhook(storage.webhooks, request, Date.now());
     assert.equal(first.ok && first.endpoint.id, request.id);
-    const second = await registerWebhook(storage, request, Date.now());
+    const second = await registerWebhook(storage.webhooks, request, Date.now());
     assert.equal(!second.ok && second.reason, 'duplicate_id');
-    assert.equal((await storage.listWebhooks('u_1')).length, 1);
+    assert.equal((await storage.webhooks.listWebhooks('u_1')).length, 1);
   } finally {
     await storage.close();
     temp.remove();

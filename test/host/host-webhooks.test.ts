@@ -74,7 +74,7 @@ describe('the host module: webhooks', () => {
     // An attempt, as the sender records it, shows in listWebhookAttempts.
     const storage = await openStorage(db);
     try {
-      const [event] = (await storage.claimDueWebhookEvents(Date.now() + 1000, 60_000, 10)).filter(
+      const [event] = (await storage.webhooks.claimDueWebhookEvents(Date.now() + 1000, 60_000, 10)).filter(
         (e) => e.endpointId === own.id,
       );
       assert.equal(event?.eventId, queued?.eventId);
@@ -87,7 +87,7 @@ describe('the host module: webhooks', () => {
           error: null,
           ms: 31,
         };
-        await storage.recordWebhookAttempt(event, attempt, { kind: 'delivered' });
+        await storage.webhooks.recordWebhookAttempt(event, attempt, { kind: 'delivered' });
       }
     } finally {
       await storage.close();
@@ -107,7 +107,7 @@ describe('the host module: webhooks', () => {
     await host.deleteMeal('u_4', 'hw1');
     const storage = await openStorage(db);
     try {
-      const events = (await storage.claimDueWebhookEvents(Date.now() + 1000, 60_000, 10)).filter(
+      const events = (await storage.webhooks.claimDueWebhookEvents(Date.now() + 1000, 60_000, 10)).filter(
         (e) => e.endpointId === endpoint.id,
       );
       assert.equal(events.length, 1);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
-import type { KeyDayRequests, Storage } from '../../src/storage/storage.js';
+import type { KeyDayRequests } from '../../src/domain/key-records.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { getMeals, newUserId, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -33,11 +34,11 @@ describe('accepted requests per key and day, as the server records them', () => 
     const deadline = Date.now() + 30_000;
     while (counts.length === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      counts = await storage.listKeyRequests(userId, today - 1, today + 1);
+      counts = await storage.quota.listKeyRequests(userId, today - 1, today + 1);
     }
     assert.equal(counts.length, 1, 'one day, one key');
     assert.equal(counts[0]?.requests, 1);
     assert.ok(counts[0]?.day === today || counts[0]?.day === today - 1, 'the UTC day of the request');
-    assert.notEqual((await storage.listApiKeys(userId))[0]?.lastUsedAt, null);
+    assert.notEqual((await storage.keys.listApiKeys(userId))[0]?.lastUsedAt, null);
   });
 });

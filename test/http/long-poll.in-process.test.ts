@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { issueApiKey } from '../../src/domain/key-issuer.js';
+import { issueApiKey } from '../../src/keys/issue-api-key.js';
 import { type ServeConfig, startServer } from '../../src/server.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { plainMeal } from '../support/contract.js';
@@ -40,7 +40,7 @@ test('a held request is answered within 250 ms of a write through the serving pr
   const server = await startServer(config, { storage });
   try {
     const issued = await issueApiKey(
-      storage,
+      storage.keys,
       { userId: 'u_in', name: 'in-process', lifetimeMs: undefined },
       Date.now(),
     );
@@ -55,7 +55,7 @@ test('a held request is answered within 250 ms of a write through the serving pr
         { path: `/v1/meals?lastModifiedSince=${since}&wait=30`, key: issued.key },
       ).then((response) => ({ response, at: performance.now() }));
       await sleep(300);
-      await storage.upsertMeals('u_in', [plainMeal(`m${round}`)], Date.now());
+      await storage.writes.upsertMeals('u_in', [plainMeal(`m${round}`)], Date.now());
       const wroteAt = performance.now();
       const { response, at } = await held;
       assert.equal(response.status, 200, response.text);

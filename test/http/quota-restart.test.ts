@@ -165,7 +165,7 @@ describe('after a crash (SIGKILL), only the last 5 s of accepted requests may be
   async function untilFlushed(storage: Storage, userId: string, requests: number, since: number): Promise<void> {
     const today = Math.floor(Date.now() / 86_400_000);
     for (;;) {
-      const counted = (await storage.listKeyRequests(userId, today, today))[0]?.requests ?? 0;
+      const counted = (await storage.quota.listKeyRequests(userId, today, today))[0]?.requests ?? 0;
       if (counted === requests) return;
       const waited = Date.now() - since;
       assert.ok(waited < FLUSH_MS + 1_000, `${counted} of ${requests} requests in the store after ${waited} ms`);

@@ -14,7 +14,7 @@ test('the timed storage reports each call by method, failed calls included, and 
   );
   try {
     assert.equal(storage.kind, 'sqlite');
-    const written = await storage.upsertMeals(
+    const written = await storage.writes.upsertMeals(
       'u_1',
       [
         {
@@ -29,7 +29,7 @@ test('the timed storage reports each call by method, failed calls included, and 
       Date.now(),
     );
     assert.deepEqual(written, { ok: true, created: 1, updated: 0, unchanged: 0 });
-    const page = await storage.listFeed({
+    const page = await storage.feed.listFeed({
       userId: 'u_1',
       start: { kind: 'from', modifiedAt: 0 },
       includeDeleted: false,
@@ -37,7 +37,7 @@ test('the timed storage reports each call by method, failed calls included, and 
     });
     assert.equal(page.count, 1);
     const exported = [];
-    for await (const meal of storage.exportMeals('u_1', 0)) exported.push(meal.id);
+    for await (const meal of storage.feed.exportMeals('u_1', 0)) exported.push(meal.id);
     assert.deepEqual(exported, ['m1']);
     await storage.ping();
     assert.deepEqual(
@@ -51,7 +51,7 @@ test('the timed storage reports each call by method, failed calls included, and 
   }
   // A closed store fails: the call is timed all the same, and the failure passes through.
   await assert.rejects(
-    storage.listFeed({ userId: 'u_1', start: { kind: 'from', modifiedAt: 0 }, includeDeleted: false, limit: 1 }),
+    storage.feed.listFeed({ userId: 'u_1', start: { kind: 'from', modifiedAt: 0 }, includeDeleted: false, limit: 1 }),
   );
   assert.equal(timings.at(-1)?.[0], 'listFeed');
 });

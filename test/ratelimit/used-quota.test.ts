@@ -30,7 +30,7 @@ describe('the quota used before a restart, as read from the store at start', () 
   async function newKeyId(): Promise<string> {
     const key = generateApiKey();
     const id = randomId('key_', 16);
-    await storage.createApiKey(
+    await storage.keys.createApiKey(
       {
         id,
         userId: 'u1',
@@ -49,7 +49,7 @@ describe('the quota used before a restart, as read from the store at start', () 
   test("each key's count of today and its last acceptance while the interval holds; yesterday's count is not today's", async () => {
     const [busy, yesterdayOnly, lateYesterday] = await Promise.all([newKeyId(), newKeyId(), newKeyId()]);
     const now = MIDNIGHT + 1000;
-    await storage.recordKeyUse({
+    await storage.quota.recordKeyUse({
       lastUsed: new Map(),
       requests: [
         { keyId: busy, day: TODAY - 1, requests: 7, lastAcceptedAt: MIDNIGHT - 5000 },
@@ -58,7 +58,7 @@ describe('the quota used before a restart, as read from the store at start', () 
         { keyId: lateYesterday, day: TODAY - 1, requests: 2, lastAcceptedAt: MIDNIGHT - 1000 },
       ],
     });
-    const used = await loadUsedQuota(storage, SPEC, now);
+    const used = await loadUsedQuota(storage.quota, SPEC, now);
     assert.equal(used.at, now);
     const byKey = new Map(used.keys.map((key) => [key.keyId, key]));
     assert.deepEqual(byKey.get(busy), { keyId: busy, usedToday: 4, lastAcceptedAt: MIDNIGHT + 500 });
@@ -69,14 +69,14 @@ describe('the quota used before a restart, as read from the store at start', () 
   test('a last acceptance whose interval is over is left out; a count without one is kept', async () => {
     const [old, unknown] = await Promise.all([newKeyId(), newKeyId()]);
     const now = MIDNIGHT + 3_600_000;
-    await storage.recordKeyUse({
+    await storage.quota.recordKeyUse({
       lastUsed: new Map(),
       requests: [
         { keyId: old, day: TODAY, requests: 2, lastAcceptedAt: now - 3000 },
         { keyId: unknown, day: TODAY, requests: 3 },
       ],
     });
-    const used = await loadUsedQuota(storage, SPEC, now);
+    const used = await loadUsedQuota(storage.quota, SPEC, now);
     const byKey = new Map(used.keys.map((key) => [key.keyId, key]));
     assert.deepEqual(byKey.get(old), { keyId: old, usedToday: 2, lastAcceptedAt: undefined });
     assert.deepEqual(byKey.get(unknown), { keyId: unknown, usedToday: 3, lastAcceptedAt: undefined });

@@ -4,7 +4,8 @@ import { after, before, test } from 'node:test';
 import { feedStart } from '../../src/domain/feed-start.js';
 import type { FeedPosition, MealContent } from '../../src/domain/meal.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import type { FeedPage, Storage } from '../../src/storage/storage.js';
+import type { FeedPage } from '../../src/storage/meal-feed.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { newPostgresSchema, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { makeTempDir } from '../support/project.js';
 
@@ -45,14 +46,14 @@ before(async () => {
   for (const storage of [sqlite, pg]) {
     // Every id of one import at the same instant (one per ms), then a second user, updates,
     // deletes, a revival and a prune: each backend gets exactly the same calls.
-    await storage.upsertMeals('u1', IDS.map(meal), T0);
-    await storage.upsertMeals('u2', [meal('other', 1)], T0);
-    await storage.upsertMeals('u1', [meal('apple', 20), meal('z', 21)], T0 + 5);
-    await storage.deleteMeal('u1', 'élan', T0 + 6);
-    await storage.deleteMeal('u1', '9', T0 + 6);
-    await storage.deleteMeal('u1', 'Zebra', T0 + 10_000);
-    await storage.upsertMeals('u1', [meal('9', 30)], T0 + 10_001);
-    await storage.pruneTombstones(T0 + 1000);
+    await storage.writes.upsertMeals('u1', IDS.map(meal), T0);
+    await storage.writes.upsertMeals('u2', [meal('other', 1)], T0);
+    await storage.writes.upsertMeals('u1', [meal('apple', 20), meal('z', 21)], T0 + 5);
+    await storage.writes.deleteMeal('u1', 'élan', T0 + 6);
+    await storage.writes.deleteMeal('u1', '9', T0 + 6);
+    await storage.writes.deleteMeal('u1', 'Zebra', T0 + 10_000);
+    await storage.writes.upsertMeals('u1', [meal('9', 30)], T0 + 10_001);
+    await storage.writes.pruneTombstones(T0 + 1000);
   }
 });
 
@@ -67,7 +68,7 @@ async function pages(storage: Storage, includeDeleted: boolean, limit: number): 
   const out: FeedPage[] = [];
   let after: FeedPosition | undefined;
   for (;;) {
-    const page = await storage.listFeed({ userId: 'u1', start: feedStart(0, after), includeDeleted, limit });
+    const page = await storage.feed.listFeed({ userId: 'u1', start: feedStart(0, after), includeDeleted, limit });
     out.push(page);
     if (!page.hasMore || page.last === undefined) return out;
     after = page.last;
@@ -104,7 +105,7 @@ test('a position compares ids by UTF-8 bytes on both, not by UTF-16 units', { sk
   // this position. JavaScript's < would say the opposite (0xD83D < 0xFF5E).
   const position = { modifiedAt: Date.parse(emoji.modifiedAt), id: '\uff5e' };
   for (const storage of [sqlite, pg]) {
-    const page = await storage.listFeed({
+    const page = await storage.feed.listFeed({
       userId: 'u1',
       start: feedStart(0, position),
       includeDeleted: false,
@@ -121,7 +122,7 @@ test('a position compares ids by UTF-8 bytes on both, not by UTF-16 units', { sk
 test('exports agree too', { skip: skip ?? false }, async () => {
   const collect = async (storage: Storage) => {
     const meals = [];
-    for await (const meal of storage.exportMeals('u1', 0)) meals.push(meal);
+    for await (const meal of storage.feed.exportMeals('u1', 0)) meals.push(meal);
     return meals;
   };
   const [a, b] = await Promise.all([collect(sqlite), collect(pg)]);

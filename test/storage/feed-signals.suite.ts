@@ -2,7 +2,7 @@ import { plainMeal } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
-import { EVERY_USER, type FeedWatcher } from '../../src/storage/feed-signals.js';
+import { EVERY_USER, type FeedWatcher } from '../../src/storage/change-signals.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { StorageBackend } from './storage.suite.js';
@@ -67,14 +67,14 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     test('a write through the watching handle names its user within 1 s (upsert, then delete)', async () => {
       await withTwoHandles(async (storage) => {
         const recorder = recordingWatcher(['u1']);
-        const watch = storage.watchFeeds(recorder.watcher);
+        const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
         watch.interested();
         let since = performance.now();
-        await storage.upsertMeals('u1', [meal('a')], T0);
+        await storage.writes.upsertMeals('u1', [meal('a')], T0);
         assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
         since = performance.now();
-        assert.equal(await storage.deleteMeal('u1', 'a', T0), 'deleted');
+        assert.equal(await storage.writes.deleteMeal('u1', 'a', T0), 'deleted');
         assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
         watch.close();
       });
@@ -83,19 +83,19 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     test('a write through another handle on the same store (another process, another instance) names its user within 1 s', async () => {
       await withTwoHandles(async (storage, writer) => {
         const recorder = recordingWatcher(['u1']);
-        const watch = storage.watchFeeds(recorder.watcher);
+        const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
         watch.interested();
         // Polling backends look a few times a second: let one look pass first.
         await sleep(300);
         for (let round = 0; round < 3; round += 1) {
           const since = performance.now();
-          await writer.upsertMeals('u1', [meal(`m${round}`)], T0);
+          await writer.writes.upsertMeals('u1', [meal(`m${round}`)], T0);
           const ms = await recorder.movedWithin('u1', since);
           assert.ok(ms <= SIGNAL_WITHIN_MS, `signalled after ${Math.round(ms)} ms`);
         }
         const since = performance.now();
-        assert.equal(await writer.deleteMeal('u1', 'm0', T0), 'deleted');
+        assert.equal(await writer.writes.deleteMeal('u1', 'm0', T0), 'deleted');
         assert.ok((await recorder.movedWithin('u1', since)) <= SIGNAL_WITHIN_MS);
         watch.close();
       });
@@ -104,7 +104,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     test('a watcher of every user hears of a change through another handle within 1 s', async () => {
       await withTwoHandles(async (storage, writer) => {
         const heard: number[] = [];
-        const watch = storage.watchFeeds({
+        const watch = storage.signals.watchFeeds({
           users: () => EVERY_USER,
           moved: () => heard.push(performance.now()),
           lost: () => heard.push(performance.now()),
@@ -114,7 +114,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
         await sleep(300);
         for (let round = 0; round < 2; round += 1) {
           const since = performance.now();
-          await writer.upsertMeals(`u${round}`, [meal(`e${round}`)], T0);
+          await writer.writes.upsertMeals(`u${round}`, [meal(`e${round}`)], T0);
           for (;;) {
             const hit = heard.find((at) => at >= since);
             if (hit !== undefined) {
@@ -132,7 +132,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     test('an import names its user within 1 s, through this handle and another; one that changes nothing, or is rolled back, names no one', async () => {
       await withTwoHandles(async (storage, writer) => {
         const recorder = recordingWatcher(['u1']);
-        const watch = storage.watchFeeds(recorder.watcher);
+        const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
         watch.interested();
         // Polling backends look a few times a second: let one look pass first.
@@ -145,17 +145,17 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
           [writer, ['c', 'd']],
         ] as const) {
           const since = performance.now();
-          assert.equal((await handle.importMeals('u1', batches([ids[0]], [ids[1]]), T0)).ok, true);
+          assert.equal((await handle.writes.importMeals('u1', batches([ids[0]], [ids[1]]), T0)).ok, true);
           const ms = await recorder.movedWithin('u1', since);
           assert.ok(ms <= SIGNAL_WITHIN_MS, `signalled after ${Math.round(ms)} ms`);
         }
-        await writer.upsertMeals('u2', [meal('theirs')], T0);
+        await writer.writes.upsertMeals('u2', [meal('theirs')], T0);
         await sleep(QUIET_MS);
 
         const nothing = performance.now();
         // The same meals again: unchanged (CONTRACT.md section 7), through either handle.
         for (const handle of [storage, writer]) {
-          assert.deepEqual(await handle.importMeals('u1', batches(['a', 'b'], ['c', 'd']), T0), {
+          assert.deepEqual(await handle.writes.importMeals('u1', batches(['a', 'b'], ['c', 'd']), T0), {
             ok: true,
             created: 0,
             updated: 0,
@@ -163,7 +163,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
           });
         }
         // New meals, then another user's id in a later batch: all rolled back.
-        assert.deepEqual(await writer.importMeals('u1', batches(['e'], ['theirs']), T0), {
+        assert.deepEqual(await writer.writes.importMeals('u1', batches(['e'], ['theirs']), T0), {
           ok: false,
           reason: 'foreign_id',
           index: 1,
@@ -177,35 +177,35 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     test("another user's change never names the watched user; a write that changes nothing names no one", async () => {
       await withTwoHandles(async (storage, writer) => {
         const recorder = recordingWatcher(['u1', 'u2']);
-        const watch = storage.watchFeeds(recorder.watcher);
+        const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
         watch.interested();
         const first = performance.now();
-        await writer.upsertMeals('u1', [meal('a')], T0);
-        await writer.upsertMeals('u2', [meal('b')], T0);
+        await writer.writes.upsertMeals('u1', [meal('a')], T0);
+        await writer.writes.upsertMeals('u2', [meal('b')], T0);
         await recorder.movedWithin('u2', first);
         await sleep(QUIET_MS);
         const since = performance.now();
-        await writer.upsertMeals('u2', [meal('c')], T0);
+        await writer.writes.upsertMeals('u2', [meal('c')], T0);
         await recorder.movedWithin('u2', since);
         await sleep(QUIET_MS);
         assert.equal(recorder.namedSince('u1', since), false, JSON.stringify(recorder.signals));
 
         // Nothing committed: a second delete, a delete of an unknown meal, another user's meal id.
         const quiet = performance.now();
-        await storage.deleteMeal('u1', 'a', T0);
+        await storage.writes.deleteMeal('u1', 'a', T0);
         await recorder.movedWithin('u1', quiet);
         await sleep(QUIET_MS);
         const nothing = performance.now();
-        assert.equal(await writer.deleteMeal('u1', 'a', T0), 'already_deleted');
-        assert.equal(await writer.deleteMeal('u1', 'nope', T0), 'not_found');
-        assert.deepEqual(await writer.upsertMeals('u1', [meal('b')], T0), {
+        assert.equal(await writer.writes.deleteMeal('u1', 'a', T0), 'already_deleted');
+        assert.equal(await writer.writes.deleteMeal('u1', 'nope', T0), 'not_found');
+        assert.deepEqual(await writer.writes.upsertMeals('u1', [meal('b')], T0), {
           ok: false,
           reason: 'foreign_id',
           index: 0,
         });
         // A meal saved again unchanged is no change (CONTRACT.md section 7).
-        assert.deepEqual(await writer.upsertMeals('u2', [meal('b'), meal('c')], T0), {
+        assert.deepEqual(await writer.writes.upsertMeals('u2', [meal('b'), meal('c')], T0), {
           ok: true,
           created: 0,
           updated: 0,

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { digestApiKey, displayPrefix, generateApiKey } from '../../src/domain/api-key.js';
 import { randomId } from '../../src/domain/random-id.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import type { KeyDayUse, NewApiKey, Storage } from '../../src/storage/storage.js';
+import type { KeyDayUse, NewApiKey } from '../../src/domain/key-records.js';
+import type { Storage } from '../../src/storage/storage.js';
 import type { StorageBackend } from './storage.suite.js';
 
 const T0 = Date.UTC(2025, 5, 10, 12);
@@ -47,23 +48,23 @@ export function runKeyQuotaSuite(backend: StorageBackend): void {
     test('flushes add up the counts and keep the latest acceptance of each key and day, never moving it back', async () => {
       await withStore(async (storage) => {
         const key = newKey('u1');
-        await storage.createApiKey(key, 10, T0);
-        await storage.recordKeyUse({
+        await storage.keys.createApiKey(key, 10, T0);
+        await storage.quota.recordKeyUse({
           lastUsed: new Map(),
           requests: [{ keyId: key.id, day: DAY, requests: 2, lastAcceptedAt: T0 + 500 }],
         });
-        await storage.recordKeyUse({
+        await storage.quota.recordKeyUse({
           lastUsed: new Map(),
           requests: [{ keyId: key.id, day: DAY, requests: 1, lastAcceptedAt: T0 + 200 }],
         });
-        assert.deepEqual(await storage.listKeyRequestsSince(DAY), [
+        assert.deepEqual(await storage.quota.listKeyRequestsSince(DAY), [
           { keyId: key.id, day: DAY, requests: 3, lastAcceptedAt: T0 + 500 },
         ]);
-        await storage.recordKeyUse({
+        await storage.quota.recordKeyUse({
           lastUsed: new Map(),
           requests: [{ keyId: key.id, day: DAY, requests: 1, lastAcceptedAt: T0 + 900 }],
         });
-        assert.deepEqual(await storage.listKeyRequestsSince(DAY), [
+        assert.deepEqual(await storage.quota.listKeyRequestsSince(DAY), [
           { keyId: key.id, day: DAY, requests: 4, lastAcceptedAt: T0 + 900 },
         ]);
       });
@@ -72,17 +73,20 @@ export function runKeyQuotaSuite(backend: StorageBackend): void {
     test('a count flushed without a last acceptance reads null, and leaves a known one as it is', async () => {
       await withStore(async (storage) => {
         const [known, unknown] = [newKey('u1'), newKey('u1')];
-        for (const key of [known, unknown]) await storage.createApiKey(key, 10, T0);
-        await storage.recordKeyUse({
+        for (const key of [known, unknown]) await storage.keys.createApiKey(key, 10, T0);
+        await storage.quota.recordKeyUse({
           lastUsed: new Map(),
           requests: [
             { keyId: known.id, day: DAY, requests: 1, lastAcceptedAt: T0 },
             { keyId: unknown.id, day: DAY, requests: 1 },
           ],
         });
-        await storage.recordKeyUse({ lastUsed: new Map(), requests: [{ keyId: known.id, day: DAY, requests: 1 }] });
+        await storage.quota.recordKeyUse({
+          lastUsed: new Map(),
+          requests: [{ keyId: known.id, day: DAY, requests: 1 }],
+        });
         assert.deepEqual(
-          byKeyAndDay(await storage.listKeyRequestsSince(DAY)),
+          byKeyAndDay(await storage.quota.listKeyRequestsSince(DAY)),
           byKeyAndDay([
             { keyId: known.id, day: DAY, requests: 2, lastAcceptedAt: T0 },
             { keyId: unknown.id, day: DAY, requests: 1, lastAcceptedAt: null },
@@ -94,14 +98,14 @@ export function runKeyQuotaSuite(backend: StorageBackend): void {
     test('lists every user’s keys for the days from the one given on, and none before it', async () => {
       await withStore(async (storage) => {
         const [mine, theirs] = [newKey('u1'), newKey('u2')];
-        for (const key of [mine, theirs]) await storage.createApiKey(key, 10, T0);
+        for (const key of [mine, theirs]) await storage.keys.createApiKey(key, 10, T0);
         const requests = [mine, theirs].flatMap((key) =>
           [DAY - 2, DAY - 1, DAY].map((day) => ({ keyId: key.id, day, requests: 1, lastAcceptedAt: day * 86_400_000 })),
         );
-        await storage.recordKeyUse({ lastUsed: new Map(), requests });
-        const listed = byKeyAndDay(await storage.listKeyRequestsSince(DAY - 1));
+        await storage.quota.recordKeyUse({ lastUsed: new Map(), requests });
+        const listed = byKeyAndDay(await storage.quota.listKeyRequestsSince(DAY - 1));
         assert.deepEqual(listed, byKeyAndDay(requests.filter((row) => row.day >= DAY - 1)));
-        assert.deepEqual(await storage.listKeyRequestsSince(DAY + 1), []);
+        assert.deepEqual(await storage.quota.listKeyRequestsSince(DAY + 1), []);
       });
     });
   });

@@ -9,7 +9,7 @@ const location = process.argv[2];
 if (location === undefined) throw new Error('usage: open-store-child.ts LOCATION');
 const storage = await openStorage(location);
 try {
-  process.stdout.write((await storage.cursorSecret()).toString('hex'));
+  process.stdout.write((await storage.settings.cursorSecret()).toString('hex'));
 } finally {
   await storage.close();
 }

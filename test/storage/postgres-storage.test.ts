@@ -80,14 +80,14 @@ describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?
     test('answers unavailable while cut, within the call deadline, and serves again once it is back', async () => {
       const storage = await openStorage(url);
       try {
-        await storage.upsertMeals('u1', [{ ...MEAL, id: 'before' }], Date.now());
+        await storage.writes.upsertMeals('u1', [{ ...MEAL, id: 'before' }], Date.now());
         for (const mode of ['refuse', 'stall'] as const) {
           proxy.cut(mode);
           const started = Date.now();
           await Promise.all([
             assert.rejects(storage.ping(), assertUnavailable),
             assert.rejects(
-              storage.listFeed({
+              storage.feed.listFeed({
                 userId: 'u1',
                 start: { kind: 'from', modifiedAt: 0 },
                 includeDeleted: false,
@@ -102,7 +102,7 @@ describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?
           // The pool reconnects by itself: no reopening.
           let page;
           for (let attempt = 0; attempt < 50 && page === undefined; attempt += 1) {
-            page = await storage
+            page = await storage.feed
               .listFeed({ userId: 'u1', start: { kind: 'from', modifiedAt: 0 }, includeDeleted: false, limit: 10 })
               .catch(() => undefined);
             if (page === undefined) await new Promise((resolve) => setTimeout(resolve, 200));

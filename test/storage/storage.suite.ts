@@ -9,7 +9,9 @@ import { type FeedPosition, MEAL_FIELDS, type MealContent } from '../../src/doma
 import { randomId } from '../../src/domain/random-id.js';
 import { AppError } from '../../src/errors.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import type { FeedPage, FeedQuery, NewApiKey, Storage } from '../../src/storage/storage.js';
+import type { FeedPage, FeedQuery } from '../../src/storage/meal-feed.js';
+import type { NewApiKey } from '../../src/domain/key-records.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
 import { runAppStoreSuite } from './app-store.suite.js';
 
@@ -52,7 +54,7 @@ interface TestFeedQuery extends Partial<Omit<FeedQuery, 'start'>> {
 
 async function feed(storage: Storage, query: TestFeedQuery): Promise<FeedPage> {
   const { from = 0, after, ...rest } = query;
-  return storage.listFeed({ includeDeleted: false, limit: 5000, ...rest, start: feedStart(from, after) });
+  return storage.feed.listFeed({ includeDeleted: false, limit: 5000, ...rest, start: feedStart(from, after) });
 }
 
 /** Each item's JSON text: the page's bytes are the items joined by commas. */
@@ -111,7 +113,7 @@ export function runStorageSuite(backend: StorageBackend): void {
     describe(`${backend.name} storage: meals`, () => {
       test('an upsert creates meals with strictly increasing modifiedAt in input order', async () => {
         await withStore(async (storage) => {
-          assert.deepEqual(await storage.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0), {
+          assert.deepEqual(await storage.writes.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0), {
             ok: true,
             created: 3,
             updated: 0,
@@ -137,9 +139,9 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('an update gets a later modifiedAt, moves the meal to the end of the feed and changes its fields', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
           assert.deepEqual(
-            await storage.upsertMeals('u1', [meal('a', { title: 'renamed', caloriesTotal: null })], T0),
+            await storage.writes.upsertMeals('u1', [meal('a', { title: 'renamed', caloriesTotal: null })], T0),
             {
               ok: true,
               created: 0,
@@ -164,10 +166,10 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('modifiedAt follows the wall clock when it is ahead, and never goes back when it is behind', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a')], T0);
-          await storage.upsertMeals('u1', [meal('b')], T0 + 60_000);
-          await storage.upsertMeals('u1', [meal('c')], T0 - DAY);
-          assert.equal(await storage.deleteMeal('u1', 'a', T0 - DAY), 'deleted');
+          await storage.writes.upsertMeals('u1', [meal('a')], T0);
+          await storage.writes.upsertMeals('u1', [meal('b')], T0 + 60_000);
+          await storage.writes.upsertMeals('u1', [meal('c')], T0 - DAY);
+          assert.equal(await storage.writes.deleteMeal('u1', 'a', T0 - DAY), 'deleted');
           const items = await feedItems(storage, { userId: 'u1', includeDeleted: true });
           assert.deepEqual(
             items.map((item) => [item.id, item.modifiedAt]),
@@ -182,8 +184,8 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('each user has a change clock of their own', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
-          await storage.upsertMeals('u2', [meal('x')], T0);
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
+          await storage.writes.upsertMeals('u2', [meal('x')], T0);
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u2' })).map((item) => [item.id, item.modifiedAt]),
             [['x', at(T0)]],
@@ -197,10 +199,10 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test("an upsert naming another user's meal id writes nothing and reports that meal's index", async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a')], T0);
+          await storage.writes.upsertMeals('u1', [meal('a')], T0);
           const before = await feed(storage, { userId: 'u1', includeDeleted: true });
           assert.deepEqual(
-            await storage.upsertMeals('u2', [meal('new1'), meal('new2'), meal('a'), meal('new3')], T0 + 5),
+            await storage.writes.upsertMeals('u2', [meal('new1'), meal('new2'), meal('a'), meal('new3')], T0 + 5),
             {
               ok: false,
               reason: 'foreign_id',
@@ -210,7 +212,7 @@ export function runStorageSuite(backend: StorageBackend): void {
           assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
           assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
           // Nothing of the refused batch stayed: its ids are free, and u2's clock did not move.
-          await storage.upsertMeals('u2', [meal('new1')], T0);
+          await storage.writes.upsertMeals('u2', [meal('new1')], T0);
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u2' })).map((item) => [item.id, item.modifiedAt]),
             [['new1', at(T0)]],
@@ -220,13 +222,13 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('an import takes its batches in one transaction: modifiedAt increases across them and an id repeated in a later batch is an update', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('old'), meal('same')], T0);
+          await storage.writes.upsertMeals('u1', [meal('old'), meal('same')], T0);
           async function* batches() {
             yield [meal('a'), meal('same')];
             yield [meal('b'), meal('old', { title: 'changed' })];
             yield [meal('a', { title: 'again' }), meal('c')];
           }
-          assert.deepEqual(await storage.importMeals('u1', batches(), T0), {
+          assert.deepEqual(await storage.writes.importMeals('u1', batches(), T0), {
             ok: true,
             created: 3,
             updated: 2,
@@ -248,26 +250,26 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test("an import with another user's id in a later batch writes nothing and counts the index from the first batch", async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('theirs')], T0);
+          await storage.writes.upsertMeals('u1', [meal('theirs')], T0);
           async function* batches() {
             yield [meal('n1'), meal('n2')];
             yield [meal('n3'), meal('theirs'), meal('n4')];
             yield [meal('n5')];
           }
-          assert.deepEqual(await storage.importMeals('u2', batches(), T0), {
+          assert.deepEqual(await storage.writes.importMeals('u2', batches(), T0), {
             ok: false,
             reason: 'foreign_id',
             index: 3,
           });
           assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
           // The ids of the rolled-back batches are free again.
-          assert.equal((await storage.upsertMeals('u2', [meal('n1'), meal('n3')], T0)).ok, true);
+          assert.equal((await storage.writes.upsertMeals('u2', [meal('n1'), meal('n3')], T0)).ok, true);
         });
       });
 
       test('an import whose batches fail midway rolls back every batch and passes the error on', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('kept')], T0);
+          await storage.writes.upsertMeals('u1', [meal('kept')], T0);
           const before = await feed(storage, { userId: 'u1', includeDeleted: true });
           const bad = new Error('a bad record at line 3');
           async function* batches() {
@@ -275,10 +277,10 @@ export function runStorageSuite(backend: StorageBackend): void {
             yield [meal('x2')];
             throw bad;
           }
-          await assert.rejects(storage.importMeals('u1', batches(), T0 + 10), (error) => error === bad);
+          await assert.rejects(storage.writes.importMeals('u1', batches(), T0 + 10), (error) => error === bad);
           assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
           // The store is usable after: the clock did not move, the transaction is gone.
-          await storage.upsertMeals('u1', [meal('after')], T0);
+          await storage.writes.upsertMeals('u1', [meal('after')], T0);
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt]),
             [
@@ -302,12 +304,12 @@ export function runStorageSuite(backend: StorageBackend): void {
               await begun; // a producer that has not written its first line yet
               yield [meal('imported')];
             }
-            const importing = storage.importMeals('u1', batches(), T0);
+            const importing = storage.writes.importMeals('u1', batches(), T0);
             await askedForFirst;
             // The import waits for its input. Another process (SQLite) or instance (PostgreSQL)
             // writes the same user meanwhile: it must not wait for that input, which would
             // never come before it.
-            const written = second.upsertMeals('u1', [meal('meanwhile')], T0);
+            const written = second.writes.upsertMeals('u1', [meal('meanwhile')], T0);
             const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3_000).unref());
             assert.deepEqual(await Promise.race([written, waited]), { ok: true, created: 1, updated: 0, unchanged: 0 });
             begin();
@@ -327,9 +329,9 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test("another user's deleted meal id is still theirs: an upsert of it is refused", async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a')], T0);
-          await storage.deleteMeal('u1', 'a', T0);
-          assert.deepEqual(await storage.upsertMeals('u2', [meal('a')], T0), {
+          await storage.writes.upsertMeals('u1', [meal('a')], T0);
+          await storage.writes.deleteMeal('u1', 'a', T0);
+          assert.deepEqual(await storage.writes.upsertMeals('u2', [meal('a')], T0), {
             ok: false,
             reason: 'foreign_id',
             index: 0,
@@ -339,8 +341,8 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('deleting a meal leaves a tombstone of exactly id, modifiedAt and deleted true, as a new change', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
-          assert.equal(await storage.deleteMeal('u1', 'a', T0), 'deleted');
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
+          assert.equal(await storage.writes.deleteMeal('u1', 'a', T0), 'deleted');
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u1' })).map((item) => item.id),
             ['b'],
@@ -354,22 +356,22 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('deleting again reports already_deleted and makes no new change', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a')], T0);
-          await storage.deleteMeal('u1', 'a', T0);
+          await storage.writes.upsertMeals('u1', [meal('a')], T0);
+          await storage.writes.deleteMeal('u1', 'a', T0);
           const before = await feed(storage, { userId: 'u1', includeDeleted: true });
-          assert.equal(await storage.deleteMeal('u1', 'a', T0 + 1000), 'already_deleted');
+          assert.equal(await storage.writes.deleteMeal('u1', 'a', T0 + 1000), 'already_deleted');
           assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
-          await storage.upsertMeals('u1', [meal('b')], T0);
+          await storage.writes.upsertMeals('u1', [meal('b')], T0);
           assert.equal((await feedItems(storage, { userId: 'u1' }))[0]?.modifiedAt, at(T0 + 2));
         });
       });
 
       test("deleting an unknown meal, or another user's, reports not_found and changes nothing", async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a')], T0);
+          await storage.writes.upsertMeals('u1', [meal('a')], T0);
           const before = await feed(storage, { userId: 'u1', includeDeleted: true });
-          assert.equal(await storage.deleteMeal('u1', 'nope', T0), 'not_found');
-          assert.equal(await storage.deleteMeal('u2', 'a', T0), 'not_found');
+          assert.equal(await storage.writes.deleteMeal('u1', 'nope', T0), 'not_found');
+          assert.equal(await storage.writes.deleteMeal('u2', 'a', T0), 'not_found');
           assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
           assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
         });
@@ -377,9 +379,9 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('a deleted meal comes back to life on upsert, as a new change at the end of the feed', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
-          await storage.deleteMeal('u1', 'a', T0);
-          const result = await storage.upsertMeals('u1', [meal('a', { title: 'back' })], T0);
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
+          await storage.writes.deleteMeal('u1', 'a', T0);
+          const result = await storage.writes.upsertMeals('u1', [meal('a', { title: 'back' })], T0);
           assert.ok(result.ok);
           assert.equal(result.created + result.updated, 1);
           const items = await feedItems(storage, { userId: 'u1', includeDeleted: true });
@@ -397,7 +399,7 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('the same id twice in one upsert is written twice, the second version winning', async () => {
         await withStore(async (storage) => {
           assert.deepEqual(
-            await storage.upsertMeals('u1', [meal('a', { title: 'one' }), meal('a', { title: 'two' })], T0),
+            await storage.writes.upsertMeals('u1', [meal('a', { title: 'one' }), meal('a', { title: 'two' })], T0),
             {
               ok: true,
               created: 1,
@@ -415,10 +417,10 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('meals upserted again unchanged are no change: counted unchanged, their modifiedAt, the feed and the clock stay', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
-          await storage.deleteMeal('u1', 'c', T0);
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
+          await storage.writes.deleteMeal('u1', 'c', T0);
           const before = await feed(storage, { userId: 'u1', includeDeleted: true });
-          assert.deepEqual(await storage.upsertMeals('u1', [meal('a'), meal('b')], T0 + 60_000), {
+          assert.deepEqual(await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0 + 60_000), {
             ok: true,
             created: 0,
             updated: 0,
@@ -427,8 +429,8 @@ export function runStorageSuite(backend: StorageBackend): void {
           assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
           // The clock did not move: a later change behind the wall clock gets the old last + 1 ms,
           // and one ahead of it gets the wall clock.
-          await storage.upsertMeals('u1', [meal('a', { title: 'changed' })], T0);
-          await storage.upsertMeals('u1', [meal('b', { title: 'changed' })], T0 + 5000);
+          await storage.writes.upsertMeals('u1', [meal('a', { title: 'changed' })], T0);
+          await storage.writes.upsertMeals('u1', [meal('b', { title: 'changed' })], T0 + 5000);
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u1', includeDeleted: true })).map((item) => [
               item.id,
@@ -445,9 +447,13 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('in a mixed upsert only the changed and new meals take clock values, one after the other', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
           assert.deepEqual(
-            await storage.upsertMeals('u1', [meal('a'), meal('b', { title: 'changed' }), meal('a'), meal('d')], T0),
+            await storage.writes.upsertMeals(
+              'u1',
+              [meal('a'), meal('b', { title: 'changed' }), meal('a'), meal('d')],
+              T0,
+            ),
             { ok: true, created: 1, updated: 1, unchanged: 2 },
           );
           assert.deepEqual(
@@ -473,14 +479,14 @@ export function runStorageSuite(backend: StorageBackend): void {
             { date: Date.UTC(2025, 5, 1, 12) + 1 },
           ];
           const ids = changes.map((_, i) => `f${i}`);
-          await storage.upsertMeals(
+          await storage.writes.upsertMeals(
             'u1',
             ids.map((id) => meal(id)),
             T0,
           );
           for (const [i, change] of changes.entries()) {
             const id = ids[i] ?? '';
-            const result = await storage.upsertMeals('u1', [meal(id, change)], T0);
+            const result = await storage.writes.upsertMeals('u1', [meal(id, change)], T0);
             assert.deepEqual(result, { ok: true, created: 0, updated: 1, unchanged: 0 }, JSON.stringify(change));
             const last = (await feedItems(storage, { userId: 'u1' })).at(-1);
             assert.deepEqual([last?.id, last?.modifiedAt], [id, at(T0 + changes.length + i)]);
@@ -490,9 +496,9 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('a deleted meal upserted again with the same fields comes back to life: an update, not unchanged', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
-          await storage.deleteMeal('u1', 'a', T0);
-          assert.deepEqual(await storage.upsertMeals('u1', [meal('a')], T0), {
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
+          await storage.writes.deleteMeal('u1', 'a', T0);
+          assert.deepEqual(await storage.writes.upsertMeals('u1', [meal('a')], T0), {
             ok: true,
             created: 0,
             updated: 1,
@@ -515,7 +521,7 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('the same id twice in one upsert: a second record equal to what the first wrote is unchanged', async () => {
         await withStore(async (storage) => {
           // A new user (SQLite's append-only first write falls back to looking ids up).
-          assert.deepEqual(await storage.upsertMeals('u1', [meal('a'), meal('b'), meal('a')], T0), {
+          assert.deepEqual(await storage.writes.upsertMeals('u1', [meal('a'), meal('b'), meal('a')], T0), {
             ok: true,
             created: 2,
             updated: 0,
@@ -523,7 +529,7 @@ export function runStorageSuite(backend: StorageBackend): void {
           });
           // A user with meals: the first record changes a, the second equals that change.
           const changed = meal('a', { title: 'changed' });
-          assert.deepEqual(await storage.upsertMeals('u1', [changed, changed], T0), {
+          assert.deepEqual(await storage.writes.upsertMeals('u1', [changed, changed], T0), {
             ok: true,
             created: 0,
             updated: 1,
@@ -531,7 +537,7 @@ export function runStorageSuite(backend: StorageBackend): void {
           });
           // Each record meets the version the one before it wrote, not the stored one: back to
           // the stored fields after a change is a second change.
-          assert.deepEqual(await storage.upsertMeals('u1', [meal('b', { title: 'x' }), meal('b')], T0), {
+          assert.deepEqual(await storage.writes.upsertMeals('u1', [meal('b', { title: 'x' }), meal('b')], T0), {
             ok: true,
             created: 0,
             updated: 2,
@@ -550,7 +556,7 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('text with quotes, newlines and unicode survives storage as valid JSON', async () => {
         await withStore(async (storage) => {
           const tricky = meal('m,"1"🍝', { description: 'line1\nline2 "quoted" \\ é', title: '' });
-          await storage.upsertMeals('u1', [tricky], T0);
+          await storage.writes.upsertMeals('u1', [tricky], T0);
           for (const includeDeleted of [false, true]) {
             const [item] = await feedItems(storage, { userId: 'u1', includeDeleted });
             assert.equal(item?.id, tricky.id);
@@ -564,12 +570,12 @@ export function runStorageSuite(backend: StorageBackend): void {
     describe(`${backend.name} storage: the feed`, () => {
       /** Five meals m1..m5 at T0..T0+4, and m2 then deleted at T0+5. */
       async function seed(storage: Storage): Promise<void> {
-        await storage.upsertMeals(
+        await storage.writes.upsertMeals(
           'u1',
           ['m1', 'm2', 'm3', 'm4', 'm5'].map((id) => meal(id)),
           T0,
         );
-        await storage.deleteMeal('u1', 'm2', T0);
+        await storage.writes.deleteMeal('u1', 'm2', T0);
       }
 
       test('from is inclusive', async () => {
@@ -633,7 +639,7 @@ export function runStorageSuite(backend: StorageBackend): void {
         await withStore(async (storage) => {
           // Ids out of byte order, so that only (modifiedAt, id) order can give the expected list.
           const meals = Array.from({ length: 3000 }, (_, i) => meal(`id-${(i * 7919) % 3000}`));
-          assert.equal((await storage.upsertMeals('big', meals, T0)).ok, true);
+          assert.equal((await storage.writes.upsertMeals('big', meals, T0)).ok, true);
           const page = await feed(storage, { userId: 'big', limit: 5000 });
           const items = itemTexts(page).map((text) => JSON.parse(text) as FeedItem);
           assert.deepEqual(
@@ -700,8 +706,8 @@ export function runStorageSuite(backend: StorageBackend): void {
         await withStore(async (storage) => {
           await seed(storage);
           const first = await feed(storage, { userId: 'u1', includeDeleted: true, limit: 2 });
-          await storage.upsertMeals('u1', [meal('m1', { title: 'changed' })], T0);
-          await storage.deleteMeal('u1', 'm3', T0);
+          await storage.writes.upsertMeals('u1', [meal('m1', { title: 'changed' })], T0);
+          await storage.writes.deleteMeal('u1', 'm3', T0);
           const rest = await feedItems(storage, { userId: 'u1', includeDeleted: true, after: first.last });
           assert.deepEqual(
             rest.map((item) => [item.id, item.deleted]),
@@ -719,17 +725,17 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('the feed is in (modifiedAt, id) order with one change per millisecond per user', async () => {
         await withStore(async (storage) => {
           const ids = Array.from({ length: 200 }, () => randomId('m_'));
-          await storage.upsertMeals(
+          await storage.writes.upsertMeals(
             'u1',
             ids.slice(0, 100).map((id) => meal(id)),
             T0,
           );
-          await storage.upsertMeals(
+          await storage.writes.upsertMeals(
             'u1',
             ids.slice(100).map((id) => meal(id)),
             T0,
           );
-          await storage.upsertMeals(
+          await storage.writes.upsertMeals(
             'u1',
             ids.slice(50, 60).map((id) => meal(id, { title: 'changed' })),
             T0,
@@ -748,8 +754,8 @@ export function runStorageSuite(backend: StorageBackend): void {
       test("every page carries the user's newest change of any kind, wherever the page is and whatever it holds", async () => {
         await withStore(async (storage) => {
           assert.equal((await feed(storage, { userId: 'u1' })).newestChangeAt, undefined, 'no change yet');
-          await storage.upsertMeals('u1', [meal('m1'), meal('m2'), meal('m3')], T0);
-          await storage.upsertMeals('u2', [meal('other')], T0 + 1000);
+          await storage.writes.upsertMeals('u1', [meal('m1'), meal('m2'), meal('m3')], T0);
+          await storage.writes.upsertMeals('u2', [meal('other')], T0 + 1000);
           const pages = [
             await feed(storage, { userId: 'u1', limit: 1 }),
             await feed(storage, { userId: 'u1', from: T0 + 1, limit: 1 }),
@@ -762,11 +768,11 @@ export function runStorageSuite(backend: StorageBackend): void {
             pages.map(() => T0 + 2),
           );
           // A deletion is a change; an upsert of equal meals is none; the clock outlives pruning.
-          await storage.deleteMeal('u1', 'm1', T0);
+          await storage.writes.deleteMeal('u1', 'm1', T0);
           assert.equal((await feed(storage, { userId: 'u1' })).newestChangeAt, T0 + 3);
-          await storage.upsertMeals('u1', [meal('m2')], T0 + 50);
+          await storage.writes.upsertMeals('u1', [meal('m2')], T0 + 50);
           assert.equal((await feed(storage, { userId: 'u1', includeDeleted: true })).newestChangeAt, T0 + 3);
-          assert.equal(await storage.pruneTombstones(T0 + 10), 1);
+          assert.equal(await storage.writes.pruneTombstones(T0 + 10), 1);
           assert.equal((await feed(storage, { userId: 'u1', includeDeleted: true })).newestChangeAt, T0 + 3);
           assert.equal((await feed(storage, { userId: 'u2' })).newestChangeAt, T0 + 1000);
         });
@@ -777,7 +783,7 @@ export function runStorageSuite(backend: StorageBackend): void {
           const second = await openStorage(location);
           try {
             const ids = Array.from({ length: 30 }, (_, i) => `c${i}`);
-            await storage.upsertMeals(
+            await storage.writes.upsertMeals(
               'u1',
               ids.slice(0, 10).map((id) => meal(id)),
               Date.now(),
@@ -790,7 +796,9 @@ export function runStorageSuite(backend: StorageBackend): void {
               const store = i % 2 === 0 ? storage : second;
               const now = i % 3 === 0 ? Date.now() - 3_600_000 : Date.now();
               const write =
-                i < 10 && i % 2 === 0 ? store.deleteMeal('u1', id, now) : store.upsertMeals('u1', [meal(id)], now);
+                i < 10 && i % 2 === 0
+                  ? store.writes.deleteMeal('u1', id, now)
+                  : store.writes.upsertMeals('u1', [meal(id)], now);
               const page = await feed(storage, { userId: 'u1', includeDeleted: true, limit: 5000 });
               await write;
               const items = itemTexts(page).map((text) => JSON.parse(text) as FeedItem);
@@ -829,7 +837,7 @@ export function runStorageSuite(backend: StorageBackend): void {
         await withStore(async (storage) => {
           await seed(storage);
           const exported: string[] = [];
-          for await (const m of storage.exportMeals('u1', T0 + 1)) exported.push(`${m.id}@${m.modifiedAt - T0}`);
+          for await (const m of storage.feed.exportMeals('u1', T0 + 1)) exported.push(`${m.id}@${m.modifiedAt - T0}`);
           assert.deepEqual(exported, ['m3@2', 'm4@3', 'm5@4']);
         });
       });
@@ -838,14 +846,14 @@ export function runStorageSuite(backend: StorageBackend): void {
     describe(`${backend.name} storage: tombstone pruning`, () => {
       test('removes only tombstones older than the bound, never live meals, and the clock never goes back', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('old-live'), meal('old-dead')], T0 - 40 * DAY);
-          await storage.deleteMeal('u1', 'old-dead', T0 - 40 * DAY);
-          await storage.upsertMeals('u1', [meal('new-dead')], T0);
-          await storage.deleteMeal('u1', 'new-dead', T0);
-          await storage.upsertMeals('u2', [meal('other-dead')], T0 - 40 * DAY);
-          await storage.deleteMeal('u2', 'other-dead', T0 - 40 * DAY);
+          await storage.writes.upsertMeals('u1', [meal('old-live'), meal('old-dead')], T0 - 40 * DAY);
+          await storage.writes.deleteMeal('u1', 'old-dead', T0 - 40 * DAY);
+          await storage.writes.upsertMeals('u1', [meal('new-dead')], T0);
+          await storage.writes.deleteMeal('u1', 'new-dead', T0);
+          await storage.writes.upsertMeals('u2', [meal('other-dead')], T0 - 40 * DAY);
+          await storage.writes.deleteMeal('u2', 'other-dead', T0 - 40 * DAY);
 
-          assert.equal(await storage.pruneTombstones(T0 - 30 * DAY), 2);
+          assert.equal(await storage.writes.pruneTombstones(T0 - 30 * DAY), 2);
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u1', includeDeleted: true })).map((item) => [item.id, item.deleted]),
             [
@@ -854,19 +862,19 @@ export function runStorageSuite(backend: StorageBackend): void {
             ],
           );
           assert.deepEqual(itemTexts(await feed(storage, { userId: 'u2', includeDeleted: true })), []);
-          assert.equal(await storage.pruneTombstones(T0 - 30 * DAY), 0);
+          assert.equal(await storage.writes.pruneTombstones(T0 - 30 * DAY), 0);
 
-          await storage.upsertMeals('u2', [meal('u2-next')], T0 - 50 * DAY);
+          await storage.writes.upsertMeals('u2', [meal('u2-next')], T0 - 50 * DAY);
           assert.equal((await feedItems(storage, { userId: 'u2' }))[0]?.modifiedAt, at(T0 - 40 * DAY + 2));
         });
       });
 
       test('a tombstone exactly at the bound is kept', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a')], T0 - 1);
-          await storage.deleteMeal('u1', 'a', T0);
-          assert.equal(await storage.pruneTombstones(T0), 0);
-          assert.equal(await storage.pruneTombstones(T0 + 1), 1);
+          await storage.writes.upsertMeals('u1', [meal('a')], T0 - 1);
+          await storage.writes.deleteMeal('u1', 'a', T0);
+          assert.equal(await storage.writes.pruneTombstones(T0), 0);
+          assert.equal(await storage.writes.pruneTombstones(T0 + 1), 1);
         });
       });
 
@@ -875,13 +883,13 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test("each user's page reports the newest tombstone pruned for that user, only with includeDeleted", async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
-          await storage.deleteMeal('u1', 'a', T0); // T0+3
-          await storage.deleteMeal('u1', 'b', T0); // T0+4
-          await storage.upsertMeals('u2', [meal('x')], T0);
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b'), meal('c')], T0);
+          await storage.writes.deleteMeal('u1', 'a', T0); // T0+3
+          await storage.writes.deleteMeal('u1', 'b', T0); // T0+4
+          await storage.writes.upsertMeals('u2', [meal('x')], T0);
           assert.equal(await prunedThrough(storage, 'u1'), undefined, 'nothing pruned yet');
 
-          assert.equal(await storage.pruneTombstones(T0 + 100), 2);
+          assert.equal(await storage.writes.pruneTombstones(T0 + 100), 2);
           assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 4, id: 'b' });
           assert.equal(await prunedThrough(storage, 'u1', false), undefined, 'not read without includeDeleted');
           assert.equal(await prunedThrough(storage, 'u2'), undefined, "another user's prune changes nothing");
@@ -891,16 +899,20 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('the watermark moves forward with later prunes and never back, and a revived meal keeps it', async () => {
         await withStore(async (storage) => {
-          await storage.upsertMeals('u1', [meal('a'), meal('b')], T0);
-          await storage.deleteMeal('u1', 'a', T0); // T0+2
-          assert.equal(await storage.pruneTombstones(T0 + 100), 1);
-          await storage.deleteMeal('u1', 'b', T0 + 200);
-          assert.equal(await storage.pruneTombstones(T0 + 100), 0, 'the newer tombstone is inside the retention');
+          await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
+          await storage.writes.deleteMeal('u1', 'a', T0); // T0+2
+          assert.equal(await storage.writes.pruneTombstones(T0 + 100), 1);
+          await storage.writes.deleteMeal('u1', 'b', T0 + 200);
+          assert.equal(
+            await storage.writes.pruneTombstones(T0 + 100),
+            0,
+            'the newer tombstone is inside the retention',
+          );
           assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 2, id: 'a' });
-          await storage.upsertMeals('u1', [meal('a')], T0 + 300);
-          assert.equal(await storage.pruneTombstones(T0 + 1000), 1);
+          await storage.writes.upsertMeals('u1', [meal('a')], T0 + 300);
+          assert.equal(await storage.writes.pruneTombstones(T0 + 1000), 1);
           assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 200, id: 'b' });
-          assert.equal(await storage.pruneTombstones(T0 + 5000), 0);
+          assert.equal(await storage.writes.pruneTombstones(T0 + 5000), 0);
           assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 200, id: 'b' });
         });
       });
@@ -909,9 +921,9 @@ export function runStorageSuite(backend: StorageBackend): void {
         const { location, remove } = await backend.newLocation('reopen');
         try {
           const first = await openStorage(location);
-          await first.upsertMeals('u1', [meal('a')], T0);
-          await first.deleteMeal('u1', 'a', T0);
-          await first.pruneTombstones(T0 + 100);
+          await first.writes.upsertMeals('u1', [meal('a')], T0);
+          await first.writes.deleteMeal('u1', 'a', T0);
+          await first.writes.pruneTombstones(T0 + 100);
           await first.close();
           const again = await openStorage(location);
           assert.deepEqual(await prunedThrough(again, 'u1'), { modifiedAt: T0 + 1, id: 'a' });
@@ -939,7 +951,7 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('stores a key and finds it by digest, with no plain key or digest in the record', async () => {
         await withStore(async (storage) => {
           const key = newKey('u1', T0 + DAY);
-          const created = await storage.createApiKey(key, 10, T0);
+          const created = await storage.keys.createApiKey(key, 10, T0);
           const expected = {
             id: key.id,
             userId: 'u1',
@@ -951,29 +963,29 @@ export function runStorageSuite(backend: StorageBackend): void {
             revokedAt: null,
           };
           assert.deepEqual(created, { ok: true, key: expected });
-          assert.deepEqual(await storage.findApiKeysByDigests([key.digest]), [expected]);
-          assert.deepEqual(await storage.listApiKeys('u1'), [expected]);
-          assert.deepEqual(await storage.findApiKeysByDigests([digestApiKey(generateApiKey())]), [undefined]);
+          assert.deepEqual(await storage.keys.findApiKeysByDigests([key.digest]), [expected]);
+          assert.deepEqual(await storage.keys.listApiKeys('u1'), [expected]);
+          assert.deepEqual(await storage.keys.findApiKeysByDigests([digestApiKey(generateApiKey())]), [undefined]);
         });
       });
 
       test('finds a batch of digests in one call, in the order asked, unknown ones as undefined', async () => {
         await withStore(async (storage) => {
           const [a, b] = [newKey('u1'), newKey('u2')];
-          await storage.createApiKey(a, 10, T0);
-          await storage.createApiKey(b, 10, T0);
-          await storage.revokeApiKey(b.id, T0 + 1);
+          await storage.keys.createApiKey(a, 10, T0);
+          await storage.keys.createApiKey(b, 10, T0);
+          await storage.keys.revokeApiKey(b.id, T0 + 1);
           const unknown = digestApiKey(generateApiKey());
-          const found = await storage.findApiKeysByDigests([unknown, b.digest, a.digest, unknown, a.digest]);
+          const found = await storage.keys.findApiKeysByDigests([unknown, b.digest, a.digest, unknown, a.digest]);
           assert.deepEqual(
             found.map((key) => key?.id),
             [undefined, b.id, a.id, undefined, a.id],
           );
           assert.equal(found[1]?.revokedAt, T0 + 1, 'a revoked key is found, revoked');
-          assert.deepEqual(await storage.findApiKeysByDigests([]), []);
+          assert.deepEqual(await storage.keys.findApiKeysByDigests([]), []);
           const many = Array.from({ length: 1000 }, () => digestApiKey(generateApiKey()));
           many[999] = a.digest;
-          const last = (await storage.findApiKeysByDigests(many)).findIndex((key) => key !== undefined);
+          const last = (await storage.keys.findApiKeysByDigests(many)).findIndex((key) => key !== undefined);
           assert.equal(last, 999, 'a batch of 1000');
         });
       });
@@ -981,25 +993,29 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('refuses a key whose id is taken (a creation sent twice), even at the limit, changing nothing', async () => {
         await withStore(async (storage) => {
           const first = newKey('u1');
-          assert.equal((await storage.createApiKey(first, 10, T0)).ok, true);
+          assert.equal((await storage.keys.createApiKey(first, 10, T0)).ok, true);
           const again = { ...newKey('u1'), id: first.id };
-          assert.deepEqual(await storage.createApiKey(again, 10, T0 + 1), { ok: false, reason: 'duplicate_id' });
-          assert.deepEqual(await storage.createApiKey(again, 1, T0 + 1), { ok: false, reason: 'duplicate_id' });
-          const keys = await storage.listApiKeys('u1');
+          assert.deepEqual(await storage.keys.createApiKey(again, 10, T0 + 1), { ok: false, reason: 'duplicate_id' });
+          assert.deepEqual(await storage.keys.createApiKey(again, 1, T0 + 1), { ok: false, reason: 'duplicate_id' });
+          const keys = await storage.keys.listApiKeys('u1');
           assert.deepEqual(
             keys.map((key) => [key.id, key.prefix]),
             [[first.id, first.prefix]],
           );
-          assert.deepEqual(await storage.findApiKeysByDigests([again.digest]), [undefined]);
+          assert.deepEqual(await storage.keys.findApiKeysByDigests([again.digest]), [undefined]);
         });
       });
 
       test('refuses an 11th active key, and other users are not counted', async () => {
         await withStore(async (storage) => {
-          for (let i = 0; i < 10; i += 1) assert.equal((await storage.createApiKey(newKey('u1'), 10, T0)).ok, true);
-          assert.deepEqual(await storage.createApiKey(newKey('u1'), 10, T0), { ok: false, reason: 'too_many_keys' });
-          assert.equal((await storage.listApiKeys('u1')).length, 10);
-          assert.equal((await storage.createApiKey(newKey('u2'), 10, T0)).ok, true);
+          for (let i = 0; i < 10; i += 1)
+            assert.equal((await storage.keys.createApiKey(newKey('u1'), 10, T0)).ok, true);
+          assert.deepEqual(await storage.keys.createApiKey(newKey('u1'), 10, T0), {
+            ok: false,
+            reason: 'too_many_keys',
+          });
+          assert.equal((await storage.keys.listApiKeys('u1')).length, 10);
+          assert.equal((await storage.keys.createApiKey(newKey('u2'), 10, T0)).ok, true);
         });
       });
 
@@ -1007,44 +1023,44 @@ export function runStorageSuite(backend: StorageBackend): void {
         await withStore(async (storage) => {
           const ids: string[] = [];
           for (let i = 0; i < 10; i += 1) {
-            const result = await storage.createApiKey(newKey('u1'), 10, T0);
+            const result = await storage.keys.createApiKey(newKey('u1'), 10, T0);
             if (result.ok) ids.push(result.key.id);
           }
-          assert.equal((await storage.createApiKey(newKey('u1'), 10, T0)).ok, false);
-          await storage.revokeApiKey(ids[3]!, T0 + 1);
-          assert.equal((await storage.createApiKey(newKey('u1'), 10, T0 + 2)).ok, true);
-          assert.equal((await storage.createApiKey(newKey('u1'), 10, T0 + 3)).ok, false);
+          assert.equal((await storage.keys.createApiKey(newKey('u1'), 10, T0)).ok, false);
+          await storage.keys.revokeApiKey(ids[3]!, T0 + 1);
+          assert.equal((await storage.keys.createApiKey(newKey('u1'), 10, T0 + 2)).ok, true);
+          assert.equal((await storage.keys.createApiKey(newKey('u1'), 10, T0 + 3)).ok, false);
         });
       });
 
       test('allows one more key once one has expired, and not before', async () => {
         await withStore(async (storage) => {
-          await storage.createApiKey(newKey('u1', T0 + 90_000), 10, T0);
-          for (let i = 0; i < 9; i += 1) await storage.createApiKey(newKey('u1'), 10, T0);
-          assert.equal((await storage.createApiKey(newKey('u1'), 10, T0 + 89_999)).ok, false);
-          assert.equal((await storage.createApiKey(newKey('u1'), 10, T0 + 90_000)).ok, true);
+          await storage.keys.createApiKey(newKey('u1', T0 + 90_000), 10, T0);
+          for (let i = 0; i < 9; i += 1) await storage.keys.createApiKey(newKey('u1'), 10, T0);
+          assert.equal((await storage.keys.createApiKey(newKey('u1'), 10, T0 + 89_999)).ok, false);
+          assert.equal((await storage.keys.createApiKey(newKey('u1'), 10, T0 + 90_000)).ok, true);
         });
       });
 
       test('revoking is idempotent and keeps the first revokedAt; an unknown key id gives nothing', async () => {
         await withStore(async (storage) => {
           const key = newKey('u1');
-          await storage.createApiKey(key, 10, T0);
-          assert.equal((await storage.revokeApiKey(key.id, T0 + 5))?.revokedAt, T0 + 5);
-          assert.equal((await storage.revokeApiKey(key.id, T0 + 9))?.revokedAt, T0 + 5);
-          assert.equal((await storage.findApiKeysByDigests([key.digest]))[0]?.revokedAt, T0 + 5);
-          assert.equal(await storage.revokeApiKey('key_unknown', T0), undefined);
+          await storage.keys.createApiKey(key, 10, T0);
+          assert.equal((await storage.keys.revokeApiKey(key.id, T0 + 5))?.revokedAt, T0 + 5);
+          assert.equal((await storage.keys.revokeApiKey(key.id, T0 + 9))?.revokedAt, T0 + 5);
+          assert.equal((await storage.keys.findApiKeysByDigests([key.digest]))[0]?.revokedAt, T0 + 5);
+          assert.equal(await storage.keys.revokeApiKey('key_unknown', T0), undefined);
         });
       });
 
       test('recording uses sets lastUsedAt and never moves it back', async () => {
         await withStore(async (storage) => {
           const key = newKey('u1');
-          await storage.createApiKey(key, 10, T0);
-          await storage.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 100]]), requests: [] });
-          await storage.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 50]]), requests: [] });
-          assert.equal((await storage.listApiKeys('u1'))[0]?.lastUsedAt, T0 + 100);
-          await storage.recordKeyUse({ lastUsed: new Map([['key_unknown', T0]]), requests: [] });
+          await storage.keys.createApiKey(key, 10, T0);
+          await storage.quota.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 100]]), requests: [] });
+          await storage.quota.recordKeyUse({ lastUsed: new Map([[key.id, T0 + 50]]), requests: [] });
+          assert.equal((await storage.keys.listApiKeys('u1'))[0]?.lastUsedAt, T0 + 100);
+          await storage.quota.recordKeyUse({ lastUsed: new Map([['key_unknown', T0]]), requests: [] });
         });
       });
     });
@@ -1075,16 +1091,16 @@ export function runStorageSuite(backend: StorageBackend): void {
         const { location, remove } = await backend.newLocation('reopen');
         try {
           const first = await openStorage(location);
-          const secret = await first.cursorSecret();
+          const secret = await first.settings.cursorSecret();
           assert.equal(secret.length, 32);
-          await first.upsertMeals('u1', [meal('a')], T0);
+          await first.writes.upsertMeals('u1', [meal('a')], T0);
           await first.close();
           const migrations = await backend.appliedMigrations(location);
           assert.ok(migrations.length >= 1);
 
           for (let i = 0; i < 2; i += 1) {
             const again = await openStorage(location);
-            assert.deepEqual(await again.cursorSecret(), secret);
+            assert.deepEqual(await again.settings.cursorSecret(), secret);
             assert.deepEqual(
               (await feedItems(again, { userId: 'u1' })).map((item) => item.id),
               ['a'],
@@ -1118,18 +1134,18 @@ export function runStorageSuite(backend: StorageBackend): void {
 
       test('the app page origin: none on a new store, then the last one recorded, for every handle', async () => {
         await withStore(async (storage, location) => {
-          assert.equal(await storage.appPageOrigin(), undefined);
-          await storage.recordAppPageOrigin('https://127.0.0.1:8444');
-          await storage.recordAppPageOrigin('https://[::1]:40123');
+          assert.equal(await storage.settings.appPageOrigin(), undefined);
+          await storage.settings.recordAppPageOrigin('https://127.0.0.1:8444');
+          await storage.settings.recordAppPageOrigin('https://[::1]:40123');
           const second = await openStorage(location, { create: 'never' });
           try {
-            assert.equal(await second.appPageOrigin(), 'https://[::1]:40123');
-            await second.recordAppPageOrigin('https://meals.example.com');
-            assert.equal(await storage.appPageOrigin(), 'https://meals.example.com');
+            assert.equal(await second.settings.appPageOrigin(), 'https://[::1]:40123');
+            await second.settings.recordAppPageOrigin('https://meals.example.com');
+            assert.equal(await storage.settings.appPageOrigin(), 'https://meals.example.com');
           } finally {
             await second.close();
           }
-          assert.equal((await storage.cursorSecret()).length, 32, 'the cursor secret is untouched');
+          assert.equal((await storage.settings.cursorSecret()).length, 32, 'the cursor secret is untouched');
         });
       });
 
@@ -1137,9 +1153,9 @@ export function runStorageSuite(backend: StorageBackend): void {
         await withStore(async (storage, location) => {
           const second = await openStorage(location);
           try {
-            assert.deepEqual(await second.cursorSecret(), await storage.cursorSecret());
-            await storage.upsertMeals('u1', [meal('a')], T0);
-            await second.upsertMeals('u1', [meal('b')], T0);
+            assert.deepEqual(await second.settings.cursorSecret(), await storage.settings.cursorSecret());
+            await storage.writes.upsertMeals('u1', [meal('a')], T0);
+            await second.writes.upsertMeals('u1', [meal('b')], T0);
             assert.deepEqual(
               (await feedItems(second, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt]),
               [
@@ -1156,7 +1172,7 @@ export function runStorageSuite(backend: StorageBackend): void {
       test('two stores have different cursor secrets', async () => {
         await withStore(async (a) => {
           await withStore(async (b) => {
-            assert.notDeepEqual(await a.cursorSecret(), await b.cursorSecret());
+            assert.notDeepEqual(await a.settings.cursorSecret(), await b.settings.cursorSecret());
           });
         });
       });
@@ -1170,7 +1186,7 @@ export function runStorageSuite(backend: StorageBackend): void {
           assert.equal(secrets.size, 1);
           const storage = await openStorage(location);
           try {
-            assert.equal((await storage.cursorSecret()).toString('hex'), [...secrets][0]);
+            assert.equal((await storage.settings.cursorSecret()).toString('hex'), [...secrets][0]);
           } finally {
             await storage.close();
           }
@@ -1198,11 +1214,11 @@ export function runStorageSuite(backend: StorageBackend): void {
                 createdAt: T0,
                 expiresAt: null,
               };
-              return (i % 2 === 0 ? storage : second).createApiKey(record, 10, T0);
+              return (i % 2 === 0 ? storage : second).keys.createApiKey(record, 10, T0);
             });
             const results = await Promise.all(attempts);
             assert.equal(results.filter((result) => result.ok).length, 10);
-            assert.equal((await storage.listApiKeys('u1')).length, 10);
+            assert.equal((await storage.keys.listApiKeys('u1')).length, 10);
           } finally {
             await second.close();
           }
@@ -1216,7 +1232,7 @@ export function runStorageSuite(backend: StorageBackend): void {
             const ids = Array.from({ length: 40 }, (_, i) => `c${i}`);
             let writing = true;
             const writes = Promise.all(
-              ids.map((id, i) => (i % 2 === 0 ? storage : second).upsertMeals('u1', [meal(id)], T0)),
+              ids.map((id, i) => (i % 2 === 0 ? storage : second).writes.upsertMeals('u1', [meal(id)], T0)),
             ).finally(() => {
               writing = false;
             });

@@ -82,13 +82,13 @@ describe('the app page: security over HTTPS', () => {
     const userId = newUserId('sec');
     const [token, sessionId] = [newSecretToken(), newSecretToken()];
     const now = Date.now();
-    await storage.createLoginToken({
+    await storage.signIns.createLoginToken({
       digest: digestSecretToken(token),
       userId,
       createdAt: now - 16 * 60_000,
       expiresAt: now - 60_000,
     });
-    await storage.createSession({
+    await storage.signIns.createSession({
       digest: digestSecretToken(sessionId),
       userId,
       createdAt: now - 61 * 60_000,
@@ -159,7 +159,7 @@ describe('the app page: security over HTTPS', () => {
     assert.match(second.text, /This form was sent already/);
     assert.doesNotMatch(second.text, /mxk_[0-9A-Za-z]{49}/, 'not shown again');
     assert.deepEqual(
-      (await storage.listApiKeys(userId)).map((key) => key.id),
+      (await storage.keys.listApiKeys(userId)).map((key) => key.id),
       [keyId],
     );
 
@@ -168,7 +168,7 @@ describe('the app page: security over HTTPS', () => {
       assert.equal(refused.status, 400, JSON.stringify(stale));
       assert.match(refused.text, /This form is out of date/);
     }
-    assert.equal((await storage.listApiKeys(userId)).length, 1, 'no key was made');
+    assert.equal((await storage.keys.listApiKeys(userId)).length, 1, 'no key was made');
     const fresh = /name="keyId" value="([^"]+)"/.exec(second.text)?.[1];
     assert.ok(fresh !== undefined && fresh !== keyId, 'each page gives its form a new id');
     assert.equal((await send({ keyId: fresh, name: 'another' })).status, 200);

@@ -47,7 +47,7 @@ describe('meal-export users login-link', () => {
       assert.equal(opened.status, 200);
       const storage = await openSqliteStorage(server.db);
       try {
-        assert.equal(await storage.consumeLoginToken(digestSecretToken(tokenOf(url)), Date.now()), 'u_1');
+        assert.equal(await storage.signIns.consumeLoginToken(digestSecretToken(tokenOf(url)), Date.now()), 'u_1');
       } finally {
         await storage.close();
       }

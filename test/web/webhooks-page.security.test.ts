@@ -67,13 +67,13 @@ describe('the app page: webhook endpoints, security', () => {
       form: { csrf: user.csrf, webhookId, url: 'https://example.com/hook' },
     });
     assert.equal(fromElsewhere.status, 403);
-    assert.deepEqual(await storage.listWebhooks(user.userId), []);
+    assert.deepEqual(await storage.webhooks.listWebhooks(user.userId), []);
   });
 
   test("another user's endpoint is unknown (404) to every form, and is left as it was", async () => {
     const owner = await signedInUser('whowner');
     assert.equal((await owner.add('https://example.com/owner', 'mine')).status, 200);
-    const [endpoint] = await storage.listWebhooks(owner.userId);
+    const [endpoint] = await storage.webhooks.listWebhooks(owner.userId);
     assert.ok(endpoint !== undefined);
     const other = await signedInUser('whother');
     for (const action of ['test', 'rotate', 'enable', 'delete']) {
@@ -87,8 +87,8 @@ describe('the app page: webhook endpoints, security', () => {
       headers: { cookie: other.cookie },
     });
     assert.equal(confirm.status, 404);
-    assert.deepEqual(await storage.findWebhook(endpoint.id), endpoint, 'not deleted, rotated or changed');
-    assert.deepEqual(await storage.listWebhookAttempts(endpoint.id), []);
+    assert.deepEqual(await storage.webhooks.findWebhook(endpoint.id), endpoint, 'not deleted, rotated or changed');
+    assert.deepEqual(await storage.webhooks.listWebhookAttempts(endpoint.id), []);
   });
 
   test('an http:// URL, or one with a password, is refused with a clear message', async () => {
@@ -104,7 +104,7 @@ describe('the app page: webhook endpoints, security', () => {
     const withPassword = await user.add('https://user:pw@example.com/hook');
     assert.equal(withPassword.status, 400);
     assert.match(withPassword.text, /must not contain a user name or password/);
-    assert.deepEqual(await storage.listWebhooks(user.userId), []);
+    assert.deepEqual(await storage.webhooks.listWebhooks(user.userId), []);
   });
 
   test('a 6th endpoint is refused (409): 5 per user', async () => {
@@ -119,7 +119,7 @@ describe('the app page: webhook endpoints, security', () => {
     });
     assert.equal(sixth.status, 409);
     assert.match(sixth.text, /You already have 5 webhook endpoints: delete one/);
-    assert.equal((await storage.listWebhooks(user.userId)).length, 5);
+    assert.equal((await storage.webhooks.listWebhooks(user.userId)).length, 5);
   });
 
   test('the secret is shown once, in the answer to the add form: never again, not on a resend, not in the logs', async () => {
@@ -137,7 +137,7 @@ describe('the app page: webhook endpoints, security', () => {
     assert.equal(secrets.length, 1, 'the secret is on the page once');
     const [secret] = secrets;
     assert.ok(secret !== undefined);
-    assert.equal((await storage.findWebhook(webhookId))?.secret, secret);
+    assert.equal((await storage.webhooks.findWebhook(webhookId))?.secret, secret);
     assert.ok(first.text.includes('&lt;img src=x onerror=alert(1)&gt;'), 'the name is escaped');
     assert.ok(first.text.includes('https://example.com/hook?a=1&amp;b=&lt;x&gt;'), 'the URL is escaped');
     assert.ok(!first.text.includes('<img src=x') && !first.text.includes('<x>'));
@@ -145,7 +145,7 @@ describe('the app page: webhook endpoints, security', () => {
     const again = await user.post('/webhooks', form);
     assert.equal(again.status, 409, 'the same form sent twice adds one endpoint');
     assert.match(again.text, /This form was sent already/);
-    assert.equal((await storage.listWebhooks(user.userId)).length, 1);
+    assert.equal((await storage.webhooks.listWebhooks(user.userId)).length, 1);
     for (const text of [again.text, (await pageRequest(app, { path: '/', headers: { cookie: user.cookie } })).text]) {
       assert.doesNotMatch(text, SECRET_RE);
     }
@@ -156,7 +156,7 @@ describe('the app page: webhook endpoints, security', () => {
     const user = await signedInUser('whrotate');
     const added = await user.add('https://example.com/rotate');
     const [original] = secretsIn(added.text);
-    const [endpoint] = await storage.listWebhooks(user.userId);
+    const [endpoint] = await storage.webhooks.listWebhooks(user.userId);
     assert.ok(original !== undefined && endpoint !== undefined);
     const rotation = /name="rotation" value="(\d+)"/.exec(added.text)?.[1];
     assert.equal(rotation, '0', 'the form names the rotation it saw');
@@ -166,7 +166,7 @@ describe('the app page: webhook endpoints, security', () => {
     assert.equal(first.status, 200);
     const shown = secretsIn(first.text);
     assert.equal(shown.length, 1, 'the new secret is shown once');
-    const rotated = await storage.findWebhook(endpoint.id);
+    const rotated = await storage.webhooks.findWebhook(endpoint.id);
     assert.equal(rotated?.secret, shown[0]);
     assert.equal(rotated?.previousSecret, original);
 
@@ -174,6 +174,6 @@ describe('the app page: webhook endpoints, security', () => {
     assert.equal(second.status, 409);
     assert.match(second.text, /it was not rotated again/);
     assert.doesNotMatch(second.text, SECRET_RE);
-    assert.deepEqual(await storage.findWebhook(endpoint.id), rotated, 'unchanged');
+    assert.deepEqual(await storage.webhooks.findWebhook(endpoint.id), rotated, 'unchanged');
   });
 });

@@ -8,7 +8,7 @@ import {
   type WebhookEvent,
 } from '../../src/client/index.js';
 import { createWebhookSender, isDelivered } from '../../src/webhooks/webhook-sender.js';
-import { newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+import { newWebhookEventId, newWebhookSecret } from '../../src/domain/webhook-ids.js';
 import { makeCertificate, type Receiver, startReceiver } from './receiver.js';
 
 // The Standard Webhooks JavaScript library's own vector (libraries/javascript/src/webhook.test.ts).

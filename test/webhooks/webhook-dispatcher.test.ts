@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerWebhook } from '../../src/domain/webhook-endpoint.js';
+import { registerWebhook } from '../../src/webhooks/webhook-endpoints.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../src/domain/webhook-retry.js';
 import { createLogger } from '../../src/logger.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -26,24 +26,25 @@ test('a failing endpoint is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h 
   const sender = createWebhookSender({ allowPrivate: true, ca: certificate.cert, userAgent: 'test' });
   let now = Date.UTC(2026, 10, 23, 10);
   const dispatcher = createWebhookDispatcher({
-    storage,
+    webhooks: storage.webhooks,
+    signals: storage.signals,
     send: (call) => sender.send(call),
     log: createLogger('silent'),
     now: () => now,
   });
   try {
-    const registered = await registerWebhook(storage, { userId: 'u1', url: receiver.url, name: '' }, now);
+    const registered = await registerWebhook(storage.webhooks, { userId: 'u1', url: receiver.url, name: '' }, now);
     assert.ok(registered.ok);
-    await storage.upsertMeals('u1', [plainMeal('a')], now);
+    await storage.writes.upsertMeals('u1', [plainMeal('a')], now);
     for (let attempt = 1; attempt <= WEBHOOK_RETRY_DELAYS_MS.length + 1; attempt += 1) {
       dispatcher.wake();
       const deadline = performance.now() + 5_000;
-      while ((await storage.listWebhookAttempts(registered.endpoint.id)).length < attempt) {
+      while ((await storage.webhooks.listWebhookAttempts(registered.endpoint.id)).length < attempt) {
         assert.ok(performance.now() < deadline, `attempt ${attempt} made`);
         await sleep(20);
       }
       assert.equal(receiver.calls.length, attempt);
-      const due = await storage.nextWebhookDueAt();
+      const due = await storage.webhooks.nextWebhookDueAt();
       if (attempt <= WEBHOOK_RETRY_DELAYS_MS.length) {
         assert.ok(due !== undefined, `a retry after attempt ${attempt}`);
         const delay = WEBHOOK_RETRY_DELAYS_MS[attempt - 1] ?? 0;
@@ -54,7 +55,7 @@ test('a failing endpoint is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h 
         now = due;
       }
     }
-    const [endpoint] = await storage.listWebhooks('u1');
+    const [endpoint] = await storage.webhooks.listWebhooks('u1');
     assert.equal(endpoint?.status, 'disabled', 'disabled after the last attempt');
     assert.equal(new Set(receiver.calls.map((call) => call.headers['webhook-id'])).size, 1, 'one webhook-id');
     dispatcher.wake();

@@ -9,7 +9,7 @@ import {
   type WebhookSender,
   type WebhookSenderOptions,
 } from '../../src/webhooks/webhook-sender.js';
-import { newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+import { newWebhookEventId, newWebhookSecret } from '../../src/domain/webhook-ids.js';
 import { freePort } from '../support/free-port.js';
 import { type Answer, makeCertificate, type Receiver, startReceiver, type TestCertificate } from './receiver.js';
 

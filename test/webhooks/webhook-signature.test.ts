@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookEventId, newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+import { newWebhookEventId, newWebhookSecret } from '../../src/domain/webhook-ids.js';
 import { signWebhook } from '../../src/webhooks/webhook-signature.js';
 
 // The Standard Webhooks JavaScript library's own "sign function works" vector

@@ -163,7 +163,7 @@ describe('meal-export webhooks', () => {
     assert.match(rotated.secret, SECRET_RE);
     assert.notEqual(rotated.secret, created.secret);
     await withStore(async (storage) => {
-      const record = await storage.findWebhook(created.id);
+      const record = await storage.webhooks.findWebhook(created.id);
       assert.equal(record?.secret, rotated.secret);
       assert.equal(record?.previousSecret, created.secret);
       const lifetime = (record?.previousSecretExpiresAt ?? 0) - started;
@@ -182,7 +182,7 @@ describe('meal-export webhooks', () => {
     assert.equal(queued.id, created.id);
     assert.match(queued.eventId, /^msg_[0-9a-f]{32}$/);
     await withStore(async (storage) => {
-      const events = await storage.claimDueWebhookEvents(Date.now() + 1000, 60_000, 100);
+      const events = await storage.webhooks.claimDueWebhookEvents(Date.now() + 1000, 60_000, 100);
       const event = events.find((e) => e.endpointId === created.id);
       assert.equal(event?.eventId, queued.eventId);
       assert.equal(event?.type, 'webhook.test');
@@ -203,7 +203,7 @@ describe('meal-export webhooks', () => {
     const T = Date.UTC(2026, 0, 1);
     let eventId = '';
     await withStore(async (storage) => {
-      const [event] = (await storage.claimDueWebhookEvents(Date.now() + 1000, 60_000, 100)).filter(
+      const [event] = (await storage.webhooks.claimDueWebhookEvents(Date.now() + 1000, 60_000, 100)).filter(
         (e) => e.endpointId === created.id,
       );
       assert.ok(event !== undefined, 'the import queued an event');
@@ -211,10 +211,10 @@ describe('meal-export webhooks', () => {
       eventId = event.eventId;
       for (let i = 0; i < 52; i += 1) {
         const failed = { endpointId: created.id, eventId, at: T + i * 1000, status: 500, error: null, ms: 40 + i };
-        await storage.recordWebhookAttempt(event, failed, { kind: 'retry', at: T });
+        await storage.webhooks.recordWebhookAttempt(event, failed, { kind: 'retry', at: T });
       }
       const refused = { endpointId: created.id, eventId, at: T + 60_000, status: null, error: 'timeout', ms: 10_000 };
-      await storage.recordWebhookAttempt(event, refused, { kind: 'disable' });
+      await storage.webhooks.recordWebhookAttempt(event, refused, { kind: 'disable' });
     });
 
     const run = await webhooks('attempts', created.id, '--json');

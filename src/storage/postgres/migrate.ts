@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
-import { CURSOR_SECRET_SETTING } from '../sqlite/migrate.js';
+import { CURSOR_SECRET_SETTING } from '../settings-store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
 /**

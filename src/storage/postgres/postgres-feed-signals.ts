@@ -1,5 +1,5 @@
 import postgres, { type Sql } from 'postgres';
-import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../feed-signals.js';
+import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../change-signals.js';
 
 /**
  * The channel every write transaction that changes a user's feed notifies (postgres-meals.ts,

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
-import type { NewLoginToken, NewSession, SessionRecord } from '../storage.js';
+import type { SignInStore } from '../sign-in-store.js';
+import type { NewLoginToken, NewSession, SessionRecord } from '../../domain/sign-in-records.js';
 
 const PREPARED = { prepare: true } as const;
 
@@ -10,7 +11,7 @@ interface SessionRow {
 }
 
 /** The app page's login tokens and sessions in PostgreSQL: digests only (storage.ts). */
-export function createPostgresSignIns(sql: Sql) {
+export function createPostgresSignIns(sql: Sql): SignInStore {
   return {
     async createLoginToken(token: NewLoginToken): Promise<void> {
       await sql.unsafe(

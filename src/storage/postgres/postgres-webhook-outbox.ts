@@ -2,8 +2,18 @@ import type { TransactionSql } from 'postgres';
 
 const PREPARED = { prepare: true } as const;
 
+export interface QueuedChange {
+  readonly userId: string;
+  /** The modifiedAt of the transaction's first and last change. */
+  readonly from: number;
+  readonly through: number;
+  readonly now: number;
+  /** Fresh event ids, one for each endpoint the user may have (domain/webhook-ids.ts). */
+  readonly eventIds: readonly string[];
+}
+
 /**
- * The "meals changed" events of a change, as sqlite-webhook-outbox.ts, in one statement: the
+ * The "meals changed" events of a change (postgres-commit.ts), as sqlite-webhook-outbox.ts, in one statement: the
  * user's endpoints (one probe of webhook_endpoints_by_user when there is none), the open event
  * of each extended, a new event after the newest for the others.
  *
@@ -15,20 +25,17 @@ const PREPARED = { prepare: true } as const;
  * - the endpoint being deleted meanwhile: FOR KEY SHARE waits for the delete and then skips the
  *   row, or holds the delete back until this commits (its cascade then takes the new event);
  * - a test event queued meanwhile with the same seq: the insert fails with a unique violation
- *   and the caller runs its transaction again.
+ *   and the caller queues again.
  */
-export async function queueChangeEvents(
-  tx: TransactionSql,
-  userId: string,
-  from: number,
-  through: number,
-  now: number,
-): Promise<void> {
+export async function queueChangeEvents(tx: TransactionSql, change: QueuedChange): Promise<void> {
+  const { userId, from, through, now, eventIds } = change;
   await tx.unsafe(
     `WITH target AS MATERIALIZED (
        SELECT endpoint.id, (SELECT max(seq) FROM webhook_events WHERE endpoint_id = endpoint.id) AS newest_seq
        FROM webhook_endpoints AS endpoint WHERE endpoint.user_id = $1
        FOR KEY SHARE
+     ), numbered AS (
+       SELECT target.*, row_number() OVER (ORDER BY target.id) AS n FROM target
      ), extended AS (
        UPDATE webhook_events AS event SET through_at = greatest(event.through_at, $3)
        FROM target
@@ -37,10 +44,10 @@ export async function queueChangeEvents(
        RETURNING event.endpoint_id
      )
      INSERT INTO webhook_events (endpoint_id, seq, id, type, from_at, through_at, attempts, next_attempt_at, created_at)
-     SELECT target.id, coalesce(target.newest_seq, 0) + 1, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+     SELECT numbered.id, coalesce(numbered.newest_seq, 0) + 1, ($5::text[])[numbered.n],
             'meals.changed', $2, $3, 0, $4, $4
-     FROM target WHERE target.id NOT IN (SELECT endpoint_id FROM extended)`,
-    [userId, from, through, now],
+     FROM numbered WHERE numbered.id NOT IN (SELECT endpoint_id FROM extended)`,
+    [userId, from, through, now, eventIds],
     PREPARED,
   );
 }

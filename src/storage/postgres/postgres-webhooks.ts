@@ -13,12 +13,12 @@ import {
 } from '../webhook-rows.js';
 import type {
   ClaimedWebhookEvent,
-  CreateWebhookResult,
   NewWebhookEndpoint,
   WebhookAttemptFate,
   WebhookAttemptRecord,
   WebhookEndpointRecord,
-} from '../webhook-store.js';
+} from '../../domain/webhook-records.js';
+import type { CreateWebhookResult, WebhookStore } from '../webhook-store.js';
 
 const PREPARED = { prepare: true } as const;
 /** Tries of a test event whose seq a concurrent change took first. */
@@ -29,7 +29,7 @@ const MAX_QUEUE_ATTEMPTS = 3;
  * for senders on any number of instances: claims lock with FOR UPDATE SKIP LOCKED, so that two
  * never take one event. The events are queued by postgres-webhook-outbox.ts.
  */
-export function createPostgresWebhooks(sql: Sql) {
+export function createPostgresWebhooks(sql: Sql): WebhookStore {
   async function findWebhook(id: string): Promise<WebhookEndpointRecord | undefined> {
     const [row] = await sql.unsafe<EndpointRow[]>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`,

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { CURSOR_SECRET_SETTING } from '../settings-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-
-export const CURSOR_SECRET_SETTING = 'cursor_secret';
-/** The `settings` row of the app page's origin (Storage.recordAppPageOrigin), UTF-8. */
-export const APP_PAGE_ORIGIN_SETTING = 'app_page_origin';
 
 /**
  * Whether the store has every migration and its cursor secret, read without a write lock: a

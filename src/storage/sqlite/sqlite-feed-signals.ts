@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../feed-signals.js';
+import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../change-signals.js';
 
 /**
  * How often, while anything waits, this process looks for commits of other processes. SQLite
@@ -11,8 +11,8 @@ export const SQLITE_POLL_MS = 100;
 
 export interface SqliteFeedSignals {
   watch(watcher: FeedWatcher): FeedWatch;
-  /** A write of this connection committed a change of this user (data_version does not see those). */
-  committed(userId: string): void;
+  /** Writes of this connection committed changes of these users (data_version does not see those). */
+  committed(userIds: readonly string[]): void;
   /** A write of this connection changed the webhook outbox alone: watchers of every user hear of it. */
   outboxChanged(): void;
   close(): void;
@@ -22,11 +22,11 @@ export interface SqliteFeedSignals {
 const MAX_CHANGES_PER_LOOK = 10_000;
 
 /**
- * Change signals on SQLite (storage/feed-signals.ts): this connection's own writes are
+ * Change signals on SQLite (storage/change-signals.ts): this connection's own writes are
  * signalled as they commit; other processes' (a CLI import, the host module, another worker)
  * are found by polling data_version while any watcher has an interest. When it moved, one
  * indexed statement reads the users whose clock moved since the last look, by the store-wide
- * change sequence every such write stamps on the user's clock (migration 6, sqlite-meals.ts):
+ * change sequence every such write stamps on the user's clock (migration 6, sqlite-commit.ts):
  * a look costs what changed, never what waits (10 000 waiting users and 20 commits a second
  * of others cost 25 % of a core when each look read every waiting user's clock).
  *
@@ -93,8 +93,8 @@ export function createSqliteFeedSignals(db: Database): SqliteFeedSignals {
       seenThrough ??= lastChange.get() ?? 0;
       return watchers.add(watcher, start, Promise.resolve());
     },
-    committed(userId) {
-      watchers.moved([userId]);
+    committed(userIds) {
+      watchers.moved(userIds);
     },
     outboxChanged() {
       watchers.somethingChanged();

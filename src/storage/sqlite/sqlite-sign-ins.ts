@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { NewLoginToken, NewSession, SessionRecord } from '../storage.js';
+import type { NewLoginToken, NewSession, SessionRecord } from '../../domain/sign-in-records.js';
+import type { SignInStore } from '../sign-in-store.js';
+import type { Implementation } from '../guarded-concerns.js';
 
 interface SessionRow {
   readonly user_id: string;
@@ -7,8 +9,8 @@ interface SessionRow {
   readonly expires_at: number;
 }
 
-/** The app page's login tokens and sessions in SQLite: digests only (storage.ts). */
-export function createSqliteSignIns(db: Database) {
+/** SignInStore on SQLite: digests only. */
+export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
   const insertToken = db.prepare(
     'INSERT INTO login_tokens (digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
   );

@@ -1,9 +1,8 @@
 import type { Database } from 'better-sqlite3';
 
 /**
- * Queues the "meals changed" events of a change (CONTRACT.md section 8: "no change commits
- * without it"): runs inside the write transaction that saves the user's clock, after the change
- * and only when something changed. For each endpoint of the user, enabled or not, the open event
+ * Queues the "meals changed" events of a change, inside the transaction that saves the user's
+ * clock (sqlite-commit.ts), so no change commits without its event (docs/webhooks.md#the-call). For each endpoint of the user, enabled or not, the open event
  * (its newest, a meals.changed never claimed) has its `through` moved up; otherwise a new event
  * follows the newest, due now. One statement: a user without endpoints costs one probe of
  * webhook_endpoints_by_user. SQLite has one writer at a time, so the event the statement finds
@@ -16,7 +15,7 @@ export function createSqliteWebhookOutbox(db: Database) {
             CASE WHEN newest.seq IS NULL THEN 1
                  WHEN newest.type = 'meals.changed' AND newest.claimed_at IS NULL THEN newest.seq
                  ELSE newest.seq + 1 END,
-            'msg_' || lower(hex(randomblob(16))), 'meals.changed', @from, @through, 0, @now, @now
+            new_webhook_event_id(), 'meals.changed', @from, @through, 0, @now, @now
      FROM webhook_endpoints AS endpoint
      LEFT JOIN webhook_events AS newest ON newest.endpoint_id = endpoint.id
        AND newest.seq = (SELECT max(seq) FROM webhook_events WHERE endpoint_id = endpoint.id)

@@ -12,19 +12,27 @@ import {
 } from '../webhook-rows.js';
 import type {
   ClaimedWebhookEvent,
-  CreateWebhookResult,
   NewWebhookEndpoint,
   WebhookAttemptFate,
   WebhookAttemptRecord,
   WebhookEndpointRecord,
-} from '../webhook-store.js';
+} from '../../domain/webhook-records.js';
+import type { CreateWebhookResult, WebhookStore } from '../webhook-store.js';
+import type { SqliteCommit } from './sqlite-commit.js';
+import type { Implementation } from '../guarded-concerns.js';
 
 /**
- * The webhook half of the SQLite adapter (storage/webhook-store.ts). Writes that read before
- * they write run in IMMEDIATE transactions: SQLite's one writer makes the 5-per-user limit and
- * the claims exact. The events themselves are queued by sqlite-webhook-outbox.ts.
+ * WebhookStore on SQLite. Writes that read before they write run in IMMEDIATE transactions:
+ * SQLite's one writer makes the 5-per-user limit and the claims exact. The events of a change
+ * are queued by its commit step (sqlite-commit.ts); an event due now without a change (an
+ * endpoint enabled, a test) tells the sender through `commit`.
  */
-export function createSqliteWebhooks(db: Database) {
+export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implementation<WebhookStore> {
+  /** An outbox write that no change of a feed signals: the sender hears of it. */
+  const outboxChangedIf = (changed: boolean) => {
+    if (changed) commit.outboxChanged();
+    return changed;
+  };
   const byId = db.prepare<[string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = ?`);
   const byUser = db.prepare<[string], EndpointRow>(
     `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE user_id = ? ORDER BY created_at, id`,
@@ -152,11 +160,11 @@ export function createSqliteWebhooks(db: Database) {
       return row === undefined ? undefined : endpointRecordOf(row);
     },
     deleteWebhook: (id: string) => remove.immediate(id),
-    enableWebhook: (id: string, now: number) => enable.immediate(id, now),
+    enableWebhook: (id: string, now: number) => outboxChangedIf(enable.immediate(id, now)),
     rotateWebhookSecret: (id: string, secret: string, previousExpiresAt: number): boolean =>
       rotate.run(previousExpiresAt, secret, id).changes > 0,
     queueWebhookTest: (id: string, eventId: string, now: number): boolean =>
-      queueTest.run({ id, eventId, now }).changes > 0,
+      outboxChangedIf(queueTest.run({ id, eventId, now }).changes > 0),
     listWebhookAttempts: (id: string): WebhookAttemptRecord[] => attemptsOf.all(id, ATTEMPTS_KEPT).map(attemptRecordOf),
     claimDueWebhookEvents: (now: number, leaseMs: number, max: number) => claim.immediate(now, leaseMs, max),
     nextWebhookDueAt: (): number | undefined => nextDue.get() ?? undefined,

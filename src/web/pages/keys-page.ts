@@ -1,4 +1,4 @@
-import { type ApiKeyRecord, type KeyDayRequests } from '../../storage/storage.js';
+import { type ApiKeyRecord, type KeyDayRequests } from '../../domain/key-records.js';
 import { isActiveKey } from '../../domain/api-key.js';
 import { type Html, html } from '../html.js';
 import { renderUsageChart } from '../usage-chart.js';

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../storage/storage.js';
+import type { ApiKeyRecord } from '../../domain/key-records.js';
 import { html } from '../html.js';
 import { csrfField, renderLayout, type SignedIn } from './layout.js';
 

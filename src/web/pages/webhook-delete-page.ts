@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord } from '../../storage/webhook-store.js';
+import type { WebhookEndpointRecord } from '../../domain/webhook-records.js';
 import { html } from '../html.js';
 import { csrfField, renderLayout, type SignedIn } from './layout.js';
 

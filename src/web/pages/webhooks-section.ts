@@ -3,7 +3,7 @@ import {
   MAX_WEBHOOK_URL_LENGTH,
   MAX_WEBHOOKS_PER_USER,
 } from '../../domain/webhook-endpoint.js';
-import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../storage/webhook-store.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../domain/webhook-records.js';
 import { type Html, html } from '../html.js';
 import { csrfField, type Notice, renderNotice } from './layout.js';
 

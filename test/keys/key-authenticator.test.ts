@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { digestApiKey, displayPrefix, generateApiKey } from '../../src/domain/api-key.js';
-import { createKeyAuthenticator } from '../../src/domain/key-authenticator.js';
+import { createKeyAuthenticator } from '../../src/keys/key-authenticator.js';
 import { randomId } from '../../src/domain/random-id.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
-import type { ApiKeyRecord, Storage } from '../../src/storage/storage.js';
+import type { ApiKeyRecord } from '../../src/domain/key-records.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { makeTempDir } from '../support/project.js';
 
 const T0 = Date.UTC(2025, 5, 10, 12);
@@ -25,10 +26,13 @@ function countLookups(storage: Storage): CountingStore {
     digests: 0,
     storage: {
       ...storage,
-      findApiKeysByDigests(digests) {
-        counted.lookups += 1;
-        counted.digests += digests.length;
-        return storage.findApiKeysByDigests(digests);
+      keys: {
+        ...storage.keys,
+        findApiKeysByDigests(digests) {
+          counted.lookups += 1;
+          counted.digests += digests.length;
+          return storage.keys.findApiKeysByDigests(digests);
+        },
       },
     },
   };
@@ -53,7 +57,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     expiresAt: number | null = null,
   ): Promise<{ key: string; record: ApiKeyRecord }> {
     const key = generateApiKey();
-    const result = await storage.createApiKey(
+    const result = await storage.keys.createApiKey(
       {
         id: randomId('key_'),
         userId,
@@ -120,7 +124,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     const { key, record } = await createKey('u_revoke');
     const auth = createKeyAuthenticator(storage, { clock: 'caller' });
     assert.equal((await auth.authenticate(key, T0))?.id, record.id);
-    const revoked = await storage.revokeApiKey(record.id, T0 + 10);
+    const revoked = await storage.keys.revokeApiKey(record.id, T0 + 10);
     assert.equal(revoked?.revokedAt, T0 + 10);
     assert.equal(await auth.authenticate(key, T0 + 500), undefined, 'refused once the default 500 ms TTL is over');
     assert.equal(await auth.authenticate(key, T0 + 10 + 1000), undefined);
@@ -130,7 +134,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     const { key, record } = await createKey('u_revoke_fast');
     const auth = createKeyAuthenticator(storage, { cacheTtlMs: 100, clock: 'caller' });
     assert.ok(await auth.authenticate(key, T0));
-    await storage.revokeApiKey(record.id, T0 + 1);
+    await storage.keys.revokeApiKey(record.id, T0 + 1);
     assert.equal(await auth.authenticate(key, T0 + 100), undefined);
   });
 
@@ -138,7 +142,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     const { key, record } = await createKey('u_revoke_clock');
     const auth = createKeyAuthenticator(storage, { cacheTtlMs: 100 });
     assert.ok(await auth.authenticate(key, T0));
-    await storage.revokeApiKey(record.id, T0 + 1);
+    await storage.keys.revokeApiKey(record.id, T0 + 1);
     await new Promise((resolve) => setTimeout(resolve, 150));
     // The wall clock now reads an hour earlier: the cache's TTL is a duration, and it is over.
     assert.equal(await auth.authenticate(key, T0 - 3_600_000), undefined);
@@ -146,7 +150,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
 
   test('a key revoked before its first use never authenticates', async () => {
     const { key, record } = await createKey('u_revoked_early');
-    await storage.revokeApiKey(record.id, T0);
+    await storage.keys.revokeApiKey(record.id, T0);
     assert.equal(await createKeyAuthenticator(storage).authenticate(key, T0 + 1), undefined);
   });
 
@@ -164,12 +168,16 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     assert.ok(await auth.authenticate(key, T0 + 5000));
     auth.noteUse(record.id, T0 + 5000, true);
     auth.noteUse(record.id, T0 + 7000, false);
-    assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, null);
+    assert.equal((await storage.keys.listApiKeys('u_used'))[0]?.lastUsedAt, null);
     await auth.flushUses();
-    assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000);
+    assert.equal((await storage.keys.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000);
     auth.noteUse(record.id, T0 + 6000, true);
     await auth.flushUses();
-    assert.equal((await storage.listApiKeys('u_used'))[0]?.lastUsedAt, T0 + 7000, 'an older use never moves it back');
+    assert.equal(
+      (await storage.keys.listApiKeys('u_used'))[0]?.lastUsedAt,
+      T0 + 7000,
+      'an older use never moves it back',
+    );
     await auth.flushUses();
   });
 
@@ -186,11 +194,11 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     auth.noteUse(record.id, midnight + 5, true);
     auth.noteUse(record.id, midnight + 6, false);
     await auth.flushUses();
-    assert.deepEqual(await storage.listKeyRequests('u_counted', day - 1, day + 1), [
+    assert.deepEqual(await storage.quota.listKeyRequests('u_counted', day - 1, day + 1), [
       { keyId: record.id, day, requests: 2 },
       { keyId: record.id, day: day + 1, requests: 2 },
     ]);
-    assert.equal((await storage.listApiKeys('u_counted'))[0]?.lastUsedAt, midnight + 6);
+    assert.equal((await storage.keys.listApiKeys('u_counted'))[0]?.lastUsedAt, midnight + 6);
   });
 
   test('the latest accepted request of each key and day is flushed with its count, never a refused one', async () => {
@@ -201,7 +209,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     auth.noteUse(record.id, T0 + 10, true);
     auth.noteUse(record.id, T0 + 30, false);
     await auth.flushUses();
-    const mine = async () => (await storage.listKeyRequestsSince(day)).filter((row) => row.keyId === record.id);
+    const mine = async () => (await storage.quota.listKeyRequestsSince(day)).filter((row) => row.keyId === record.id);
     assert.deepEqual(await mine(), [{ keyId: record.id, day, requests: 2, lastAcceptedAt: T0 + 20 }]);
   });
 
@@ -211,12 +219,15 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     let failNext = true;
     const failing: Storage = {
       ...storage,
-      async recordKeyUse(uses) {
-        if (failNext) {
-          failNext = false;
-          throw new Error('store busy');
-        }
-        return storage.recordKeyUse(uses);
+      quota: {
+        ...storage.quota,
+        async recordKeyUse(uses) {
+          if (failNext) {
+            failNext = false;
+            throw new Error('store busy');
+          }
+          return storage.quota.recordKeyUse(uses);
+        },
       },
     };
     const auth = createKeyAuthenticator(failing);
@@ -224,7 +235,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     await assert.rejects(auth.flushUses(), /store busy/);
     auth.noteUse(record.id, T0 + 40, true);
     await auth.flushUses();
-    const mine = (await storage.listKeyRequestsSince(day)).filter((row) => row.keyId === record.id);
+    const mine = (await storage.quota.listKeyRequestsSince(day)).filter((row) => row.keyId === record.id);
     assert.deepEqual(mine, [{ keyId: record.id, day, requests: 2, lastAcceptedAt: T0 + 50 }]);
   });
 
@@ -290,7 +301,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
 
     test('a revoked key is refused when looked up paced', async () => {
       const { key, record } = await createKey('u_paced_revoked');
-      await storage.revokeApiKey(record.id, T0);
+      await storage.keys.revokeApiKey(record.id, T0);
       assert.equal(await createKeyAuthenticator(storage).authenticate(key, T0 + 1, 'paced'), undefined);
     });
   });

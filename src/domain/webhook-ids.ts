@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { randomId } from '../domain/random-id.js';
+import { randomId } from './random-id.js';
 
 /**
  * The random names of webhooks (CONTRACT.md section 8), never sequential: endpoint ids, the

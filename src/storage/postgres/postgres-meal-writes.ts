@@ -1,32 +1,19 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { nextModifiedAt } from '../../domain/change-clock.js';
-import type { FeedStart } from '../../domain/feed-start.js';
-import type { Meal, MealContent } from '../../domain/meal.js';
-import {
-  decodeMeal,
-  encodeMealAt,
-  encodeMealContent,
-  encodeTombstone,
-  isStoredMeal,
-  LIVE_MEAL_DELETED_SUFFIX,
-} from '../../domain/meal-json.js';
-import type { DeleteResult, FeedPage, FeedQuery, UpsertResult } from '../storage.js';
-import { isUniqueViolation } from './postgres-errors.js';
-import { FEED_CHANNEL } from './postgres-feed-signals.js';
-import { queueChangeEvents } from './postgres-webhook-outbox.js';
+import type { MealContent } from '../../domain/meal.js';
+import { encodeMealAt, encodeMealContent, encodeTombstone, isStoredMeal } from '../../domain/meal-json.js';
 import { withFirstBatchRead } from '../first-batch.js';
 import { ForeignMeal, writeAnswer } from '../foreign-meal.js';
+import type { DeleteResult, MealWrites, UpsertResult } from '../meal-writes.js';
+import { commitChange } from './postgres-commit.js';
+import { isUniqueViolation } from './postgres-errors.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
 /** Rows per statement when a write sends arrays (ids to look up, rows to insert). */
 const ROWS_PER_STATEMENT = 5000;
-/**
- * A unique-id race with another user's concurrent import, or a webhook test event queued
- * with the seq this change's event takes (postgres-webhook-outbox.ts): the transaction runs again.
- */
+/** A unique-id race with another user's concurrent write: the transaction runs again. */
 const MAX_WRITE_ATTEMPTS = 3;
-const EMPTY = Buffer.alloc(0);
 
 interface ExistingMeal {
   readonly user_id: string;
@@ -35,54 +22,6 @@ interface ExistingMeal {
   readonly deleted: boolean;
   readonly body: string;
 }
-
-// With includeDeleted, a live meal's stored JSON gets `"deleted":false` before its closing brace.
-const WITH_DELETED_ITEM = `CASE WHEN deleted THEN body ELSE left(body, -1) || '${LIVE_MEAL_DELETED_SUFFIX}' END`;
-
-/**
- * One page as one row of one statement, so one snapshot (READ COMMITTED takes one per
- * statement): the items joined by commas (sent as the raw UTF-8 bytes PostgreSQL returns,
- * never decoded), their count, the last position, whether more match after it, the user's
- * change clock, and with includeDeleted the pruned-tombstone watermark.
- * Parameters: $1 user, $2 limit, then the start ($3 modifiedAt, and $4 id after a cursor).
- */
-function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
-  const live = includeDeleted ? '' : 'AND NOT deleted';
-  const start = afterCursor ? '(modified_at, id) > ($3, $4)' : 'modified_at >= $3';
-  const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
-  return `WITH page AS (
-      SELECT modified_at, id, ${includeDeleted ? WITH_DELETED_ITEM : 'body'} AS item FROM meals
-      WHERE user_id = $1 AND ${start} ${live}
-      ORDER BY modified_at, id LIMIT $2
-    ), last AS (
-      SELECT modified_at, id FROM page ORDER BY modified_at DESC, id DESC LIMIT 1
-    ), counted AS (
-      SELECT count(*) AS count FROM page
-    )
-    SELECT (SELECT count FROM counted),
-      (SELECT string_agg(item, ',' ORDER BY modified_at, id) FROM page),
-      last.modified_at, last.id,
-      CASE WHEN (SELECT count FROM counted) = $2 THEN EXISTS (
-        SELECT 1 FROM meals AS more
-        WHERE more.user_id = $1 AND (more.modified_at, more.id) > (last.modified_at, last.id) ${live}
-      ) ELSE false END,
-      clock.last_modified_at${watermark}
-    FROM (SELECT 1) AS one LEFT JOIN last ON true LEFT JOIN user_clocks AS clock ON clock.user_id = $1`;
-}
-
-const PAGE_SQL = {
-  liveFrom: pageSql(false, false),
-  liveAfter: pageSql(false, true),
-  allFrom: pageSql(true, false),
-  allAfter: pageSql(true, true),
-};
-
-function pageStatement(includeDeleted: boolean, start: FeedStart): string {
-  if (includeDeleted) return start.kind === 'after' ? PAGE_SQL.allAfter : PAGE_SQL.allFrom;
-  return start.kind === 'after' ? PAGE_SQL.liveAfter : PAGE_SQL.liveFrom;
-}
-
-const text = (value: Buffer | null | undefined) => (value === null || value === undefined ? null : value.toString());
 
 /** Locks the user's clock row (creating it first), serialising the user's writes; its value. */
 async function lockClock(tx: TransactionSql, userId: string): Promise<number | undefined> {
@@ -93,21 +32,6 @@ async function lockClock(tx: TransactionSql, userId: string): Promise<number | u
     PREPARED,
   );
   return row?.last_modified_at ?? undefined;
-}
-
-/**
- * Moves the user's clock, and in the same statement notifies the user's change to every
- * listening process (postgres-feed-signals.ts): the clock moves exactly when a change commits,
- * and PostgreSQL sends the notification on commit only. Channels are per database, so the
- * payload names the store's schema beside the user: stores in other schemas ignore it.
- */
-async function saveClock(tx: TransactionSql, userId: string, modifiedAt: number): Promise<void> {
-  await tx.unsafe(
-    `WITH saved AS (UPDATE user_clocks SET last_modified_at = $2 WHERE user_id = $1 RETURNING user_id)
-     SELECT pg_notify('${FEED_CHANNEL}', json_build_array(current_schema(), user_id)::text) FROM saved`,
-    [userId, modifiedAt],
-    PREPARED,
-  );
 }
 
 function chunks<T>(items: readonly T[]): T[][] {
@@ -127,8 +51,8 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The meals half of the PostgreSQL adapter (the same behaviour as sqlite/sqlite-meals.ts). */
-export function createPostgresMeals(sql: Sql) {
+/** MealWrites on PostgreSQL (the same behaviour as sqlite/sqlite-meal-writes.ts). */
+export function createPostgresMealWrites(sql: Sql): MealWrites {
   /** Where a write stands, batch after batch, inside its transaction (holding the user's clock lock). */
   interface WriteRun {
     readonly tx: TransactionSql;
@@ -181,8 +105,8 @@ export function createPostgresMeals(sql: Sql) {
     }
     // Each meal in input order gets the next clock value; a repeated id is written twice,
     // the second version winning (as SQLite writes them one after the other). A meal equal
-    // to the live version it meets (the stored one, or an earlier record's) is no change
-    // (CONTRACT.md section 7): it is not written, and the clock does not move for it.
+    // to the live version it meets (the stored one, or an earlier record's) is no change:
+    // it is not written, and the clock does not move for it.
     const written = new Map<string, { modifiedAt: number; body: string }>();
     meals.forEach((meal, index) => {
       const row = existing.get(meal.id);
@@ -225,23 +149,10 @@ export function createPostgresMeals(sql: Sql) {
     run.taken += meals.length;
   }
 
-  /** The end of a write: the clock saved and the webhook events queued, when anything changed. */
+  /** The end of a write: the commit step, when anything changed. */
   async function finishRun(run: WriteRun) {
     const { tx, userId, first, clock, now } = run;
-    if (first !== undefined && clock !== undefined) {
-      await saveClock(tx, userId, clock);
-      // The outbox, in the transaction of the change (CONTRACT.md section 8). A test event
-      // queued meanwhile with the seq it takes fails it (postgres-webhook-outbox.ts): in a
-      // savepoint, so that only the queueing runs again, not the whole write.
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          await tx.savepoint((point) => queueChangeEvents(point, userId, first, clock, now));
-          break;
-        } catch (error) {
-          if (attempt >= MAX_WRITE_ATTEMPTS || !isUniqueViolation(error)) throw error;
-        }
-      }
-    }
+    if (first !== undefined && clock !== undefined) await commitChange(tx, userId, first, clock, now);
     return { created: run.created, updated: run.updated, unchanged: run.unchanged };
   }
 
@@ -254,8 +165,7 @@ export function createPostgresMeals(sql: Sql) {
   }
 
   /**
-   * An import's batches in one transaction (issue 17, item 7), each written before the next
-   * is taken: the await is the back-pressure that keeps one batch in memory. The user's clock
+   * An import's batches in one transaction, each written before the next is taken: the await is the back-pressure that keeps one batch in memory. The user's clock
    * is locked once the first batch is read (withFirstBatchRead).
    */
   async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
@@ -291,55 +201,12 @@ export function createPostgresMeals(sql: Sql) {
         [mealId, userId, modifiedAt, encodeTombstone(mealId, modifiedAt)],
         PREPARED,
       );
-      await saveClock(tx, userId, modifiedAt);
-      await queueChangeEvents(tx, userId, modifiedAt, modifiedAt, now);
+      await commitChange(tx, userId, modifiedAt, modifiedAt, now);
       return 'deleted';
     });
   }
 
   return {
-    async listFeed(query: FeedQuery): Promise<FeedPage> {
-      const { userId, start, includeDeleted, limit } = query;
-      const params =
-        start.kind === 'after'
-          ? [userId, limit, start.position.modifiedAt, start.position.id]
-          : [userId, limit, start.modifiedAt];
-      const [row] = await sql.unsafe(pageStatement(includeDeleted, start), params, PREPARED).raw();
-      const [count, items, lastModifiedAt, lastId, hasMore, clock, prunedModifiedAt, prunedId] = (row ??
-        []) as (Buffer | null)[];
-      const clockText = text(clock);
-      const newestChangeAt = clockText === null ? undefined : Number(clockText);
-      const pruned = text(prunedModifiedAt);
-      const prunedIdText = text(prunedId);
-      const prunedThrough =
-        pruned === null || prunedIdText === null ? undefined : { modifiedAt: Number(pruned), id: prunedIdText };
-      const last = text(lastModifiedAt);
-      const lastIdText = text(lastId);
-      const itemCount = Number(text(count) ?? 0);
-      if (itemCount === 0 || items === null || items === undefined || last === null || lastIdText === null) {
-        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, prunedThrough };
-      }
-      return {
-        items,
-        count: itemCount,
-        last: { modifiedAt: Number(last), id: lastIdText },
-        hasMore: text(hasMore) === 't',
-        newestChangeAt,
-        prunedThrough,
-      };
-    },
-
-    async *exportMeals(userId: string, since: number): AsyncGenerator<Meal> {
-      const rows = sql
-        .unsafe<{ body: string }[]>(
-          'SELECT body FROM meals WHERE user_id = $1 AND modified_at >= $2 AND NOT deleted ORDER BY modified_at, id',
-          [userId, since],
-          PREPARED,
-        )
-        .cursor(1000);
-      for await (const batch of rows) for (const row of batch) yield decodeMeal(row.body);
-    },
-
     upsertMeals: (userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult> =>
       writeAnswer(withRetry(() => upsert(userId, meals, now))),
 

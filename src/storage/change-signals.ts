@@ -1,17 +1,24 @@
 /**
  * Change signals: "user U's feed moved", whoever committed the change (this process, a
  * `meals import` or `meal-export/host` writer in another process, another instance on the same
- * store). Long polls (http/held-requests.ts) wait on them; every backend keeps the same
- * promise, held by the shared storage suite:
+ * store). Long polls (http/held-requests.ts) and the webhook dispatcher wait on them. Every
+ * backend keeps the same promise, held by the shared storage suite:
  *
- * - after a change of user U commits, `moved` is called with U within 1 s (CONTRACT.md
- *   section 2); a write that changed nothing (an unchanged record, a second delete) signals
- *   nothing;
+ * - after a change of user U commits, `moved` is called with U within 1 s
+ *   (docs/api.md#changes-as-they-happen-wait); a write that changed nothing signals nothing;
  * - a signal may be late or repeated, and may name a user whose change does not belong in a
  *   given page: a woken reader reads its page again and decides. When signals may have been
  *   lost (the PostgreSQL listening connection dropped), `lost` is called once they flow again,
  *   so that every reader reads again: a lost signal costs latency, never a change.
  */
+export interface ChangeSignals {
+  /**
+   * Tells the watcher which users' feeds moved. Not a store call: it opens at most one
+   * listening connection or poller per handle, on the first watch.
+   */
+  watchFeeds(watcher: FeedWatcher): FeedWatch;
+}
+
 /** A watcher's interest in every user (the webhook dispatcher): told of any change it can be told of. */
 export const EVERY_USER = 'every user';
 
@@ -42,8 +49,8 @@ export interface FeedWatch {
 }
 
 /**
- * The watchers of one store handle: each signal goes to every watcher (the long polls, and
- * later the webhook dispatcher). Used by each backend's signal source.
+ * The watchers of one store handle: each signal goes to every watcher (the long polls and the
+ * webhook dispatcher). Used by each backend's signal source.
  */
 export interface FeedWatchers {
   add(watcher: FeedWatcher, onInterest: () => void, ready: Promise<void>): FeedWatch;

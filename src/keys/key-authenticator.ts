@@ -1,12 +1,13 @@
-import type { AcceptedRequests, ApiKeyRecord, Storage } from '../storage/storage.js';
-import { isActiveKey } from './api-key.js';
-import { digestApiKey, isWellFormedApiKey } from './api-key.js';
-import { type DurationClock, durationNow } from './duration-clock.js';
-import { createPacedBatches } from './paced-batches.js';
+import { digestApiKey, isActiveKey, isWellFormedApiKey } from '../domain/api-key.js';
+import { type DurationClock, durationNow } from '../domain/duration-clock.js';
+import type { AcceptedRequests, ApiKeyRecord } from '../domain/key-records.js';
+import { createPacedBatches } from '../domain/paced-batches.js';
+import type { KeyStore } from '../storage/key-store.js';
+import type { QuotaStore } from '../storage/quota-store.js';
 
 /**
- * Resolves bearer tokens to keys. Lookups are cached for `cacheTtlMs` (below the contract's
- * 1 s revocation bound, CONTRACT.md section 3), so a busy key costs one store lookup per
+ * Resolves bearer tokens to keys. Lookups are cached for `cacheTtlMs` (below the 1 s
+ * revocation bound, docs/api.md#keys), so a busy key costs one store lookup per
  * interval, not one per request. The TTL is a duration (domain/duration-clock.ts): a wall
  * clock stepped back does not keep a revoked key cached; a key's expiry is an instant. Uses are recorded in memory and written in batches.
  */
@@ -21,7 +22,7 @@ export interface KeyAuthenticator {
   authenticate(token: string, now: number, lookup?: KeyLookup): Promise<ApiKeyRecord | undefined>;
   /**
    * Notes that a key was used, for `keys list`'s lastUsedAt, and, when the request was
-   * `accepted` (not refused with 429: CONTRACT.md section 4), counts it for its UTC day: the
+   * `accepted` (not refused with 429: docs/api.md#limits), counts it for its UTC day: the
    * app page's "today's quota use" and chart, and where a restarted limiter resumes (with the
    * latest acceptance: ratelimit/used-quota.ts). Memory only: a map update per request.
    */
@@ -30,8 +31,11 @@ export interface KeyAuthenticator {
   flushUses(): Promise<void>;
 }
 
-/** The two storage operations authentication needs: its narrow port of Storage. */
-export type KeyAuthenticatorStore = Pick<Storage, 'findApiKeysByDigests' | 'recordKeyUse'>;
+/** The two storage operations authentication needs. */
+export interface KeyAuthenticatorStore {
+  readonly keys: Pick<KeyStore, 'findApiKeysByDigests'>;
+  readonly quota: Pick<QuotaStore, 'recordKeyUse'>;
+}
 
 /** 'at-once': one query of its own (the default); 'paced': in a paced batch. */
 export type KeyLookup = 'at-once' | 'paced';
@@ -72,7 +76,7 @@ export function createKeyAuthenticator(
   // (ratelimit/used-quota.ts), so a crash loses the same last seconds of each.
   let pendingRequests = new Map<string, NotedRequests>();
 
-  const pacedBatches = createPacedBatches((digests: readonly Buffer[]) => storage.findApiKeysByDigests(digests), {
+  const pacedBatches = createPacedBatches((digests: readonly Buffer[]) => storage.keys.findApiKeysByDigests(digests), {
     minIntervalMs: options.pacedBatchIntervalMs ?? 50,
     maxBatch: options.pacedMaxBatch ?? 1000,
   });
@@ -83,7 +87,8 @@ export function createKeyAuthenticator(
     now: number,
     pace: KeyLookup,
   ): Promise<ApiKeyRecord | undefined> {
-    const key = pace === 'paced' ? await pacedBatches.load(digest) : (await storage.findApiKeysByDigests([digest]))[0];
+    const key =
+      pace === 'paced' ? await pacedBatches.load(digest) : (await storage.keys.findApiKeysByDigests([digest]))[0];
     if (key === undefined && pace === 'paced') return undefined;
     // Map order is insertion order: dropping the first entry drops the oldest.
     if (cache.size >= maxEntries) {
@@ -136,7 +141,7 @@ export function createKeyAuthenticator(
       pendingUses = new Map();
       pendingRequests = new Map();
       try {
-        await storage.recordKeyUse({ lastUsed: uses, requests: [...requests.values()] });
+        await storage.quota.recordKeyUse({ lastUsed: uses, requests: [...requests.values()] });
       } catch (error) {
         // Kept for the next flush, merged with what came since: counts add up, last use is the latest.
         for (const [keyId, at] of uses) pendingUses.set(keyId, Math.max(at, pendingUses.get(keyId) ?? at));

@@ -1,0 +1,104 @@
+import type { Sql } from 'postgres';
+import type { FeedStart } from '../../domain/feed-start.js';
+import type { Meal } from '../../domain/meal.js';
+import { decodeMeal, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
+import type { FeedPage, FeedQuery, MealFeed } from '../meal-feed.js';
+
+/** Named prepared statements: parsed and planned once per connection. */
+const PREPARED = { prepare: true } as const;
+const EMPTY = Buffer.alloc(0);
+
+// With includeDeleted, a live meal's stored JSON gets `"deleted":false` before its closing brace.
+const WITH_DELETED_ITEM = `CASE WHEN deleted THEN body ELSE left(body, -1) || '${LIVE_MEAL_DELETED_SUFFIX}' END`;
+
+/**
+ * One page as one row of one statement, so one snapshot (READ COMMITTED takes one per
+ * statement): the items joined by commas (sent as the raw UTF-8 bytes PostgreSQL returns,
+ * never decoded), their count, the last position, whether more match after it, the user's
+ * change clock, and with includeDeleted the pruned-tombstone watermark.
+ * Parameters: $1 user, $2 limit, then the start ($3 modifiedAt, and $4 id after a cursor).
+ */
+function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
+  const live = includeDeleted ? '' : 'AND NOT deleted';
+  const start = afterCursor ? '(modified_at, id) > ($3, $4)' : 'modified_at >= $3';
+  const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
+  return `WITH page AS (
+      SELECT modified_at, id, ${includeDeleted ? WITH_DELETED_ITEM : 'body'} AS item FROM meals
+      WHERE user_id = $1 AND ${start} ${live}
+      ORDER BY modified_at, id LIMIT $2
+    ), last AS (
+      SELECT modified_at, id FROM page ORDER BY modified_at DESC, id DESC LIMIT 1
+    ), counted AS (
+      SELECT count(*) AS count FROM page
+    )
+    SELECT (SELECT count FROM counted),
+      (SELECT string_agg(item, ',' ORDER BY modified_at, id) FROM page),
+      last.modified_at, last.id,
+      CASE WHEN (SELECT count FROM counted) = $2 THEN EXISTS (
+        SELECT 1 FROM meals AS more
+        WHERE more.user_id = $1 AND (more.modified_at, more.id) > (last.modified_at, last.id) ${live}
+      ) ELSE false END,
+      clock.last_modified_at${watermark}
+    FROM (SELECT 1) AS one LEFT JOIN last ON true LEFT JOIN user_clocks AS clock ON clock.user_id = $1`;
+}
+
+const PAGE_SQL = {
+  liveFrom: pageSql(false, false),
+  liveAfter: pageSql(false, true),
+  allFrom: pageSql(true, false),
+  allAfter: pageSql(true, true),
+};
+
+function pageStatement(includeDeleted: boolean, start: FeedStart): string {
+  if (includeDeleted) return start.kind === 'after' ? PAGE_SQL.allAfter : PAGE_SQL.allFrom;
+  return start.kind === 'after' ? PAGE_SQL.liveAfter : PAGE_SQL.liveFrom;
+}
+
+const text = (value: Buffer | null | undefined) => (value === null || value === undefined ? null : value.toString());
+
+/** MealFeed on PostgreSQL. */
+export function createPostgresFeed(sql: Sql): MealFeed {
+  return {
+    async listFeed(query: FeedQuery): Promise<FeedPage> {
+      const { userId, start, includeDeleted, limit } = query;
+      const params =
+        start.kind === 'after'
+          ? [userId, limit, start.position.modifiedAt, start.position.id]
+          : [userId, limit, start.modifiedAt];
+      const [row] = await sql.unsafe(pageStatement(includeDeleted, start), params, PREPARED).raw();
+      const [count, items, lastModifiedAt, lastId, hasMore, clock, prunedModifiedAt, prunedId] = (row ??
+        []) as (Buffer | null)[];
+      const clockText = text(clock);
+      const newestChangeAt = clockText === null ? undefined : Number(clockText);
+      const pruned = text(prunedModifiedAt);
+      const prunedIdText = text(prunedId);
+      const prunedThrough =
+        pruned === null || prunedIdText === null ? undefined : { modifiedAt: Number(pruned), id: prunedIdText };
+      const last = text(lastModifiedAt);
+      const lastIdText = text(lastId);
+      const itemCount = Number(text(count) ?? 0);
+      if (itemCount === 0 || items === null || items === undefined || last === null || lastIdText === null) {
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, prunedThrough };
+      }
+      return {
+        items,
+        count: itemCount,
+        last: { modifiedAt: Number(last), id: lastIdText },
+        hasMore: text(hasMore) === 't',
+        newestChangeAt,
+        prunedThrough,
+      };
+    },
+
+    async *exportMeals(userId: string, since: number): AsyncGenerator<Meal> {
+      const rows = sql
+        .unsafe<{ body: string }[]>(
+          'SELECT body FROM meals WHERE user_id = $1 AND modified_at >= $2 AND NOT deleted ORDER BY modified_at, id',
+          [userId, since],
+          PREPARED,
+        )
+        .cursor(1000);
+      for await (const batch of rows) for (const row of batch) yield decodeMeal(row.body);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Database } from 'better-sqlite3';
+import { newWebhookEventId } from '../../domain/webhook-ids.js';
+import type { SqliteFeedSignals } from './sqlite-feed-signals.js';
+import { createSqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+
+/**
+ * The one step that ends every change of a user's meals on SQLite
+ * (docs/architecture.md#one-way-a-change-flows): inside the change's transaction it moves the
+ * user's clock and queues the user's webhook events; once the transaction has committed, the
+ * call policy (sqlite-call-policy.ts) signals the user's watchers. A write that changed
+ * nothing never comes here, so it moves no clock, queues no event and wakes no one.
+ */
+export interface SqliteCommit {
+  /** `first` and `last`: the modifiedAt of the transaction's first and last change. */
+  commitChange(userId: string, first: number, last: number, now: number): void;
+  /** A write changed the webhook outbox alone (an endpoint enabled, a test event): the sender hears of it. */
+  outboxChanged(): void;
+  /** The call's transaction committed: its signals go out. */
+  committed(): void;
+  /** The call failed: its transaction rolled back, and nothing is signalled. */
+  rolledBack(): void;
+}
+
+export function createSqliteCommit(db: Database, signals: SqliteFeedSignals): SqliteCommit {
+  // The one maker of event ids, callable from the outbox's SQL.
+  db.function('new_webhook_event_id', { deterministic: false }, newWebhookEventId);
+  // The clock moves with the next store-wide change sequence: how other processes' long polls
+  // learn which users changed (sqlite-feed-signals.ts).
+  const saveClock = db.prepare(
+    `INSERT INTO user_clocks (user_id, last_modified_at, change_seq)
+     VALUES (?, ?, (SELECT coalesce(max(change_seq), 0) + 1 FROM user_clocks))
+     ON CONFLICT (user_id) DO UPDATE SET last_modified_at = excluded.last_modified_at, change_seq = excluded.change_seq`,
+  );
+  const queueChangeEvents = createSqliteWebhookOutbox(db);
+  const changedUsers = new Set<string>();
+  let outboxOnly = false;
+
+  return {
+    commitChange(userId, first, last, now) {
+      saveClock.run(userId, last);
+      queueChangeEvents(userId, first, last, now);
+      changedUsers.add(userId);
+    },
+    outboxChanged() {
+      outboxOnly = true;
+    },
+    committed() {
+      if (changedUsers.size > 0) signals.committed([...changedUsers]);
+      if (outboxOnly) signals.outboxChanged();
+      changedUsers.clear();
+      outboxOnly = false;
+    },
+    rolledBack() {
+      changedUsers.clear();
+      outboxOnly = false;
+    },
+  };
+}
