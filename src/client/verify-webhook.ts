@@ -1,14 +1,17 @@
 /**
- * Verifies a webhook call from the service (CONTRACT.md section 8), after the Standard Webhooks
- * specification (standardwebhooks.com): the call is fresh, and one of its `v1` signatures is
- * HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<body>` keyed with the endpoint's secret.
+ * Verifies a webhook call from the service (docs/webhooks.md#a-complete-receiver), after the
+ * Standard Webhooks specification (standardwebhooks.com): the call is fresh, and one of its `v1`
+ * signatures is HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<body>` keyed with the
+ * endpoint's secret, computed by the code the service signs with (webhook-digest.ts).
  * node:crypto only: the SDK has no dependency but Node.
  *
  *   const event = verifyWebhook(process.env.MEAL_EXPORT_WEBHOOK_SECRET, request.headers, rawBody);
  *   if (event.type === 'meals.changed') await syncFromSavedPosition();
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { MealExportWebhookVerificationError } from './errors.js';
+import { webhookDigest } from './webhook-digest.js';
+import { decodeWebhookSecret } from './webhook-secret.js';
 
 /** Meals of `data.userId` changed between `from` and `through` (their `modifiedAt`): sync to see them. */
 export interface MealsChangedEvent {
@@ -39,8 +42,6 @@ export interface VerifyWebhookOptions {
 }
 
 const DEFAULT_TOLERANCE_S = 300;
-const SECRET_PREFIX = 'whsec_';
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Returns the event when the call is the service's and fresh; else throws a
@@ -75,7 +76,7 @@ export function verifyWebhook(
     );
   }
 
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8').update(body).digest();
+  const expected = webhookDigest(key, id, timestamp, body);
   // Every entry is compared: while the endpoint's secret is being rotated, the call carries two.
   let matched = false;
   for (const entry of signatures.split(' ')) {
@@ -93,12 +94,13 @@ export function verifyWebhook(
   return parseEvent(body);
 }
 
-function secretKey(secret: string): Buffer {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  if (encoded === '' || !STRICT_BASE64.test(encoded)) {
+/** The key's bytes; a bare base64 secret is taken too, as the Standard Webhooks libraries take it. */
+function secretKey(secret: string): Uint8Array {
+  const key = decodeWebhookSecret(secret, 'accept');
+  if (key === undefined) {
     throw new TypeError('verifyWebhook: the secret is not "whsec_" followed by base64, as the service showed it');
   }
-  return Buffer.from(encoded, 'base64');
+  return key;
 }
 
 function headerValue(headers: WebhookHeaders, name: string): string {

@@ -5,7 +5,7 @@ import { type FeedStart, feedStart, prunedTombstoneBelongs } from '../domain/fee
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { formatInstant } from '../domain/instant.js';
 import { MEALS_LAST_MODIFIED, renderMealPage } from '../domain/meal-page.js';
-import { type MealsQuery, parseMealsQuery } from '../domain/meals-query.js';
+import { type MealsQuery, parseMealsQuery } from './meals-query.js';
 import { AppError } from '../errors.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { ChangeSignals } from '../storage/change-signals.js';

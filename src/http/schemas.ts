@@ -1,13 +1,6 @@
-import { INSTANT_INPUT_PATTERN } from '../domain/instant.js';
 import { MEAL_FIELDS, MEAL_TYPES, type MealField } from '../domain/meal.js';
-import {
-  DEFAULT_LIMIT,
-  MAX_LIMIT,
-  MAX_WAIT_SECONDS,
-  MEALS_QUERY_PARAMETERS,
-  type MealsQueryParameter,
-} from '../domain/meals-query.js';
 import { STATUS_BY_CODE } from '../errors.js';
+import { MEALS_QUERY_PARAMETERS, MEALS_QUERY_RULES } from './meals-query-rules.js';
 
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of everything /v1/meals sends and takes. Field
@@ -100,42 +93,22 @@ export const errorSchema = {
   additionalProperties: false,
 } as const;
 
-/** How the OpenAPI document describes each query parameter; the names come from the parser. */
-const QUERY_PARAMETER_DOCS: Record<MealsQueryParameter, { readonly description: string; readonly schema: object }> = {
-  lastModifiedSince: {
-    description:
-      'Meals with modifiedAt at or after this instant. RFC 3339 date-time with Z or ±hh:mm (none: UTC), 0-9 fraction digits (truncated to ms), or a date YYYY-MM-DD (midnight UTC); years 0000 to 9999. A text of this pattern that is no date (2025-02-30) is refused too.',
-    schema: { type: 'string', pattern: INSTANT_INPUT_PATTERN, examples: ['2025-01-01T00:00:00Z', '2025-01-01'] },
-  },
-  limit: {
-    description: `At most this many meals (ASCII digits, 1 to ${MAX_LIMIT}; never clamped).`,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-  },
-  cursor: {
-    description:
-      'A nextCursor from an earlier response: the meals strictly after it. lastModifiedSince filters too: the page starts at the later of the two.',
-    schema: { type: 'string' },
-  },
-  includeDeleted: {
-    description:
-      'true: deleted meals come as tombstones and live meals carry deleted: false. Written exactly true or false.',
-    schema: { type: 'boolean', default: false },
-  },
-  wait: {
-    description: `Long poll: when the page would hold no meal, hold the request for up to this many seconds (ASCII digits, 1 to ${MAX_WAIT_SECONDS}) and answer within 1 s of the commit of a change that belongs in it, with the page as it then stands; after the wait with no such change, the empty page. A page with meals is answered at once. One request for the rate limits, counted when accepted; a newer accepted request of the same key answers a held one at once. A proxy in front needs an idle timeout above ${MAX_WAIT_SECONDS} s.`,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_WAIT_SECONDS },
-  },
-};
+/**
+ * The query parameters of GET /v1/meals, in the order the first one at fault is named: from the
+ * rules the parser reads them by (meals-query-rules.ts), so the document cannot say otherwise.
+ */
+export const mealsQueryParameters = MEALS_QUERY_PARAMETERS.map((name) => {
+  const rule = MEALS_QUERY_RULES[name];
+  return {
+    name,
+    in: 'query',
+    required: 'missing' in rule.absent,
+    description: rule.description,
+    schema: rule.schema,
+  };
+});
 
-/** The query parameters of GET /v1/meals, in the order the first one at fault is named. */
-export const mealsQueryParameters = MEALS_QUERY_PARAMETERS.map((name) => ({
-  name,
-  in: 'query',
-  required: name === 'lastModifiedSince',
-  ...QUERY_PARAMETER_DOCS[name],
-}));
-
-/** A webhook call's body (CONTRACT.md section 8): "your meals changed, from … through …". */
+/** A webhook call's body (docs/webhooks.md#the-call): "your meals changed, from … through …". */
 export const mealsChangedEventSchema = {
   type: 'object',
   properties: {

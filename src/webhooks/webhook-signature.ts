@@ -1,12 +1,12 @@
 /**
- * The signature of a webhook call (CONTRACT.md section 8; its secrets and ids: webhook-ids.ts),
- * after the Standard Webhooks specification (standardwebhooks.com): `v1,` + the base64 of
- * HMAC-SHA256, keyed with the secret's decoded bytes, of `<webhook-id>.<webhook-timestamp>.<body>`.
+ * The signature of a webhook call (docs/webhooks.md#the-call), after the Standard Webhooks
+ * specification (standardwebhooks.com): `v1,` + the base64 of the HMAC-SHA256 of
+ * `<webhook-id>.<webhook-timestamp>.<body>`. The secret's form and the HMAC are the SDK's own
+ * code (client/webhook-secret.ts, client/webhook-digest.ts), so what is signed here is what
+ * verifyWebhook checks. The secrets and ids themselves are made in webhook-ids.ts.
  */
-import { createHmac } from 'node:crypto';
-
-const SECRET_PREFIX = 'whsec_';
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+import { webhookDigest } from '../client/webhook-digest.js';
+import { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../client/webhook-secret.js';
 
 /**
  * The `webhook-signature` header: one `v1,<base64>` entry per secret, joined by a space, so that
@@ -18,19 +18,19 @@ export function signWebhook(secrets: readonly string[], webhookId: string, times
   if (!Number.isSafeInteger(timestampS) || timestampS < 0) {
     throw new TypeError(`signWebhook needs the timestamp in whole Unix seconds, got ${timestampS}`);
   }
-  const signed = `${webhookId}.${timestampS}.${body}`;
+  const timestamp = String(timestampS);
   return secrets
     .map((secret, index) => {
-      const digest = createHmac('sha256', secretKey(secret, index)).update(signed, 'utf8').digest('base64');
-      return `v1,${digest}`;
+      const digest = webhookDigest(secretKey(secret, index), webhookId, timestamp, body);
+      return `v1,${Buffer.from(digest).toString('base64')}`;
     })
     .join(' ');
 }
 
-function secretKey(secret: string, index: number): Buffer {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : '';
-  if (encoded === '' || !STRICT_BASE64.test(encoded)) {
-    throw new TypeError(`webhook secret ${index + 1} is not "${SECRET_PREFIX}" followed by base64`);
+function secretKey(secret: string, index: number): Uint8Array {
+  const key = decodeWebhookSecret(secret, 'refuse');
+  if (key === undefined) {
+    throw new TypeError(`webhook secret ${index + 1} is not "${WEBHOOK_SECRET_PREFIX}" followed by base64`);
   }
-  return Buffer.from(encoded, 'base64');
+  return key;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FeedPosition } from '../../src/domain/meal.js';
-import { type MealsQuery, parseMealsQuery } from '../../src/domain/meals-query.js';
+import { type MealsQuery, parseMealsQuery } from '../../src/http/meals-query.js';
 import { AppError } from '../../src/errors.js';
 
 const SINCE = 'lastModifiedSince=2025-01-01T00:00:00Z';
@@ -199,7 +199,7 @@ describe('the query of GET /v1/meals', () => {
   });
 
   // A badly encoded limit is a fault of limit: when it is reported as a parameter fault, the
-  // contract's order (section 5) still names lastModifiedSince first.
+  // order of docs/errors.md#errors still names lastModifiedSince first.
   test('a malformed percent-encoding in a later parameter does not hide a fault of lastModifiedSince', () => {
     for (const query of ['lastModifiedSince=nope&limit=%ZZ', 'limit=%ZZ&lastModifiedSince=nope']) {
       const { code, param } = fault(query);

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { formatInstant } from '../../src/domain/instant.js';
-import { MAX_LIMIT, parseMealsQuery } from '../../src/domain/meals-query.js';
+import { parseMealsQuery } from '../../src/http/meals-query.js';
+import { MAX_LIMIT } from '../../src/http/meals-query-rules.js';
 import { AppError } from '../../src/errors.js';
 import { instantMs as instant, RUNS } from '../support/arbitraries.js';
 
-// Property-based tests (issue 10, item 12), against a model written from CONTRACT.md: fast-check
-// shrinks any counterexample to the smallest it can find and prints the seed that replays it.
+// Property-based tests, against a model written from docs/api.md#the-call: fast-check shrinks
+// any counterexample to the smallest it can find and prints the seed that replays it.
 
 const noCursor = () => undefined;
 
