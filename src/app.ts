@@ -43,7 +43,7 @@ export interface AppDeps {
   readonly metrics?: AppMetrics;
   /** Proxies whose X-Forwarded-For names the client (`--trust-proxy`, http/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
-  /** `--max-waiting`: long polls held at most by this process (CONTRACT.md section 2). */
+  /** `--max-waiting`: long polls held at most by this process (docs/api.md#changes-as-they-happen-wait). */
   readonly maxWaiting: number;
 }
 
@@ -150,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   // SIGTERM (server.ts closes the app): every held long poll is answered at once with its page
   // as it stands, then the drain sends those answers in full like any other in flight
-  // (CONTRACT.md section 2). Not awaited: the listener stops accepting meanwhile.
+  // (docs/api.md#changes-as-they-happen-wait). Not awaited: the listener stops accepting meanwhile.
   app.addHook('preClose', (done) => {
     void meals.held.releaseAll();
     done();

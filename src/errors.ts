@@ -1,6 +1,6 @@
 /**
- * Every error code of the public API, one table mapping each to its HTTP status
- * (CONTRACT.md section 5). Codes are stable and never reused; docs/errors.md documents each.
+ * Every error code of the public API, one table mapping each to its HTTP status. Codes are
+ * stable and never reused; docs/errors.md documents each.
  */
 export const STATUS_BY_CODE = {
   missing_parameter: 400,

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { KeyAuthenticator } from './keys/key-authenticator.js';
 
 export interface KeyUseFlushOptions {
-  /** How often the noted uses are written while serving (default 5 s: CONTRACT.md section 4). */
+  /** How often the noted uses are written while serving (default 5 s: docs/operations.md#limits-across-restarts). */
   readonly everyMs?: number;
   /** How long the last flush, on a graceful close, is tried again while it fails (default 5 s). */
   readonly lastFlushForMs?: number;
@@ -17,16 +17,16 @@ export interface KeyUseFlush {
 const RETRY_PAUSE_MS = 100;
 
 /**
- * Writes the key uses the authenticator noted: `keys list`'s lastUsedAt and the accepted
- * requests per key and day with the latest acceptance, which the app page charts and a
- * restarted limiter resumes from (ratelimit/used-quota.ts). Every 5 s while serving, so a
- * crash forgets at most the last 5 s of accepted requests (plus the write in flight), and
- * once more on a graceful close, after the last response: CONTRACT.md section 4, "exactly
- * after a graceful stop". Flushes run one at a time, so a failed one has put its uses back
- * (key-authenticator.ts) before the next takes them. The last flush is tried again for up to
- * `lastFlushForMs` while it fails: a SQLite writer beside (an import) refuses a serving
- * process's background write at once rather than blocking its event loop, which no longer
- * matters once nothing is served.
+ * Writes the key uses the authenticator noted: `keys list`'s lastUsedAt and the accepted requests
+ * per key and day with the latest acceptance, which the app page charts and a restarted limiter
+ * resumes from (ratelimit/used-quota.ts). Every 5 s while serving, so a crash forgets at most the
+ * last 5 s of accepted requests (plus the write in flight), and once more on a graceful close,
+ * after the last response, so that the counts are exact after a graceful stop
+ * (docs/operations.md#limits-across-restarts). Flushes run one at a time, so a failed one has put
+ * its uses back (key-authenticator.ts) before the next takes them. The last flush is tried again
+ * for up to `lastFlushForMs` while it fails: a SQLite writer beside (an import) refuses a serving
+ * process's background write at once rather than blocking its event loop, which no longer matters
+ * once nothing is served.
  */
 export function startKeyUseFlush(
   authenticator: KeyAuthenticator,

@@ -34,8 +34,8 @@ export interface StartupLogger {
 
 /**
  * `serve`'s logger: its lines (the certificate, `Server listening at`, …) are held until every
- * listener is bound, so that a start that fails (a port in use) is the one line of CONTRACT.md
- * section 7 on stderr, with no JSON before it.
+ * listener is bound, so that a start that fails (a port in use) is the one line of
+ * docs/cli.md on stderr, with no JSON before it.
  */
 export function createStartupLogger(level: string): StartupLogger {
   let mode: 'hold' | 'write' | 'drop' = 'hold';

@@ -1,4 +1,4 @@
-/** SIGTERM or SIGINT, listened for from the start of `serve` (CONTRACT.md section 7). */
+/** SIGTERM or SIGINT, listened for from the start of `serve` (docs/cli.md#serve). */
 export interface StopSignal {
   /** Resolves with the first SIGTERM or SIGINT since listenForStopSignal() was called. */
   readonly received: Promise<NodeJS.Signals>;
@@ -18,7 +18,7 @@ export interface StopSignal {
  * Listens for SIGTERM and SIGINT (either one drains and exits 0) from now on. Called before
  * anything announces readiness: an orchestrator may signal the moment it reads the `listening
  * on` line, and a signal with no handler yet takes Node's default action, an immediate exit by
- * that signal with nothing drained (issue 18). The handlers go after the first signal: a
+ * that signal with nothing drained. The handlers go after the first signal: a
  * second one takes that default action and ends the process at once (a second Ctrl-C).
  * Node's signal handlers hold no reference on the event loop: they never keep alive a process
  * whose start-up failed.

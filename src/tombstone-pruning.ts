@@ -6,7 +6,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 /**
  * Prunes tombstones past the retention when `serve` starts and every hour while it runs
- * (CONTRACT.md section 2). One process of a host does it: the single server, or with
+ * (docs/api.md#staying-in-sync). One process of a host does it: the single server, or with
  * `--workers` the cluster's primary, never each worker. Resolves once the first prune is done;
  * the returned function stops the hourly runs.
  */

@@ -34,7 +34,7 @@ function recordingLog() {
   return { log, lines };
 }
 
-/** CONTRACT.md section 4: the counts survive a restart, exactly after a graceful stop. */
+/** The counts survive a restart, exactly after a graceful stop (docs/operations.md#limits-across-restarts). */
 describe('the flush of key uses: every 5 s, and once more on close', () => {
   test('writes every interval while serving', async () => {
     const { authenticator, record } = scriptedFlushes({});

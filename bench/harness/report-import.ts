@@ -3,7 +3,7 @@ import { cell, keptBlockHead } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
- * The report's import section (issue 17, item 7), between markers of its own, kept row by row
+ * The report's import section, between markers of its own, kept row by row
  * as the long-poll and webhooks blocks are: `--only import-memory` rewrites its rows alone.
  */
 export const IMPORT_BEGIN = '<!-- import:begin (written by npm run bench) -->';
@@ -17,7 +17,7 @@ export function importBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   return [
-    ...keptBlockHead(IMPORT_BEGIN, 'Import memory (issue 17, item 7)', machine, command, loads),
+    ...keptBlockHead(IMPORT_BEGIN, 'Import memory', machine, command, loads),
     '| store | baseline (20 k meals): peak RSS / anon MB | 200 k: peak RSS / anon MB | 200 k / baseline (RSS / anon) | 1 M: peak RSS / anon MB | 1 M / baseline (RSS / anon) | anon 1 M / 200 k | meals/s (200 k / 1 M) | load avg |',
     `|${'---|'.repeat(9)}`,
     ...rows.map((row) =>

@@ -3,7 +3,7 @@ import { cell, keptBlockHead } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
- * The report's long-poll section (issue 15, item 7), between markers of its own: a run that
+ * The report's long-poll section, between markers of its own: a run that
  * measured any long-poll row rewrites it, a run that measured none leaves it as it was (and
  * the same for the main block), so `--only long-poll-latency,held-idle` adds these figures
  * without erasing the others.
@@ -131,7 +131,7 @@ export function longPollBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   return [
-    ...keptBlockHead(LONG_POLL_BEGIN, 'Long poll (issue 15, item 7)', machine, command, loads),
+    ...keptBlockHead(LONG_POLL_BEGIN, 'Long poll', machine, command, loads),
     ...latencyTable(rows),
     ...heldTable(rows),
     ...followTable(rows),

@@ -72,7 +72,7 @@ export function scaleOutSection(rows: readonly ScenarioRow[]): string[] {
   const notRun = skipped.map((row) => `Not run: **${row.name}**: ${cell(row.skipped)}.`);
   if (body.length === 0 && notRun.length === 0) return [];
   return [
-    '### Scale-out: PostgreSQL + Redis, and workers (issue 9, item 8)',
+    '### Scale-out: PostgreSQL + Redis, and workers',
     '',
     ...body,
     ...(notRun.length === 0 ? [] : [...notRun, '']),

@@ -3,7 +3,7 @@ import { cell, keptBlockHead } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
- * The report's webhooks section (issue 16, item 7), between markers of its own, kept row by
+ * The report's webhooks section, between markers of its own, kept row by
  * row as the long-poll block is (report-long-poll.ts): `--only webhook-import-cost` rewrites
  * its rows and keeps the others'.
  */
@@ -129,7 +129,7 @@ export function webhooksBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   return [
-    ...keptBlockHead(WEBHOOKS_BEGIN, 'Webhooks (issue 16, item 7)', machine, command, loads),
+    ...keptBlockHead(WEBHOOKS_BEGIN, 'Webhooks', machine, command, loads),
     ...latencyTable(rows),
     ...throughputTable(rows),
     ...importTable(rows),

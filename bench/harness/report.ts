@@ -142,7 +142,7 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
     '',
     table(rows),
     '',
-    '### Targets (issue 4, item 2)',
+    '### Targets',
     '',
     '| target | measured | |',
     '|---|---|---|',
@@ -213,7 +213,7 @@ export function writeReports(
   try {
     text = readFileSync(RESULTS_MD, 'utf8');
   } catch {
-    text = '# Benchmark results (issue 4)\n';
+    text = '# Benchmark results\n';
   }
   const mainRows = rows.filter((row) => sectionOf(row) === 'main');
   if (mainRows.length > 0) text = placeBlock(text, BEGIN, END, generated(mainRows, options, machine, loads), 'top');

@@ -1,7 +1,7 @@
 import type { LoadResult } from './load.js';
 
 /**
- * One line of bench/results.json: the fields issue 4 names (`name`, `rps`, `p50_ms`, `p99_ms`,
+ * One line of bench/results.json: the fields every row has (`name`, `rps`, `p50_ms`, `p99_ms`,
  * `cpu_us_per_req`, `rss_mb`, `ceiling_rps`, `ratio`), then extras. `ratio` is rps over the
  * same-run ceiling's rps; `cpu_ratio` is the ceiling's CPU per request over this one's, which
  * stays honest when the load generator, not the server, limits the ceiling's rps.

@@ -24,7 +24,7 @@ const CLIENT_PROCESSES = 2;
 const HANDSHAKES_IN_FLIGHT = 50;
 /** A change of a user nobody waits for, this often, in the foreign-writes window. */
 const FOREIGN_WRITE_EVERY_MS = 50;
-/** How often the polling alternative asks: the contract's minimum interval (CONTRACT.md section 4). */
+/** How often the polling alternative asks: the minimum interval (docs/api.md#limits). */
 const POLL_EVERY_S = 3;
 const HOLD_CEILING_SCRIPT = path.join(import.meta.dirname, '..', 'harness', 'hold-ceiling-server.ts');
 
@@ -155,7 +155,7 @@ async function pollInstead(context: BenchContext, server: ServerProcess, keys: r
 }
 
 /**
- * Long poll, issue 15 item 7: 10 000 idle held requests on one `serve` process (SQLite), each
+ * Long poll: 10 000 idle held requests on one `serve` process (SQLite), each
  * on its own TLS connection with its own key: the server's RSS per held request and its CPU
  * while they wait; the same with another process committing changes of a user nobody waits
  * for (each commit makes the next 100 ms look read the clocks of every watched user); and

@@ -117,7 +117,7 @@ async function measureBackend(
 }
 
 /**
- * Issue 17, item 7: `meals import` streams its file into one transaction, so its peak memory
+ * `meals import` streams its file into one transaction, so its peak memory
  * should not grow with the file. Peak RSS (VmHWM) and peak anonymous memory (RssAnon) of
  * importing 200 k and 1 M meals (JSON Lines) for a new user, each measured inside the command
  * (max-rss-on-exit.mjs), over the same command importing 20 000 (BASELINE_MEALS) in the same

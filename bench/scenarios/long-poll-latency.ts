@@ -37,7 +37,7 @@ interface Case {
   readonly name: string;
   /** Who commits the change that wakes the held request. */
   readonly wokenBy: string;
-  /** The goal for p99 (issue 15, item 7). */
+  /** The goal for p99. */
   readonly goalP99Ms: number;
   setup(context: BenchContext): Promise<Setup | { readonly skipped: string }>;
 }
@@ -203,7 +203,7 @@ async function measureCase(context: BenchContext, item: Case, setup: Setup): Pro
 }
 
 /**
- * Long poll, issue 15 item 7: how long after a change commits is a request held for it
+ * Long poll: how long after a change commits is a request held for it
  * answered, p50 and p99, when the change is committed (a) by the serving process itself, (b)
  * by another process on SQLite, (c) by a process on PostgreSQL while a second instance holds
  * the request. Against the same server's answer to the same request without `wait`.

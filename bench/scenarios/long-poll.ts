@@ -112,7 +112,7 @@ function consumerRow(name: string, who: Consumer, changes: number, extra: Record
 }
 
 /**
- * Long poll (issue 15, item 7): requests per delivered change for a consumer following with
+ * Long poll: requests per delivered change for a consumer following with
  * `wait=120` through the SDK, against one polling every 3 s (the most the interval allows), and
  * how soon each change reaches them. Both follow one user, on keys of their own, over the same
  * period, against a server of this scenario's own on a fresh database with the contract's 3 s

@@ -6,7 +6,7 @@ import { type ScratchStore, scratchPostgresStore, scratchSqliteStore } from '../
 import { startWriter, type WriterProcess } from '../harness/writer-process.js';
 import { WEBHOOKS_SECTION } from './webhook-latency.js';
 
-/** The goal (issue 16, item 7): the outbox takes less than 10 % off the import path. */
+/** The goal: the outbox takes less than 10 % off the import path. */
 const GOAL_COST_PCT = 10;
 /** Registered, never called: no sender runs in this scenario (see below). */
 const ENDPOINT_URL = 'https://127.0.0.1:9/hook';
@@ -108,11 +108,11 @@ async function measureStore(writer: WriterProcess, backend: string, quick: boole
 }
 
 /**
- * Webhooks, issue 16 item 7: what the outbox (an event written in the transaction of each
- * change, CONTRACT.md section 8) costs the import path. The writer imports through
- * `meal-export/host` for a user without an endpoint and for one with an endpoint, same run, on
- * SQLite and PostgreSQL. No sender runs: the endpoint's open event is extended by every change
- * after the first, as it is between two claims; the figure is the import's alone.
+ * Webhooks: what the outbox (an event written in the transaction of each change) costs the import
+ * path. The writer imports through `meal-export/host` for a user without an endpoint and for one
+ * with an endpoint, same run, on SQLite and PostgreSQL. No sender runs: the endpoint's open event
+ * is extended by every change after the first, as it is between two claims; the figure is the
+ * import's alone.
  */
 export const webhookImportCost: Scenario = {
   name: 'webhook-import-cost',

@@ -185,7 +185,7 @@ async function measureCase(
 }
 
 /**
- * Webhooks, issue 16 item 7: how long after a change commits does its webhook call arrive, p50
+ * Webhooks: how long after a change commits does its webhook call arrive, p50
  * and p99, on SQLite (the change committed by another process than the sender) and on
  * PostgreSQL (by a process on the database directly, sent by one of two instances).
  */

@@ -97,7 +97,7 @@ async function measureTrust(context: BenchContext, trust: Trust): Promise<Scenar
 }
 
 /**
- * Webhooks, issue 16 item 7: how many calls a second one sender process sustains to a local
+ * Webhooks: how many calls a second one sender process sustains to a local
  * receiver, with the receiver trusted as a public CA would be and through `--webhook-ca`.
  */
 export const webhookThroughput: Scenario = {

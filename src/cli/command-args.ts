@@ -30,7 +30,7 @@ type ParsedCommandArgs<O extends Flags> = ReturnType<
   typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & O; allowPositionals: true; strict: true }>
 >;
 
-/** node:util parseArgs's refusals, said as the rest of the command line speaks (CONTRACT.md section 7). */
+/** node:util parseArgs's refusals, said as the rest of the command line speaks (docs/cli.md). */
 function describeParseError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
@@ -93,7 +93,7 @@ export function parseIntegerFlag(
   return Number(value);
 }
 
-/** `--tombstone-days` of `serve` and `meals prune`: 0 to 3650, default 30 (CONTRACT.md section 2). */
+/** `--tombstone-days` of `serve` and `meals prune`: 0 to 3650, default 30 (docs/api.md#staying-in-sync). */
 export function parseTombstoneDaysFlag(value: string | boolean | undefined): number {
   return parseIntegerFlag(value, 'tombstone-days', DEFAULT_TOMBSTONE_DAYS, 0, MAX_TOMBSTONE_DAYS);
 }

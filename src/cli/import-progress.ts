@@ -15,7 +15,7 @@ export interface ImportProgress {
 const count = (n: number) => n.toLocaleString('en-US');
 
 /**
- * `meals import`'s progress on a terminal (issue 17, item 7): records read and their rate,
+ * `meals import`'s progress on a terminal (docs/cli.md#progress): records read and their rate,
  * rewritten in place every IMPORT_PROGRESS_EVERY_MS, then one lasting line. Off a terminal
  * nothing at all, so scripts and `--json` readers see what they always saw; stdout is never
  * touched.

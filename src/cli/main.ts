@@ -2,7 +2,7 @@ import { ENV } from '../config.js';
 import { AppError, CliError } from '../errors.js';
 import { PACKAGE_VERSION } from '../version.js';
 
-/** Every command and subcommand, as `meal-export --help` lists them (CONTRACT.md section 7). */
+/** Every command and subcommand, as `meal-export --help` lists them (docs/cli.md). */
 const COMMAND_LIST: readonly (readonly [string, string])[] = [
   ['serve', 'run the HTTPS API'],
   ['keys create|list|revoke', 'manage API keys'],

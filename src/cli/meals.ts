@@ -65,8 +65,8 @@ function formatFlag(value: string | boolean | undefined, usage: string): MealFil
 }
 
 /**
- * CONTRACT.md section 7: one all-or-nothing write, with the records streamed from the file
- * into it (issue 17, item 7): memory holds a batch, not the file, and a bad record anywhere
+ * One all-or-nothing write, with the records streamed from the file into it
+ * (docs/cli.md#memory-and-locking): memory holds a batch, not the file, and a bad record anywhere
  * rolls the write back (meals-io/meal-import.ts).
  */
 async function runImport(argv: string[]): Promise<void> {
@@ -107,7 +107,7 @@ async function runImport(argv: string[]): Promise<void> {
   );
 }
 
-/** Deleting twice is not an error: the meal is gone either way (CONTRACT.md section 7). */
+/** Deleting twice is not an error: the meal is gone either way (docs/cli.md#meals). */
 async function runDelete(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USER, DELETE_USAGE);
   const userId = requireUserId(values.user, DELETE_USAGE);
@@ -126,7 +126,7 @@ async function runDelete(argv: string[]): Promise<void> {
 
 /**
  * Prunes tombstones past the retention now, by the rule `serve` runs at start and hourly; the
- * store remembers each user's newest pruned position (CONTRACT.md sections 2 and 7).
+ * store remembers each user's newest pruned position (docs/api.md#staying-in-sync).
  */
 async function runPrune(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, PRUNE_FLAGS, PRUNE_USAGE);
@@ -183,7 +183,7 @@ async function runExport(argv: string[]): Promise<void> {
   );
 }
 
-/** `meal-export meals import|delete|prune|export ...` (CONTRACT.md section 7). */
+/** `meal-export meals import|delete|prune|export ...` (docs/cli.md#meals). */
 export async function runMeals(argv: string[]): Promise<void> {
   return runGroup(
     'meals',

@@ -55,7 +55,7 @@ interface Totals {
   deleted: number;
 }
 
-/** CONTRACT.md section 7: the key comes from the environment or a file, never from argv. */
+/** The key comes from the environment or a file, never from argv, where every user of the machine sees it. */
 function refuseKeyInArgv(argv: readonly string[]): void {
   if (argv.some((arg) => /^--(key|api-key|apikey)(=|$)/.test(arg))) {
     throw new CliError(
@@ -160,11 +160,12 @@ function isTransient(error: unknown, pulledBefore: boolean): boolean {
 const FOLLOW_RETRY_MS = 30_000;
 
 /**
- * `meal-export pull`: pages to the end with includeDeleted=true and applies each page to
- * --out, then saves the position in --state, in that order, both atomically: a crash between
- * the two re-applies one page, which changes nothing (CONTRACT.md section 7). With --follow it
- * goes on with the SDK's follow: each poll at the end of the feed is held by the server until
- * a change commits (long poll), so a change is written within about a second.
+ * `meal-export pull`: pages to the end with includeDeleted=true and applies each page to --out,
+ * then saves the position in --state, in that order, both atomically: a crash between the two
+ * re-applies one page, which changes nothing
+ * (docs/sdk.md#pull-your-meals-in-a-csv-file-kept-current). With --follow it goes on with the SDK's
+ * follow: each poll at the end of the feed is held by the server until a change commits (long
+ * poll), so a change is written within about a second.
  */
 export async function runPull(argv: string[]): Promise<void> {
   const settings = parseSettings(argv);

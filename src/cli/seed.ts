@@ -96,7 +96,7 @@ function usersInKeyOrder(seed: string, users: number, mealsPerUser: number, heav
 }
 
 /**
- * `meal-export seed` (CONTRACT.md section 7): deterministic synthetic meals for users seed_1 to
+ * `meal-export seed` (docs/cli.md#seed): deterministic synthetic meals for users seed_1 to
  * seed_N, and, for benchmarks, heavy users seed_heavy_1 to seed_heavy_K with long feeds. Meal
  * ids are fixed (seed_<user>_<n>, seed_heavy_<user>_<n>), so running it again updates the
  * same meals.

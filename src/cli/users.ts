@@ -11,11 +11,11 @@ import { nothingListensAt } from './page-probe.js';
 const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url URL] [--db FILE] [--json]';
 
 /**
- * `users login-link`: a one-time link that signs the user in to the app page (issue 11). The
- * host app's back end sends the user to it; `meal-export/host` does the same from code. The
- * link's origin: `--public-url` (or MEAL_EXPORT_PUBLIC_URL), else the one `serve --app-port`
- * recorded in the store when its page started (issue 17, item 3); it warns when nothing listens
- * there any more.
+ * `users login-link`: a one-time link that signs the user in to the app page
+ * (docs/app.md#the-page-resources--export-api-csv). The host app's back end sends the user to it;
+ * `meal-export/host` does the same from code. The link's origin: `--public-url` (or
+ * MEAL_EXPORT_PUBLIC_URL), else the one `serve --app-port` recorded in the store when its page
+ * started; it warns when nothing listens there any more.
  */
 async function runLoginLink(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(

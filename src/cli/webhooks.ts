@@ -20,7 +20,7 @@ const USAGE = {
 
 const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
-/** `webhooks create|list|delete|enable|rotate-secret|test|attempts` (CONTRACT.md sections 7 and 8). */
+/** `webhooks create|list|delete|enable|rotate-secret|test|attempts` (docs/cli.md#webhooks). */
 export async function runWebhooks(argv: string[]): Promise<void> {
   return runGroup(
     'webhooks',

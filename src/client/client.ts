@@ -74,7 +74,7 @@ function chooseTransport(options: MealExportClientOptions): HttpTransport {
 
 /**
  * A client for one key. One client keeps one pace: share it between calls, so that the
- * interval is kept across them (CONTRACT.md section 4).
+ * interval is kept across them (docs/api.md#limits).
  */
 export function createMealExportClient(options: MealExportClientOptions): MealExportClient {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');

@@ -1,7 +1,7 @@
 /**
  * What the SDK throws, after ky's HTTPError: small classes carrying the response and its parsed
  * body, with messages that describe themselves (`Request failed with 429 rate_limited: GET
- * /v1/meals`). `code` is the contract's error code (CONTRACT.md section 5), the discriminant.
+ * /v1/meals`). `code` is the service's error code (docs/errors.md), the discriminant.
  */
 
 import { describeNetworkFailure, type NetworkProblem } from './network-failure.js';
@@ -179,8 +179,9 @@ export class MealExportResponseError extends MealExportError {
 export type WebhookVerificationCheck = 'headers' | 'timestamp' | 'signature' | 'payload';
 
 /**
- * A webhook call that is not the service's, or not fresh (CONTRACT.md section 8): answer it with
- * a 4xx and do not act on it. The message says which check failed; it never quotes the secret.
+ * A webhook call that is not the service's, or not fresh (docs/webhooks.md#a-complete-receiver):
+ * answer it with a 4xx and do not act on it. The message says which check failed; it never quotes
+ * the secret.
  */
 export class MealExportWebhookVerificationError extends MealExportError {
   override name = 'MealExportWebhookVerificationError';

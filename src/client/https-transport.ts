@@ -47,8 +47,8 @@ function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> 
 }
 
 /**
- * The default transport: node:https (node:http for an http:// base URL behind a TLS proxy)
- * with one kept-alive connection, gzip and brotli (CONTRACT.md section 1), and the `ca` to
+ * The default transport: node:https (node:http for an http:// base URL behind a TLS proxy) with one
+ * kept-alive connection, gzip and brotli (docs/api.md#the-rest-of-the-transport), and the `ca` to
  * trust a self-signed certificate.
  */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpTransport {

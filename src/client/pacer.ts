@@ -21,7 +21,7 @@ export interface PacerOptions {
   readonly now?: () => number;
 }
 
-/** Keeps the per-key interval between accepted requests (CONTRACT.md section 4). */
+/** Keeps the per-key interval between accepted requests (docs/api.md#limits). */
 export interface Pacer {
   /** Resolves when the next request may be sent, with the pacer's clock at that moment. */
   ready(signal: AbortSignal | undefined): Promise<number>;
@@ -47,7 +47,7 @@ export const HELD_ACCEPTANCE_MARGIN_MS = 1000;
  * The interval is measured from the arrival of the previous counted answer: the server
  * accepted that request before answering, so waiting from the answer is always enough. A
  * long poll is accepted when it arrives and may be answered two minutes later; the server
- * measures the interval between acceptances (CONTRACT.md section 2, Long poll), so it is
+ * measures the interval between acceptances (docs/api.md#changes-as-they-happen-wait), so it is
  * measured from shortly after such a request was sent: after a hold of 4 s or more the next
  * request goes at once.
  */

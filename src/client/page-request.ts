@@ -24,7 +24,7 @@ export function mealsUrl(baseUrl: string | URL): URL {
   return new URL('v1/meals', base);
 }
 
-/** The longest `wait` the server takes, in seconds (CONTRACT.md section 2). */
+/** The longest `wait` the server takes, in seconds (docs/api.md#changes-as-they-happen-wait). */
 export const MAX_WAIT_SECONDS = 120;
 
 /** How long the server may hold a request with this `wait` (one it refuses is answered at once). */

@@ -71,7 +71,7 @@ export async function sendRequest(policy: RequestPolicy, url: URL, options: Send
     const body = parseBody(response.text);
     const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
     if (response.status === 429) {
-      // Not counted by the server (CONTRACT.md section 4): the interval clock is not reset.
+      // Not counted by the server (docs/api.md#limits): the interval clock is not reset.
       const ms = retryAfterMs ?? 1000;
       if (ms > policy.maxRetryAfterMs) throw new MealExportRateLimitError(info, response, body, ms);
       await policy.wait({ reason: 'rate_limited', ms }, signal);

@@ -8,7 +8,7 @@ export const DEFAULT_SYNC_LIMIT = 5000;
 /**
  * After a full pass, changes are followed from just after the user's newest change as the
  * pass's first answer saw it (its Meals-Last-Modified header): modifiedAt strictly increases
- * in commit order (CONTRACT.md section 2), so every change committed after that snapshot, a
+ * in commit order (docs/api.md#staying-in-sync), so every change committed after that snapshot, a
  * deletion of a meal already read included, comes after it, and nothing comes twice but what
  * really changed during the pass. Without the header (a proxy stripped it, or an older
  * server), changes are followed from this margin before the server's Date instead: a deletion
@@ -47,7 +47,7 @@ function startingPoint(options: SyncOptions, includeDeleted: boolean): { positio
   const cursor = options.cursor ?? null;
   // A fresh copy needs no tombstones (and one from 1970 would be answered 410 once anything
   // was pruned): a full pass without them first, then the changes with them, as the contract
-  // says to start (CONTRACT.md section 2).
+  // says to start (docs/api.md#the-meals-last-modified-header).
   const fresh = since === undefined && cursor === null && includeDeleted;
   const position = { lastModifiedSince: since ?? EPOCH, cursor, followSince: null };
   return { position, pass: fresh ? { followSince: undefined } : null };
@@ -69,10 +69,10 @@ function followWait(wait: number | undefined): number {
  * page `resynced`, then follows the changes; a second 410 before that resync has reached the
  * end of the feed throws MealExportResyncLoopError rather than starting over again.
  *
- * With `follow`, the end of the feed is not the end: it asks again with `wait`, which the
- * server holds until a change commits or the wait runs out (CONTRACT.md section 2, Long poll),
- * and so on until `signal` aborts. Sync and follow are one loop: a follow is a sync whose
- * requests after the full pass carry `wait` (a page with items is answered at once).
+ * With `follow`, the end of the feed is not the end: it asks again with `wait`, which the server
+ * holds until a change commits or the wait runs out (docs/api.md#changes-as-they-happen-wait), and
+ * so on until `signal` aborts. Sync and follow are one loop: a follow is a sync whose requests
+ * after the full pass carry `wait` (a page with items is answered at once).
  */
 export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}): AsyncGenerator<SyncStep> {
   const includeDeleted = options.includeDeleted ?? true;

@@ -20,14 +20,14 @@ export interface HttpTransport {
 export interface TransportGetOptions {
   /**
    * The server may hold this request this long before it sends a byte (a long poll, `wait`,
-   * CONTRACT.md section 2): a transport that times out a silent request must allow this much
-   * more for it. Absent: an ordinary request, answered at once.
+   * docs/api.md#changes-as-they-happen-wait): a transport that times out a silent request must
+   * allow this much more for it. Absent: an ordinary request, answered at once.
    */
   readonly holdMs?: number;
 }
 
 /**
- * A page of 5000 meals is ~1.6 MB (CONTRACT.md section 2); 64 MiB leaves room for pages of
+ * A page of 5000 meals is ~1.6 MB; 64 MiB leaves room for pages of
  * long descriptions while a server (or a proxy, or a gzip bomb) cannot make the client buffer
  * without end.
  */

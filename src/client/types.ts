@@ -1,5 +1,5 @@
 /**
- * The wire types of GET /v1/meals (CONTRACT.md section 2), as a consumer receives them:
+ * The wire types of GET /v1/meals (docs/api.md#the-call), as a consumer receives them:
  * instants are `YYYY-MM-DDTHH:mm:ss.sssZ` strings.
  */
 import type { MealNutrients, MealType } from '../domain/meal.js';
@@ -51,10 +51,10 @@ export interface ListMealsOptions {
   readonly cursor?: string | null;
   readonly includeDeleted?: boolean;
   /**
-   * Long poll (CONTRACT.md section 2), whole seconds 1 to 120: when the page would be empty,
-   * the server holds the request until a change of this user that belongs in it commits (then
-   * answers within 1 s) or this many seconds pass (then answers the empty page). One request
-   * for the limits; the client's timeout allows the hold.
+   * Long poll (docs/api.md#changes-as-they-happen-wait), whole seconds 1 to 120: when the page
+   * would be empty, the server holds the request until a change of this user that belongs in it
+   * commits (then answers within 1 s) or this many seconds pass (then answers the empty page). One
+   * request for the limits; the client's timeout allows the hold.
    */
   readonly wait?: number;
   /**

@@ -15,7 +15,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 }
 
 /**
- * The per-key interval the server announces in `RateLimit-Policy` (CONTRACT.md section 4:
+ * The per-key interval the server announces in `RateLimit-Policy` (docs/api.md#limits:
  * `"daily";q=1000;w=86400, "interval";q=1;w=3`, the interval left out when there is none).
  * Returns milliseconds (0 for no interval), or undefined when the header is absent.
  */

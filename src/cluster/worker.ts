@@ -36,7 +36,7 @@ export async function runClusterWorker(config: ServeConfig, stop: StopSignal): P
       clusterWorker: { limiters: config.redisUrl === undefined ? createClusterLimiters() : undefined },
     });
   } catch (error) {
-    // The primary reports it as the command's one-line failure (CONTRACT.md section 7).
+    // The primary reports it as the command's one-line failure (docs/cli.md).
     await tellPrimary({ type: WORKER_FAILED, message: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   }

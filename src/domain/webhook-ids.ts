@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { randomId } from './random-id.js';
 
 /**
- * The random names of webhooks (CONTRACT.md section 8), never sequential: endpoint ids, the
+ * The random names of webhooks (docs/webhooks.md), never sequential: endpoint ids, the
  * secrets webhook-signature.ts signs with, and event ids.
  */
 

@@ -4,11 +4,11 @@ export type MealHostErrorCode =
   | 'invalid_meal'
   /** A meal id belongs to another user; `index` names it. Nothing was written. */
   | 'foreign_meal_id'
-  /** The user already holds the 10 active keys allowed (CONTRACT.md section 3). */
+  /** The user already holds the 10 active keys allowed (docs/cli.md#keys). */
   | 'too_many_keys'
   /** A webhook URL that is not https://, is over 2048 characters or holds a user or password. */
   | 'invalid_webhook_url'
-  /** The user already has the 5 webhook endpoints allowed (CONTRACT.md section 8). */
+  /** The user already has the 5 webhook endpoints allowed (docs/webhooks.md#registering-an-endpoint). */
   | 'too_many_webhooks'
   /** A user id that is empty, over 200 characters or with control characters. */
   | 'invalid_user_id'

@@ -5,7 +5,7 @@ import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
 import type { ApiKeyRecord } from '../domain/key-records.js';
 import { retryAfterSeconds } from './rate-limit-headers.js';
 
-/** The challenge of every 401 (CONTRACT.md section 3); the OpenAPI document describes the same value. */
+/** The challenge of every 401 (docs/api.md#limits); the OpenAPI document describes the same value. */
 export const BEARER_CHALLENGE = 'Bearer realm="meal-export"';
 const WWW_AUTHENTICATE = { 'www-authenticate': BEARER_CHALLENGE };
 const BEARER_RE = /^bearer(?:\s+(.*))?$/i;
@@ -13,7 +13,7 @@ const BEARER_RE = /^bearer(?:\s+(.*))?$/i;
 type Credentials =
   { readonly kind: 'missing' } | { readonly kind: 'token'; readonly token: string } | { readonly kind: 'other' };
 
-/** Reads the key from the Authorization header only (CONTRACT.md section 3); the scheme is case-insensitive. */
+/** Reads the key from the Authorization header only (docs/api.md#keys); the scheme is case-insensitive. */
 function readCredentials(header: string | undefined): Credentials {
   const value = header?.trim() ?? '';
   if (value === '') return { kind: 'missing' };
@@ -32,9 +32,9 @@ export interface AuthFailureGuard {
 /**
  * The key of the request, or the contract's refusal: 401 missing_api_key / invalid_api_key
  * (one message for every kind of bad key: no oracle), or 429 once the client address has
- * failed too often. The block is checked first (issue 10, item 9), from memory: a blocked
+ * failed too often. The block is checked first, from memory: a blocked
  * address's request is refused without asking the guard, and its key, which must still pass
- * if valid (CONTRACT.md section 3), is looked up in a paced batch, not with a query of its own.
+ * if valid (docs/api.md#limits), is looked up in a paced batch, not with a query of its own.
  */
 export async function authenticateRequest(
   authorization: string | undefined,

@@ -3,7 +3,7 @@ import { BlockList, isIP } from 'node:net';
 /**
  * The client address behind trusted proxies (`serve --trust-proxy`). Behind a load balancer or
  * a TLS-terminating proxy every connection comes from the proxy, so the brute-force guard
- * (CONTRACT.md section 3, "one client address") would count every client as one: one of them
+ * (docs/api.md#limits: failures "from one address") would count every client as one: one of them
  * failing 20 times would get every other client without a valid key a 429. Each proxy appends
  * the address it was connected from to `X-Forwarded-For`; only the entries appended by proxies
  * we trust are facts, anything to their left the client may have written. So the address is

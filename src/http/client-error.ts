@@ -32,7 +32,7 @@ function refusalOf(error: ParserError): AppError {
 }
 
 /**
- * Answers what Node's HTTP parser refuses before any route sees it (CONTRACT.md section 5):
+ * Answers what Node's HTTP parser refuses before any route sees it (docs/errors.md):
  * headers past the parser's limit are 431 (414 when the request line alone is past 8 KiB),
  * anything else malformed is 400 bad_request, as JSON with the usual headers. Timeouts and
  * resets just close the connection: slow clients are cut off.

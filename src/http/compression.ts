@@ -3,9 +3,9 @@ import { constants as zlibConstants, brotliCompress, gzip } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 
 /**
- * When and how bodies are compressed (CONTRACT.md section 1): over 1 KiB (1025 bytes and
- * more), when Accept-Encoding asks for br or gzip. Brotli at quality 4 compresses close to
- * gzip's best for a fraction of quality 11's CPU. app.ts gives the same settings to
+ * When and how bodies are compressed (docs/api.md#the-rest-of-the-transport): over 1 KiB (1025
+ * bytes and more), when Accept-Encoding asks for br or gzip. Brotli at quality 4 compresses close
+ * to gzip's best for a fraction of quality 11's CPU. app.ts gives the same settings to
  * @fastify/compress for the routes Fastify answers; http/meals-endpoint.ts uses this module.
  */
 export const COMPRESSION_THRESHOLD = 1025;

@@ -11,12 +11,12 @@ export interface ConnectionDrain {
 const FIRST_REQUEST_GRACE_MS = 2_000;
 
 /**
- * Graceful shutdown that keeps its promise for large answers (CONTRACT.md section 7: "sends
- * every response in flight in full"). Node's closeIdleConnections, which server.close() calls,
- * takes a connection for idle as soon as res.end() was called, even while most of a large body
- * still waits in the process, and destroys it. This server's closeIdleConnections is replaced:
- * a connection is ended only once each of its responses has been handed to the operating
- * system ('close' after 'finish').
+ * Graceful shutdown that keeps its promise for large answers: every response in flight is sent in
+ * full (docs/operations.md#workers---workers-n). Node's closeIdleConnections, which server.close()
+ * calls, takes a connection for idle as soon as res.end() was called, even while most of a large
+ * body still waits in the process, and destroys it. This server's closeIdleConnections is replaced:
+ * a connection is ended only once each of its responses has been handed to the operating system
+ * ('close' after 'finish').
  *
  * A connection that opened before the listener closed but has not sent its request yet (still
  * in its TLS handshake, or its request still on the way) is not idle: its client is about to

@@ -5,11 +5,11 @@ export interface Deadlined {
 }
 
 /**
- * Many deadlines behind one timer: a binary min-heap on `deadline`, with the process's single
- * timer set for the earliest. Thousands of held requests cost one timer, not one each
- * (CONTRACT.md section 2: a held request costs its connection, not a timer of its own).
- * An entry answered early is not searched for: it is marked `done` and skipped when it comes
- * up; the heap is rebuilt without such entries when they outnumber the live ones.
+ * Many deadlines behind one timer: a binary min-heap on `deadline`, with the process's single timer
+ * set for the earliest. Thousands of held requests cost one timer, not one each (a held request
+ * costs its connection, not a timer of its own: docs/capacity.md#held-connections-long-poll). An
+ * entry answered early is not searched for: it is marked `done` and skipped when it comes up; the
+ * heap is rebuilt without such entries when they outnumber the live ones.
  */
 export class DeadlineQueue<T extends Deadlined> {
   private heap: T[] = [];

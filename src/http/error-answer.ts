@@ -12,7 +12,7 @@ export interface ErrorAnswer {
 }
 
 /**
- * The one renderer of the contract's errors (CONTRACT.md section 5): whoever answers (the front
+ * The one renderer of the service's errors (docs/errors.md): whoever answers (the front
  * door, Fastify's error handler, the /v1/meals endpoint, the socket of a request the parser
  * refused), the status, headers and body come from here. The writers below only differ in
  * what they write to.

@@ -15,7 +15,7 @@ export function failureOf(error: unknown, log: FastifyBaseLogger): AppError {
   if (error instanceof AppError) {
     if (error.code !== 'unavailable') return error;
     log.warn({ err: error.cause ?? error }, 'storage unavailable');
-    // CONTRACT.md section 5: a 503 says when to try again.
+    // A 503 says when to try again (docs/errors.md).
     if (error.headers['retry-after'] !== undefined) return error;
     return new AppError('unavailable', error.message, {
       headers: { ...error.headers, 'retry-after': UNAVAILABLE_RETRY_AFTER_SECONDS },

@@ -24,7 +24,7 @@ export interface FrontDoorDeps {
 }
 
 /**
- * The first code to see every request of the public listener (CONTRACT.md section 5): it runs
+ * The first code to see every request of the public listener (docs/errors.md): it runs
  * the gatekeeper's checks on the request as it came, before any framework decodes or routes
  * it, and answers a refusal itself; then /v1/meals goes to its endpoint and the rest to
  * Fastify, with the headers every response carries already set (section 1). A target in

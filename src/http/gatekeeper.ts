@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import { PUBLIC_METHODS, PUBLIC_PATHS, pathOf } from './public-routes.js';
 
-/** CONTRACT.md section 5: a URL over 8 KiB is 414, counted as the request line sent it. */
+/** A URL over 8 KiB is 414 (docs/errors.md), counted as the request line sent it. */
 export const MAX_URL_BYTES = 8 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -29,7 +29,7 @@ export const malformed = (): AppError => new AppError('bad_request', 'The reques
 
 /**
  * The first check before authentication that the request fails, in the contract's order
- * (CONTRACT.md section 5), if any: request size, then what the HTTP parser would refuse
+ * (docs/errors.md), if any: request size, then what the HTTP parser would refuse
  * (an HTTP/1.1 request without Host, RFC 9112 section 3.2; a path that fails decoding), OPTIONS,
  * route, method, Origin. The front door asks it of every request of the public listener,
  * before any framework reads the request.
@@ -59,7 +59,7 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
 
 /**
  * The path is not echoed: a key pasted into the URL by mistake must not come back in the
- * body (issue 10), nor anything else of the request.
+ * body, nor anything else of the request.
  */
 export function notFound(): AppError {
   return new AppError('not_found', 'No such resource: the API is GET /v1/meals (see /v1/openapi.json).');

@@ -2,7 +2,7 @@ import type { ChangeSignals, FeedWatcher } from '../storage/change-signals.js';
 import { DeadlineQueue } from './deadline-queue.js';
 
 /**
- * A long poll waiting for a change of its user (CONTRACT.md section 2, `wait`): the small
+ * A long poll waiting for a change of its user (docs/api.md#changes-as-they-happen-wait): the small
  * record that is all a held request costs beside its connection. The endpoint extends it
  * with what it needs to answer (http/meals-endpoint.ts).
  */
@@ -51,11 +51,11 @@ export interface HeldRequests<T extends HeldRequest> {
 }
 
 /**
- * The held requests of one process, by key (one each, CONTRACT.md section 2) and by user (a
- * change signal wakes that user's), behind one deadline timer (http/deadline-queue.ts). A
- * woken request reads its page again and answers if it has items; otherwise it goes back to
- * waiting until its deadline. A wake that comes during a read is kept for after it, so a
- * change is never lost between a read and the next wait.
+ * The held requests of one process, by key (one each, docs/api.md#changes-as-they-happen-wait) and
+ * by user (a change signal wakes that user's), behind one deadline timer (http/deadline-queue.ts).
+ * A woken request reads its page again and answers if it has items; otherwise it goes back to
+ * waiting until its deadline. A wake that comes during a read is kept for after it, so a change is
+ * never lost between a read and the next wait.
  */
 export function createHeldRequests<T extends HeldRequest>(options: HeldRequestsOptions<T>): HeldRequests<T> {
   const byKey = new Map<string, T>();

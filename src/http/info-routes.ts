@@ -13,7 +13,7 @@ export interface InfoRoutesDeps {
 
 const OK = '{"ok":true}';
 
-/** /healthz, /readyz and /v1/openapi.json: no key needed (CONTRACT.md section 6). */
+/** /healthz, /readyz and /v1/openapi.json: no key needed (docs/api.md#the-rest-of-the-transport). */
 export function registerInfoRoutes(app: FastifyInstance, deps: InfoRoutesDeps): void {
   app.get(HEALTH_PATH, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(OK));
 

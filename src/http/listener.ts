@@ -4,7 +4,10 @@ import { CliError } from '../errors.js';
 import { type ConnectionDrain, trackConnections } from './connection-drain.js';
 import { limitConnections, MAX_CONNECTIONS, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.js';
 
-/** CONTRACT.md section 1: headers within 10 s, the whole request within 30 s, checked every second (Node: 30 s). */
+/**
+ * Headers within 10 s, the whole request within 30 s (docs/api.md#the-rest-of-the-transport),
+ * checked every second (Node: 30 s).
+ */
 const REQUEST_LIMITS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 };
 
 /**
@@ -61,7 +64,7 @@ export function createListener(
 }
 
 /**
- * A listener's failure to bind as the command's one line (CONTRACT.md section 7): `port 8443 is
+ * A listener's failure to bind as the command's one line (docs/cli.md): `port 8443 is
  * in use`, rather than Node's `listen EADDRINUSE: address already in use 127.0.0.1:8443`.
  */
 export function describeListenFailure(error: unknown, port: number): unknown {

@@ -6,7 +6,7 @@ import { PUBLIC_METHODS } from './public-routes.js';
 import { instantSchema } from './schemas.js';
 
 /**
- * The response headers of the OpenAPI document (CONTRACT.md sections 1, 3 and 4), each with its
+ * The response headers of the OpenAPI document (docs/api.md#the-openapi-document), each with its
  * schema and an example. Fixed values come from the code that sends them, so the document cannot
  * drift from the answers; Content-Type is the media type of each response's content (OpenAPI
  * ignores a Content-Type header object) and transport headers (Date, Content-Length…) are left

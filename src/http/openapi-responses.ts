@@ -13,7 +13,7 @@ import {
 
 /**
  * The answers of the OpenAPI document, status by status, each with its headers and an example
- * (CONTRACT.md sections 1 to 6). A HEAD's answers are its GET's without the content: one
+ * (docs/api.md#the-openapi-document). A HEAD's answers are its GET's without the content: one
  * builder makes both, so the two cannot differ.
  */
 interface Example {
@@ -251,8 +251,8 @@ export function openApiResponses(withBody: boolean): Responses {
 
 /**
  * What the service answers to a request that no operation of the document describes: another
- * path, another method, OPTIONS, or a request refused before its route is known (CONTRACT.md
- * section 5). They belong to no operation, so the document gives them under an extension
+ * path, another method, OPTIONS, or a request refused before its route is known
+ * (docs/errors.md). They belong to no operation, so the document gives them under an extension
  * rather than as operations a client generator would turn into methods that always fail.
  */
 export const RESPONSES_WITHOUT_OPERATION: Responses = responsesOf(

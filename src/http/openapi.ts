@@ -17,7 +17,7 @@ import {
   webhookTestEventSchema,
 } from './schemas.js';
 
-/** The Standard Webhooks headers of every call (CONTRACT.md section 8). */
+/** The Standard Webhooks headers of every call (docs/webhooks.md#the-call). */
 const WEBHOOK_HEADERS = {
   'webhook-id': {
     required: true,

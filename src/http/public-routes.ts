@@ -1,8 +1,8 @@
 /**
- * The routes of the public listener, in one place (CONTRACT.md sections 2 and 6): static paths,
- * each answering GET and HEAD only. The gatekeeper refuses every other path and method, the
- * front door sends /v1/meals to its own endpoint, Fastify registers the others, and /metrics
- * labels requests by them.
+ * The routes of the public listener, in one place (docs/api.md#the-rest-of-the-transport): static
+ * paths, each answering GET and HEAD only. The gatekeeper refuses every other path and method, the
+ * front door sends /v1/meals to its own endpoint, Fastify registers the others, and /metrics labels
+ * requests by them.
  */
 export const MEALS_PATH = '/v1/meals';
 export const HEALTH_PATH = '/healthz';

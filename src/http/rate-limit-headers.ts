@@ -3,7 +3,7 @@ import type { RateDecision, RateLimitPolicy } from '../ratelimit/rate-limiter.js
 const DAY_SECONDS = 86_400;
 
 /**
- * The RateLimit-Policy value (CONTRACT.md section 4), fixed for the process: the daily quota,
+ * The RateLimit-Policy value (docs/api.md#limits), fixed for the process: the daily quota,
  * and the interval in whole seconds (rounded up) unless there is none.
  */
 export function rateLimitPolicyHeader(policy: RateLimitPolicy): string {

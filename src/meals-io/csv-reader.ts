@@ -11,7 +11,7 @@ import {
 } from './raw-record.js';
 
 const KNOWN_COLUMNS: ReadonlySet<string> = new Set(MEAL_FIELDS);
-/** Columns a file may leave out: the store makes ids and sets modifiedAt (CONTRACT.md section 7). */
+/** Columns a file may leave out: the store makes ids and sets modifiedAt (docs/cli.md#formats). */
 const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['id', 'modifiedAt']);
 const LF = 0x0a;
 const CR = 0x0d;

@@ -2,7 +2,7 @@ import { formatInstant } from '../domain/instant.js';
 import { MEAL_FIELDS, type Meal } from '../domain/meal.js';
 
 /**
- * The CSV layout of `meals export` (CONTRACT.md section 7): RFC 4180
+ * The CSV layout of `meals export` (docs/cli.md#meals): RFC 4180
  * (https://www.rfc-editor.org/rfc/rfc4180) with CRLF line ends, a header row of the Meal
  * fields in contract order (modifiedAt last), null as an empty field. Values are written
  * unchanged, with no spreadsheet-formula escaping: the contract wants what was imported back.

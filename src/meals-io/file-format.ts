@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** The two layouts `meals import` reads and `meals export` writes (CONTRACT.md section 7). */
+/** The two layouts `meals import` reads and `meals export` writes (docs/cli.md#formats). */
 export const MEAL_FILE_FORMATS = ['jsonl', 'csv'] as const;
 export type MealFileFormat = (typeof MEAL_FILE_FORMATS)[number];
 

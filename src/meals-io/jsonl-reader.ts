@@ -39,11 +39,11 @@ function readLine(raw: string, line: number): RawItem | undefined {
 }
 
 /**
- * Reads JSON Lines (https://jsonlines.org/) as text arrives: one JSON object per line, LF or
- * CRLF; blank lines are skipped. Only the unfinished last line is kept between pieces, so an
- * import holds one line at a time however long the file (issue 17, item 7), and a line past
- * MAX_RECORD_BYTES is a fault at once, its bytes dropped until it ends. Every line is read, so
- * that all the bad ones are counted, not the first.
+ * Reads JSON Lines (https://jsonlines.org/) as text arrives: one JSON object per line, LF or CRLF;
+ * blank lines are skipped. Only the unfinished last line is kept between pieces, so an import holds
+ * one line at a time however long the file (docs/cli.md#memory-and-locking), and a line past
+ * MAX_RECORD_BYTES is a fault at once, its bytes dropped until it ends. Every line is read, so that
+ * all the bad ones are counted, not the first.
  */
 export function createJsonlReader() {
   let rest = '';

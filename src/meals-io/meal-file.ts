@@ -30,7 +30,7 @@ export function isImportedMeal(item: MealFileItem): item is ImportedMeal {
 
 /**
  * Reads and checks an import file as its text comes, one record at a time, in line order
- * (issue 17, item 7: an import's memory does not grow with the file). Every record is
+ * (docs/cli.md#memory-and-locking: an import's memory does not grow with the file). Every record is
  * checked; the caller decides what a fault stops.
  */
 export async function* readMealFile(

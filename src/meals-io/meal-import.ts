@@ -17,7 +17,7 @@ export type ImportOutcome =
       readonly updated: number;
       readonly unchanged: number;
     }
-  /** The one-line report of the first bad record (CONTRACT.md section 7); nothing was written. */
+  /** The one-line report of the first bad record (docs/cli.md#all-or-nothing-by-line); nothing was written. */
   | { readonly ok: false; readonly message: string };
 
 /** Where the store writes an import's batches in one transaction (Storage.importMeals for one user). */
@@ -31,12 +31,13 @@ class BadRecord extends Error {
 }
 
 /**
- * `meals import` as the records come (issue 17, item 7): valid records go to the store in
- * batches inside one transaction while the file is still being read; the first bad record
- * rolls it back, and the rest of the file is only read, to count the bad records after it.
- * So the outcome is the one of checking the whole file before writing (CONTRACT.md section
- * 7): a bad record anywhere is reported, by its line, before an id of another user, and
- * nothing of the file is written. `onRead` is told the count of records read so far.
+ * `meals import` as the records come (docs/cli.md#memory-and-locking): valid records go to the
+ * store in batches inside one transaction while the file is still being read; the first bad record
+ * rolls it back, and the rest of the file is only read, to count the bad records after it. So the
+ * outcome is the one of checking the whole file before writing
+ * (docs/cli.md#all-or-nothing-by-line): a bad record anywhere is reported, by its line, before an
+ * id of another user, and nothing of the file is written. `onRead` is told the count of records
+ * read so far.
  */
 export async function importMealStream(
   items: AsyncIterable<MealFileItem>,

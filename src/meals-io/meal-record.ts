@@ -3,7 +3,7 @@ import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealContent, type MealType } 
 import { randomId } from '../domain/random-id.js';
 
 /**
- * One import record (CONTRACT.md section 7, "meals import") checked and turned into the meal
+ * One import record (docs/cli.md#formats) checked and turned into the meal
  * it records. JSON Lines records carry JSON values; CSV records carry a string per cell, where
  * an empty cell is "" for text and null for numbers.
  */

@@ -1,7 +1,7 @@
 /**
  * What the file readers hand to validation: each record's raw field values with the line it
  * starts on, and the faults found while reading, so that a bad record is reported by its line
- * (CONTRACT.md section 7, "meals import").
+ * (docs/cli.md#formats).
  */
 export interface RawRecord {
   /** 1-based line of the input where the record starts. */

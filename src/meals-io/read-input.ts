@@ -25,12 +25,11 @@ function readFault(location: string, error: unknown): CliError {
 }
 
 /**
- * The text of an input file, or of stdin for `-`, in pieces as it is read: an import holds
- * one piece at a time, whatever the file's size (issue 17, item 7). The file is opened
- * before this resolves, so that a missing one is reported before the store is opened. It
- * must be UTF-8 (a byte order mark is dropped): anything else would be stored as replacement
- * characters without a word. A read failure or a byte that is not UTF-8 ends the reading
- * with a CliError.
+ * The text of an input file, or of stdin for `-`, in pieces as it is read: an import holds one
+ * piece at a time, whatever the file's size (docs/cli.md#memory-and-locking). The file is opened
+ * before this resolves, so that a missing one is reported before the store is opened. It must be
+ * UTF-8 (a byte order mark is dropped): anything else would be stored as replacement characters
+ * without a word. A read failure or a byte that is not UTF-8 ends the reading with a CliError.
  */
 export async function openInputPieces(location: string): Promise<AsyncGenerator<string>> {
   try {

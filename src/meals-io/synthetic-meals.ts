@@ -2,7 +2,7 @@ import { MEAL_TYPES, type MealContent, type MealType } from '../domain/meal.js';
 import { createSeededRandom, hashSeed, type SeededRandom } from '../domain/seeded-random.js';
 
 /**
- * Deterministic synthetic meals for `seed` (CONTRACT.md section 7). Each user's meals come
+ * Deterministic synthetic meals for `seed` (docs/cli.md#seed). Each user's meals come
  * from their own generator, seeded by (seed, user), so a user's first meals are the same
  * whatever the number of users or meals asked for.
  */

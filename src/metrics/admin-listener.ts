@@ -16,7 +16,7 @@ export interface AdminListener {
 const ADMIN_HOST = '127.0.0.1';
 
 /**
- * The admin listener (CONTRACT.md section 6): `GET /metrics` in Prometheus text format, plain
+ * The admin listener (docs/operations.md#metrics): `GET /metrics` in Prometheus text format, plain
  * HTTP on 127.0.0.1 only, so that what the service counts is seen from the host, never from
  * the network the public port faces. Port 0 takes a free port; the bound address is logged as
  * `{"url":"http://127.0.0.1:PORT","msg":"admin listening"}` (stdout carries only the public

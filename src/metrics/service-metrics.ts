@@ -7,7 +7,7 @@ import type { StorageTimer } from './timed-storage.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
 /**
- * Everything one serving process counts for `/metrics` (CONTRACT.md section 6), in its own
+ * Everything one serving process counts for `/metrics` (docs/operations.md#metrics), in its own
  * registry. With `--workers`, each worker has one, labelled with its worker number, and the
  * primary's admin listener adds them up (metrics/cluster-metrics.ts).
  */

@@ -2,9 +2,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebhookMetrics } from '../webhooks/webhook-service.js';
 
 /**
- * What /metrics counts of webhooks (CONTRACT.md section 8): attempts by outcome, events
- * pending, and the age of the oldest pending one (read from the store at each scrape). In the
- * registry of the process that sends: the single `serve` process, or the primary of
+ * What /metrics counts of webhooks (docs/operations.md#long-polls-and-webhooks): attempts by
+ * outcome, events pending, and the age of the oldest pending one (read from the store at each
+ * scrape). In the registry of the process that sends: the single `serve` process, or the primary of
  * `--workers`.
  */
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {

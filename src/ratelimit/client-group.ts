@@ -1,13 +1,12 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * The subject the brute-force guard counts failures under (CONTRACT.md section 3, "one client
- * address"): an IPv4 address as it is, an IPv6 address by its /64. A single IPv6 subscriber is
- * routinely given a whole /64 and can rotate through 2^64 addresses in it, so counting each
- * address alone would let it get around the guard. An IPv4 address written as IPv6
- * (`::ffff:203.0.113.1`, as a dual-stack socket reports it) is that IPv4 address. Anything
- * else (a Unix socket, an empty address) is its own subject. Both guards, in-process and Redis,
- * count under this one function.
+ * The subject the brute-force guard counts failures under (one client address, docs/api.md#limits):
+ * an IPv4 address as it is, an IPv6 address by its /64. A single IPv6 subscriber is routinely given
+ * a whole /64 and can rotate through 2^64 addresses in it, so counting each address alone would let
+ * it get around the guard. An IPv4 address written as IPv6 (`::ffff:203.0.113.1`, as a dual-stack
+ * socket reports it) is that IPv4 address. Anything else (a Unix socket, an empty address) is its
+ * own subject. Both guards, in-process and Redis, count under this one function.
  */
 export function clientGroupOf(address: string): string {
   const zoneless = address.split('%', 1)[0] ?? address;

@@ -18,7 +18,8 @@ interface Pending {
   readonly timer: NodeJS.Timeout;
 }
 
-// The contract's bound on a limiter's answer (CONTRACT.md section 4: "no request waits longer").
+// The bound on a limiter's answer: past it the request is 503 unavailable, never a hang
+// (docs/errors.md).
 const DEFAULT_TIMEOUT_MS = 1_000;
 
 type Question =

@@ -14,9 +14,10 @@ export interface FallbackAuthFailureLimiterOptions extends Omit<FallbackSwitchOp
 }
 
 /**
- * The brute-force guard from the shared store while it answers, from this instance's own
- * in-process guard while it does not (CONTRACT.md sections 3 and 4). AuthFailureLimiter has no
- * ping, so the caller says how to probe the store (the connection's PING).
+ * The brute-force guard from the shared store while it answers, from this instance's own in-process
+ * guard while it does not (docs/operations.md#scale-out-many-instances-on-postgresql-and-redis).
+ * AuthFailureLimiter has no ping, so the caller says how to probe the store (the connection's
+ * PING).
  */
 export function createFallbackAuthFailureLimiter(
   options: FallbackAuthFailureLimiterOptions,

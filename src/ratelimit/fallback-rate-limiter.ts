@@ -15,7 +15,8 @@ export interface FallbackRateLimiterOptions extends Omit<FallbackSwitchOptions, 
 
 /**
  * Per-key limits from the shared store while it answers, from this instance's own in-process
- * limiter while it does not (CONTRACT.md section 4: never a 500, never a hang).
+ * limiter while it does not: never a 500, never a hang
+ * (docs/operations.md#scale-out-many-instances-on-postgresql-and-redis).
  */
 export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): FallbackRateLimiter {
   const { shared, local, observer } = options;

@@ -30,14 +30,15 @@ export interface FallbackSwitch {
 }
 
 // 500 ms for Redis, which answers in well under a millisecond, then the in-process answer:
-// a request never waits more than the contract's 1 s for the limiter (CONTRACT.md section 4).
+// a request never waits more than 1 s for the limiter.
 const DEFAULT_TIMEOUT_MS = 500;
 const DEFAULT_PROBE_EVERY_MS = 1000;
 
 /**
- * The shared store or the in-process fallback, for one limiter (CONTRACT.md section 4): the
- * switch is logged once each way and reported to the observer; while down, no call tries the
- * store: a background probe brings it back by itself.
+ * The shared store or the in-process fallback, for one limiter
+ * (docs/operations.md#scale-out-many-instances-on-postgresql-and-redis): the switch is logged once
+ * each way and reported to the observer; while down, no call tries the store: a background probe
+ * brings it back by itself.
  */
 export function createFallbackSwitch(options: FallbackSwitchOptions): FallbackSwitch {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

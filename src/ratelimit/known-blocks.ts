@@ -3,7 +3,7 @@ import { clientGroupOf } from './client-group.js';
 
 /**
  * What this process has learnt from the brute-force guard: the client groups (clientGroupOf)
- * it has blocked, and until when. Read before a key is looked up (issue 10, item 9): a request
+ * it has blocked, and until when. Read before a key is looked up: a request
  * from a blocked group gets its 429 without asking the guard again (a Redis call, or an IPC
  * message to the cluster's primary), and its key is looked up in a paced batch rather than
  * at once (domain/key-authenticator.ts). The guard's own answer is unchanged: it does not

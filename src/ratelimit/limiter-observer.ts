@@ -1,7 +1,6 @@
 /**
  * What the limiters report for /metrics: each decision, by limiter and by the backend that
- * made it, and each switch between the shared store and the in-process fallback
- * (CONTRACT.md section 4).
+ * made it, and each switch between the shared store and the in-process fallback.
  */
 export interface LimiterObserver {
   decision(limiter: 'rate' | 'auth_failures', backend: 'redis' | 'memory', allowed: boolean): void;

@@ -9,7 +9,7 @@ import type { UsedQuota } from './used-quota.js';
  * - `in-process`: no shared store configured; each instance limits alone.
  * - `shared`: Redis decides for every instance.
  * - `fallback`: Redis is configured but does not answer: this instance decides alone until it
- *   does (CONTRACT.md section 4); still ready, but worth telling in /readyz.
+ *   does; still ready, but worth telling in /readyz.
  */
 export type LimiterMode = 'in-process' | 'shared' | 'fallback';
 

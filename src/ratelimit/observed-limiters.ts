@@ -3,9 +3,8 @@ import type { AuthFailureLimiter, RateLimiter } from './rate-limiter.js';
 
 /**
  * Reports each decision of a limiter that does not report its own (the in-process ones, and the
- * cluster workers' client of the primary's) to /metrics, as made by `backend` (CONTRACT.md
- * section 4). The Redis limiter with its fallback reports itself, with the backend of each
- * decision.
+ * cluster workers' client of the primary's) to /metrics, as made by `backend`. The Redis limiter
+ * with its fallback reports itself, with the backend of each decision.
  */
 export function observeRateLimiter(
   limiter: RateLimiter,

@@ -1,5 +1,5 @@
 /**
- * Per-key limits (CONTRACT.md section 4): one accepted request every `minIntervalMs`, at most
+ * Per-key limits (docs/api.md#limits): one accepted request every `minIntervalMs`, at most
  * `dailyLimit` per UTC calendar day. One adapter per backend: memory.ts (one process),
  * redis-rate-limiter.ts (shared by every instance), fallback-rate-limiter.ts (Redis, or memory
  * while Redis does not answer). `consume` must be atomic: of N simultaneous calls for one key,
@@ -28,7 +28,7 @@ export interface RateLimiter {
 }
 
 /**
- * Brute-force guard (CONTRACT.md section 3): once one client address has had `maxFailures`
+ * Brute-force guard (docs/api.md#limits): once one client address has had `maxFailures`
  * failed authentications within `windowMs`, its requests without a valid key are refused
  * until the window has passed.
  */

@@ -8,7 +8,7 @@ import { clockArgument, defineRedisScript, integerReply, LUA_NOW, type RedisLimi
  * One address's state is a list of the times of its recent failures (at most `maxFailures`),
  * as memory-auth-failures.ts keeps them: failures older than the window are dropped; with
  * `maxFailures` left the attempt is refused (not recorded) until the oldest leaves the window,
- * else it is recorded (CONTRACT.md section 3). The list expires one window after its newest
+ * else it is recorded. The list expires one window after its newest
  * entry. ARGV: maxFailures, windowMs, now ('' = Redis TIME).
  */
 const REGISTER_FAILURE = defineRedisScript(`${LUA_NOW}
@@ -43,7 +43,7 @@ export interface RedisAuthFailureLimiterOptions {
   readonly clock?: RedisLimiterClock;
 }
 
-/** The brute-force guard shared by every instance through Redis (CONTRACT.md section 3), per clientGroupOf. */
+/** The brute-force guard shared by every instance through Redis (docs/api.md#limits), per clientGroupOf. */
 export function createRedisAuthFailureLimiter(options: RedisAuthFailureLimiterOptions): AuthFailureLimiter {
   const { redis } = options;
   const policy = options.policy ?? AUTH_FAILURE_POLICY;

@@ -1,4 +1,4 @@
-/** Where the shared limiters' keys live unless `--redis-prefix` says otherwise (CONTRACT.md section 7). */
+/** Where the shared limiters' keys live unless `--redis-prefix` says otherwise (docs/configuration.md). */
 export const DEFAULT_REDIS_PREFIX = 'meal-export:';
 
 /**

@@ -14,8 +14,8 @@ import {
  * One key's state is a hash { last: epoch ms of the last accepted request, day: epoch ms of
  * the reset that ends the day `used` counts, used }. The rules are memory.ts's, line for line:
  * the interval and the UTC-day quota are checked and consumed in one script, a refused request
- * writes nothing, and the wait covers both the daily reset and the interval (CONTRACT.md
- * section 4). The key expires once neither its day nor its interval matters any more.
+ * writes nothing, and the wait covers both the daily reset and the interval
+ * (docs/api.md#limits). The key expires once neither its day nor its interval matters any more.
  * ARGV: minIntervalMs, dailyLimit, now ('' = Redis TIME).
  */
 const CONSUME = defineRedisScript(`${LUA_NOW}
@@ -54,7 +54,7 @@ export interface RedisRateLimiterOptions {
   readonly clock?: RedisLimiterClock;
 }
 
-/** The per-key limits shared by every instance through Redis (CONTRACT.md section 4). */
+/** The per-key limits shared by every instance through Redis (docs/api.md#limits). */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, policy } = options;
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;

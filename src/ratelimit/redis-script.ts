@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
  * A Lua script run in one round trip: EVALSHA, and EVAL only when the server does not know
  * the script yet (first use, or after a restart emptied its script cache). Redis runs a
  * script alone, so its reads and writes cannot interleave with another client's: this is what
- * makes the shared limits exact across instances (CONTRACT.md section 4).
+ * makes the shared limits exact across instances (docs/api.md#limits).
  */
 export interface RedisScript {
   run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
@@ -28,7 +28,7 @@ export function defineRedisScript(lua: string): RedisScript {
   };
 }
 
-/** A failed Redis call, as the contract's `unavailable` (CONTRACT.md section 4), the driver's error as cause. */
+/** A failed Redis call, as the 503 `unavailable` of docs/errors.md, the driver's error as cause. */
 export function redisUnavailable(err: unknown): AppError {
   const reason = err instanceof Error ? err.message : String(err);
   return new AppError('unavailable', `The shared limiter store (Redis) does not answer: ${reason}`, { cause: err });

@@ -28,16 +28,17 @@ export interface SharedLimitersOptions {
 const CONNECT_TIMEOUT_MS = 1000;
 
 /**
- * The scale-out limiters (CONTRACT.md sections 3 and 4): both on one Redis connection, each
- * falling back to its own in-process limiter while Redis does not answer. Resolves within
- * about a second even when Redis is down: the instance then starts in fallback.
+ * The scale-out limiters (docs/operations.md#scale-out-many-instances-on-postgresql-and-redis):
+ * both on one Redis connection, each falling back to its own in-process limiter while Redis does
+ * not answer. Resolves within about a second even when Redis is down: the instance then starts in
+ * fallback.
  */
 export async function createSharedLimiters(options: SharedLimitersOptions): Promise<LimiterSet> {
   const timeoutMs = options.timeoutMs ?? 500;
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
   const observer = options.observer ?? NO_LIMITER_OBSERVER;
   const authFailurePolicy = options.authFailurePolicy ?? AUTH_FAILURE_POLICY;
-  // Nothing may hang (CONTRACT.md section 4): no queue while disconnected and no retry of a
+  // Nothing may hang: no queue while disconnected and no retry of a
   // command, so a call fails at once or within `commandTimeout`; the connection itself is
   // retried in the background, at most a second apart. A command whose answer was given up
   // on is never replayed after a reconnection: its request was decided in-process already.

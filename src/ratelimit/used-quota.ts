@@ -19,33 +19,11 @@ export interface UsedQuota {
 }
 
 /**
- * Reads, once at start, what the in-process limiter resumes from (CONTRACT.md section 4: "The
- * counts survive a restart of the service: exactly after a graceful stop (SIGTERM), and after a
- * crash at most the last 5 s of accepted requests are forgotten").
- *
- * - **What**: each key's accepted requests today and its latest acceptance, as the key
- *   authenticator flushes them (domain/key-authenticator.ts): every 5 s while serving and once
- *   more on a graceful close, after the last response (server.ts). Count and last acceptance
- *   are one row written by one statement, so a crash loses the same last seconds of both: the
- *   interval then runs from the latest acceptance that was flushed, the forgotten request's
- *   interval forgotten with it, as the contract allows.
- * - **When: eagerly, before the first request**, rather than lazily at each key's first
- *   request after start. One range read on the day index, bounded by the keys used today (and
- *   those of yesterday only within `minIntervalMs` of midnight, for their interval), holding
- *   in memory no more than the limiter would if those keys came back today (yesterday's states
- *   are swept as before). Nothing then changes on the request path: no store read there, no
- *   per-key serialisation of first requests to get right (the limiter decides in one callback,
- *   so of N simultaneous requests one is accepted, as before), no 503 when the store is slow
- *   at a key's first request, nothing added to the cluster's 1 s IPC bound. Lazy loading would
- *   only spare the start this one read.
- * - **Where**: the process that holds the in-process limiter: `serve` alone, or with
- *   `--workers` the primary, before any worker starts; the workers flush their own shares, which
- *   the store adds up. With Redis the counts live in Redis and nothing is read here.
- * - Several instances on one store without Redis each limit alone (no contract of exactness
- *   across them then): each starts from what all of them flushed, never looser than before.
- *
- * A failed read fails the start, as a store that cannot be opened does: serving with a fresh
- * day for every key is what this is here to prevent.
+ * Reads, once at start and before the first request, what the in-process limiter resumes from:
+ * each key's accepted requests today and its latest acceptance, as they were flushed, so that a
+ * restart gives no key a fresh day. Why at start, by whom, and what a crash loses:
+ * docs/operations.md#limits-across-restarts. A failed read fails the start, as a store that
+ * cannot be opened does.
  */
 export async function loadUsedQuota(
   quota: Pick<QuotaStore, 'listKeyRequestsSince'>,

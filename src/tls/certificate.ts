@@ -1,5 +1,5 @@
 /**
- * The server's TLS certificate (CONTRACT.md section 1): the operator's own pair when given,
+ * The server's TLS certificate (docs/operations.md#tls): the operator's own pair when given,
  * else a self-signed one kept in `<dataDir>/tls/`, created on first start and reused after.
  */
 import { createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';

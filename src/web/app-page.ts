@@ -48,9 +48,9 @@ function formatHost(host: string): string {
 }
 
 /**
- * The app page's own listener (issue 11): HTML for browsers, separate from the JSON API, which
- * refuses them. Forms only (application/x-www-form-urlencoded, parsed by URLSearchParams);
- * every response carries the page's security headers (page-headers.ts).
+ * The app page's own listener (docs/app.md#the-page-resources--export-api-csv): HTML for browsers,
+ * separate from the JSON API, which refuses them. Forms only (application/x-www-form-urlencoded,
+ * parsed by URLSearchParams); every response carries the page's security headers (page-headers.ts).
  */
 export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstance> {
   const tls = config.tls;

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * CSRF defence of every state-changing form (issue 11, OWASP's "signed double submit" and
+ * CSRF defence of every state-changing form (OWASP's "signed double submit" and
  * "verifying origin with standard headers"):
  *
  * - each form of a signed-in page carries a token derived from the session id by HMAC; the id

@@ -55,8 +55,8 @@ function streamSink(out: PassThrough): TextSink {
 }
 
 /**
- * The user's live meals eaten within the range, in the CSV of `meals export` (CONTRACT.md
- * section 7, the same writer), streamed: one person's meals are never held whole.
+ * The user's live meals eaten within the range, in the CSV of `meals export` (docs/cli.md#meals,
+ * the same writer), streamed: one person's meals are never held whole.
  */
 export function streamMealsCsv(storage: Storage, userId: string, range: DateRange, onError: (error: unknown) => void) {
   const out = new PassThrough();

@@ -19,7 +19,7 @@ const CONTROL_CHARACTER_RE = /\p{Cc}/u;
 
 type Extra = Pick<KeysPageView, 'newKey' | 'notice'>;
 
-/** The keys page, the key forms and the CSV download (issue 11, point 2). */
+/** The keys page, the key forms and the CSV download. */
 export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
   function sendKeysPage(reply: FastifyReply, status: number, session: Session, extra: Extra) {
     return sendHomePage(deps, reply, status, session, { keys: extra });

@@ -1,7 +1,7 @@
 import type { Storage } from '../storage/storage.js';
 import { digestSecretToken, newSecretToken } from './secret-token.js';
 
-/** Issue 11: a login link opens a session when used within 15 minutes, once. */
+/** A login link opens a session when used within 15 minutes, once (docs/cli.md#users). */
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 /** The page's sign-in route; the token travels in its query. */
 export const LOGIN_PATH = '/login';

@@ -1,5 +1,5 @@
 /**
- * Headers of every app-page response (issue 11): a strict Content-Security-Policy (scripts and
+ * Headers of every app-page response: a strict Content-Security-Policy (scripts and
  * styles from this origin's files only, nothing inline; no framing), no caching of pages that
  * may show a key, and no Referer carrying a login link's token to another site.
  */

@@ -1,7 +1,7 @@
 import type { Storage } from '../storage/storage.js';
 import { digestSecretToken, isSecretTokenShaped, newSecretToken } from './secret-token.js';
 
-/** A session ends this long after sign-in, whatever happens in between (issue 11: sessions expire). */
+/** A session ends this long after sign-in, whatever happens in between. */
 export const SESSION_TTL_MS = 60 * 60_000;
 
 // __Host-: the browser keeps it only if Secure, Path=/ and without Domain, so no sibling
@@ -43,7 +43,7 @@ export function createSessions(storage: Storage) {
 
 export type Sessions = ReturnType<typeof createSessions>;
 
-/** Set-Cookie for a session: HttpOnly (no script reads it), Secure, SameSite=Strict (issue 11). */
+/** Set-Cookie for a session: HttpOnly (no script reads it), Secure, SameSite=Strict. */
 export function sessionCookie(session: Session, now: number): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAt - now) / 1000));
   return `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Strict`;

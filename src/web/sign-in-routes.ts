@@ -7,7 +7,7 @@ import { clearedSessionCookie, sessionCookie } from './sessions.js';
 
 const spentAdvice = 'Open the app and choose Resources, then Export (API, CSV), to get a new one.';
 
-/** Sign-in by one-time link, and sign-out (issue 11, point 1). */
+/** Sign-in by one-time link, and sign-out. */
 export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void {
   // Opening the link changes nothing: it shows the button that signs in (pages/login-page.ts).
   app.get<{ Querystring: { token?: string } }>(LOGIN_PATH, (request, reply) => {

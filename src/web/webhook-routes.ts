@@ -50,7 +50,7 @@ function doneRedirect(reply: FastifyReply, done: Done, id: string): FastifyReply
   return reply.code(303).header('location', `/?${query}#webhooks`).send();
 }
 
-/** The webhook endpoint forms of the app page (CONTRACT.md sections 8 and 9), on the domain's rules. */
+/** The webhook endpoint forms of the app page (docs/webhooks.md#registering-an-endpoint), on the domain's rules. */
 export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): void {
   const refuse = (reply: FastifyReply, status: number, session: Session, text: string) =>
     sendHomePage(deps, reply, status, session, { webhooks: { notice: { kind: 'refused', text } } });

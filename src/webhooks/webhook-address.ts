@@ -1,5 +1,5 @@
 /**
- * Where a webhook call may go (CONTRACT.md section 8): public unicast addresses only, so that a
+ * Where a webhook call may go (docs/webhooks.md#the-call): public unicast addresses only, so that a
  * user's URL cannot make the service call its own loopback, the operator's network or a cloud
  * metadata address. Checked on the address the connection is made to, after resolution, so that
  * a name resolving to a private address (or re-resolving to one, DNS rebinding) is refused too.

@@ -2,7 +2,7 @@ import { formatInstant } from '../domain/instant.js';
 import type { ClaimedWebhookEvent } from '../domain/webhook-records.js';
 
 /**
- * The body of a call (CONTRACT.md section 8), exactly these fields in this order: a thin "your
+ * The body of a call (docs/webhooks.md#the-call), exactly these fields in this order: a thin "your
  * meals changed, from … through …", never meal data. `timestamp` is when the event was made,
  * so every retry of one event sends the same bytes.
  */

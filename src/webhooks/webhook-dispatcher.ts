@@ -43,12 +43,12 @@ const MAX_SLEEP_MS = 60_000;
 const STORE_RETRY_MS = 5_000;
 
 /**
- * The one sender of this process (CONTRACT.md section 8): woken by the change signals (any
- * user's), by the next due time of the outbox, and when a call ends; never a busy poll. It
- * claims due events (a lease: on PostgreSQL many instances' dispatchers never take the same
- * event, and one that dies leaves its events to the others once the lease ends), calls each
- * endpoint, and records the attempt with its fate: delivered, retried on the contract's
- * schedule (domain/webhook-retry.ts), or the endpoint disabled.
+ * The one sender of this process (docs/operations.md#long-polls-and-webhooks): woken by the change
+ * signals (any user's), by the next due time of the outbox, and when a call ends; never a busy
+ * poll. It claims due events (a lease: on PostgreSQL many instances' dispatchers never take the
+ * same event, and one that dies leaves its events to the others once the lease ends), calls each
+ * endpoint, and records the attempt with its fate: delivered, retried on the contract's schedule
+ * (domain/webhook-retry.ts), or the endpoint disabled.
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { webhooks, signals, log } = options;

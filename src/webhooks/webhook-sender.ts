@@ -1,5 +1,5 @@
 /**
- * One webhook call (CONTRACT.md section 8): a signed `POST` to the endpoint's URL over HTTPS,
+ * One webhook call (docs/webhooks.md#the-call): a signed `POST` to the endpoint's URL over HTTPS,
  * to checked addresses only, judged by its status within the time limit. The caller (the
  * dispatcher) decides what an outcome means for the event: `isDelivered` says whether it is
  * delivered; anything else is retried, and a 410 disables the endpoint.

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/storage.js';
 import { createWebhookDispatcher, type WebhookAttemptOutcomeLabel } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
 
-/** `serve --webhook-allow-private` and `--webhook-ca FILE` (CONTRACT.md sections 7 and 8). */
+/** `serve --webhook-allow-private` and `--webhook-ca FILE` (docs/operations.md#long-polls-and-webhooks). */
 export interface WebhookSettings {
   /** Calls may go to loopback, private and other special addresses (tests, a single host). */
   readonly allowPrivate: boolean;

@@ -7,7 +7,7 @@ import { PROJECT_ROOT } from '../support/project.js';
 
 const PACKAGE = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
-/** The subcommands of each group, as CONTRACT.md section 7 names them. */
+/** The subcommands of each group, as docs/cli.md names them. */
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   keys: ['create', 'list', 'revoke'],
   webhooks: ['create', 'list', 'delete', 'enable', 'rotate-secret', 'test', 'attempts'],
@@ -21,7 +21,7 @@ function listedFlags(help: string): string[] {
   return [...table.matchAll(/^\s+(?:-\w, )?\s*--([a-z-]+)/gm)].map((m) => m[1] ?? '');
 }
 
-describe('a command line people can learn from itself (issue 17, item 4)', () => {
+describe('a command line people can learn from itself', () => {
   test('--version prints the package version and exits 0', async () => {
     const run = await runCli(['--version']);
     assert.equal(run.code, 0, run.stderr);

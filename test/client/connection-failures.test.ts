@@ -20,7 +20,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
- * Issue 17, item 5: a request without an answer says at once what failed and where, is retried
+ * A request without an answer says at once what failed and where, is retried
  * only when it may pass, and a wrong scheme (http:// to HTTPS, https:// to plain HTTP) fails fast.
  * Real sockets on 127.0.0.1: a port with nothing listening, servers that hang up, real TLS.
  */

@@ -12,16 +12,16 @@ import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { assertSameAsExport, pull, pullFiles } from './pull-harness.js';
 
-// A first sync reads a full pass without tombstones, then follows the changes from just after
-// the user's newest change as the pass's first answer saw it (its Meals-Last-Modified header):
-// each meal comes about once however recent the changes, and no change made during the pass
-// is missed (CONTRACT.md section 2). Writes go straight to the server's SQLite file, as another
-// process (or another instance) would make them.
+// A first sync reads a full pass without tombstones, then follows the changes from just after the
+// user's newest change as the pass's first answer saw it (its Meals-Last-Modified header): each
+// meal comes about once however recent the changes, and no change made during the pass is missed
+// (docs/api.md#the-meals-last-modified-header). Writes go straight to the server's SQLite file, as
+// another process (or another instance) would make them.
 let server: TestServer;
 let store: Storage;
 const temp = makeTempDir('first-sync');
 const MINUTE = 60_000;
-/** At most this many items per meal for a first sync (issue 17 item 6). */
+/** At most this many items per meal for a first sync: each meal downloaded about once. */
 const AT_MOST_PER_MEAL = 1.1;
 
 before(async () => {

@@ -15,8 +15,9 @@ import { makeMeal, newUserId, startTestServer, type TestServer } from '../suppor
 import { waitFor } from './pull-harness.js';
 
 /**
- * `sync({ follow: true })`: past the end of the feed every poll is a long poll (CONTRACT.md
- * section 2), so a change committed by another process is yielded within about a second.
+ * `sync({ follow: true })`: past the end of the feed every poll is a long poll
+ * (docs/api.md#changes-as-they-happen-wait), so a change committed by another process is yielded
+ * within about a second.
  */
 
 /** The contract's bound between a commit and the answer of a held request, plus the client's share. */

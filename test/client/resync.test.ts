@@ -17,12 +17,12 @@ import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { assertSameAsExport, fileText, pull, pullArgs, pullFiles, waitFor } from './pull-harness.js';
 
-// 410 resync_required comes only when a pruned tombstone belongs in the answer (CONTRACT.md
-// section 2). After a full pass the sync client follows from just after the user's newest
-// change as the pass's first answer saw it (Meals-Last-Modified), so only a tombstone written
-// after that answer and pruned can make its catch-up a 410: these tests delete and prune
-// between pages, and place older tombstones by writing through the store with an earlier
-// clock, as an instance whose clock lags would (the clock takes max(now, the user's last + 1 ms)).
+// 410 resync_required comes only when a pruned tombstone belongs in the answer
+// (docs/api.md#staying-in-sync). After a full pass the sync client follows from just after the
+// user's newest change as the pass's first answer saw it (Meals-Last-Modified), so only a tombstone
+// written after that answer and pruned can make its catch-up a 410: these tests delete and prune
+// between pages, and place older tombstones by writing through the store with an earlier clock, as
+// an instance whose clock lags would (the clock takes max(now, the user's last + 1 ms)).
 let server: TestServer;
 const temp = makeTempDir('resync');
 const MINUTE = 60_000;

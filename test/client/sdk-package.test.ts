@@ -1,8 +1,9 @@
 /**
- * The documented path for another project (docs/sdk.md, issue 17 item 8): `npm run pack:client`,
- * a fresh `npm init -y` project, the tarball installed, the page's example type-checked under
- * TypeScript's own strict settings and run against a real server. The commands are the page's
- * own lines (checked below) and the example is read from the page, so neither can drift.
+ * The documented path for another project (docs/sdk.md#the-sdk-in-another-project): `npm run
+ * pack:client`, a fresh `npm init -y` project, the tarball installed, the page's example
+ * type-checked under TypeScript's own strict settings and run against a real server. The commands
+ * are the page's own lines (checked below) and the example is read from the page, so neither can
+ * drift.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { headingSlugs } from '../support/heading-slugs.js';
 import { PROJECT_ROOT } from '../support/project.js';
 
 /** The README and every page of docs/, by path from the project's root. */
@@ -34,7 +35,7 @@ function serversOf(markdown: string): { command: string; ports: string[] }[] {
     });
 }
 
-test('the servers the README and the docs start listen on ports that do not collide (issue 17, item 4)', () => {
+test('the servers the README and the docs start listen on ports that do not collide', () => {
   // The same command on two pages is the same server, described twice.
   const servers = new Map([...PAGES.values()].flatMap(serversOf).map((server) => [server.command, server]));
   assert.ok(servers.size >= 4, `servers found: ${[...servers.keys()].join('\n')}`);
@@ -47,7 +48,7 @@ test('the servers the README and the docs start listen on ports that do not coll
   }
 });
 
-test('the docs stand alone: every relative link resolves inside the clone (issue 17, item 12)', () => {
+test('the docs stand alone: every relative link resolves inside the clone', () => {
   for (const page of ['SECURITY.md', 'scripts/client-package/README.md', 'docs/api.md']) {
     assert.ok(ALL_PAGES.has(page), `${page} is among the pages checked`);
   }
@@ -66,22 +67,9 @@ test('the docs stand alone: every relative link resolves inside the clone (issue
   }
 });
 
-test('the README stays a front page: short, with short lines (issue 17, item 12)', () => {
+test('the README stays a front page: short, with short lines', () => {
   const readme = PAGES.get('README.md') ?? '';
   assert.ok(readme.split('\n').length <= 120, `README.md has ${readme.split('\n').length} lines`);
   const longest = Math.max(...readme.split('\n').map((line) => line.length));
   assert.ok(longest <= 250, `README.md has a line of ${longest} characters`);
 });
-
-/** GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces as hyphens. */
-function headingSlugs(markdown: string): Set<string> {
-  const withoutCode = markdown.replace(/```[\s\S]*?```/g, '');
-  return new Set(
-    [...withoutCode.matchAll(/^#{1,6} (.+)$/gm)].map(([, title = '']) =>
-      title
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, '')
-        .replace(/ /g, '-'),
-    ),
-  );
-}

@@ -12,7 +12,7 @@ import {
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** The checksum as CONTRACT.md section 3 defines it, computed independently of src/. */
+/** The checksum as docs/api.md#keys defines it, computed independently of src/. */
 function contractChecksum(body: string): string {
   let value = crc32(body);
   let out = '';
@@ -23,7 +23,7 @@ function contractChecksum(body: string): string {
   return out.padStart(6, '0');
 }
 
-describe('API keys (CONTRACT.md section 3)', () => {
+describe('API keys', () => {
   test('a generated key is mxk_ and 49 base62 characters', () => {
     for (let i = 0; i < 200; i += 1) assert.match(generateApiKey(), /^mxk_[0-9A-Za-z]{49}$/);
   });

@@ -5,7 +5,7 @@ import { compareFeedPositions, feedStart, prunedTombstoneBelongs } from '../../s
 const T = Date.UTC(2025, 5, 10, 12);
 const pruned = { modifiedAt: T, id: 'm5' };
 
-describe('where a page starts (CONTRACT.md section 2)', () => {
+describe('where a page starts', () => {
   test('without a cursor, at lastModifiedSince', () => {
     assert.deepEqual(feedStart(T, undefined), { kind: 'from', modifiedAt: T });
   });

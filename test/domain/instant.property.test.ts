@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { formatInstant, parseInstant } from '../../src/domain/instant.js';
 import { instantMs as instant, RUNS } from '../support/arbitraries.js';
 
-// Property-based tests (issue 10, item 12), against a model written from CONTRACT.md: fast-check
+// Property-based tests, against a model written from the docs rather than from src: fast-check
 // shrinks any counterexample to the smallest it can find and prints the seed that replays it.
 
 describe('instants (lastModifiedSince, import dates)', () => {

@@ -56,7 +56,7 @@ test('a name is up to 100 characters of text', () => {
   assert.match(webhookNameProblem('a\u0000b') ?? '', /at most 100/);
 });
 
-test('ids and secrets have the forms of CONTRACT.md section 8 and never repeat', () => {
+test('ids and secrets have their fixed forms and never repeat', () => {
   const ids = new Set(Array.from({ length: 1000 }, newWebhookEndpointId));
   assert.equal(ids.size, 1000);
   for (const id of ids) assert.match(id, /^wh_[0-9A-Za-z]{22}$/);

@@ -5,8 +5,8 @@ import { rawTlsRequest, request, startTestServer, type TestResponse, type TestSe
 import { assertError, JSON_CONTENT_TYPE, OLD, sleep } from './http-expect.js';
 import { parseRawResponse } from './tls-client.js';
 
-// What the public listener answers, whatever it is sent (CONTRACT.md sections 1 and 5): the
-// contract's JSON with its headers, and nothing of the request echoed back.
+// What the public listener answers, whatever it is sent (docs/api.md#the-rest-of-the-transport and
+// docs/errors.md): the documented JSON with its headers, and nothing of the request echoed back.
 let server: TestServer;
 
 before(async () => {

@@ -9,8 +9,8 @@ import { newScaleOutStore } from '../support/scale-out-store.js';
 import { newUserId, request, startTestServer, type StartOptions, type TestServer } from '../support/server.js';
 import { assertError, assertPage } from './http-expect.js';
 
-// A blocked address is checked first (issue 10, item 9): its made-up keys do not cost a store
-// query each, while a valid key from it still passes at once (CONTRACT.md section 3). Shown on
+// A blocked address is checked first: its made-up keys do not cost a store
+// query each, while a valid key from it still passes at once (docs/api.md#limits). Shown on
 // the embedded default and on PostgreSQL + Redis, by the storage call counts of /metrics.
 
 const MEALS = '/v1/meals?lastModifiedSince=2025-01-01T00:00:00Z';

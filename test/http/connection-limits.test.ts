@@ -10,10 +10,10 @@ import { appPageUrl } from '../web/page-client.js';
 import { OLD, sleep } from './http-expect.js';
 
 /**
- * Every resource a connection can hold is bounded (issue 10, items 6 and 7;
- * src/http/connection-limits.ts): the TLS handshake, an answer nobody reads, the number of
+ * Every resource a connection can hold is bounded (src/http/connection-limits.ts,
+ * docs/reliability.md#bounds): the TLS handshake, an answer nobody reads, the number of
  * connections, and the drain on SIGTERM; and the bound on answers nobody reads spares a client
- * that reads slowly (issue 17, item 1).
+ * that reads slowly.
  */
 
 /** A TCP connection to the TLS port that never starts its handshake; resolves once it is open. */

@@ -17,7 +17,7 @@ import {
 import { OLD, sleep } from './http-expect.js';
 
 /**
- * Faults the service must ride out (issue 10, item 15): SIGTERM with many large answers in
+ * Faults the service must ride out (docs/reliability.md#faults): SIGTERM with many large answers in
  * flight, on every store; slow clients that never finish their headers.
  */
 

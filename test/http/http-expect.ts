@@ -4,8 +4,9 @@ import { request, type TestResponse } from '../support/server.js';
 import { schemaProblems } from './json-schema-check.js';
 
 /**
- * What every test in test/http checks about a response, written from CONTRACT.md rather than
- * from src: the field orders and header values are spelled out here on purpose.
+ * What every test in test/http checks about a response, written from the docs (docs/api.md,
+ * docs/errors.md) rather than from src: the field orders and header values are spelled out here on
+ * purpose.
  */
 export const OLD = '2025-01-01T00:00:00Z';
 
@@ -49,7 +50,7 @@ function describe(res: TestResponse): string {
   return `HTTP ${res.status} ${res.text.slice(0, 300)}`;
 }
 
-/** Cache-Control, nosniff, HSTS, JSON, no X-Powered-By and no CORS header (CONTRACT.md section 1). */
+/** Cache-Control, nosniff, HSTS, JSON, no X-Powered-By and no CORS header (docs/api.md#the-rest-of-the-transport). */
 export function assertCommonHeaders(res: TestResponse, label = ''): void {
   const where = `[${label}] ${describe(res)}`;
   assert.equal(res.headers['cache-control'], 'no-store', `Cache-Control ${where}`);

@@ -7,7 +7,7 @@ import { getMeals, newUserId, startTestServer, type TestServer } from '../suppor
 
 /**
  * The daily request counts behind the app page's "today's quota use": a request counts once
- * accepted, so a 429 does not (CONTRACT.md section 4). Written every 5 s with last use.
+ * accepted, so a 429 does not (docs/api.md#limits). Written every 5 s with last use.
  */
 describe('accepted requests per key and day, as the server records them', () => {
   let server: TestServer;

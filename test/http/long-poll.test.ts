@@ -12,8 +12,8 @@ import { sampleSum, scrape, untilHeld } from '../support/metrics.js';
 import { assertPage, ENVELOPE_FIELDS, type MealPageBody, OLD, sleep } from './http-expect.js';
 
 /**
- * Long poll (`wait`, CONTRACT.md section 2): an empty page is held until a change of its user
- * that belongs in it commits, whoever commits it, then answered within 1 s; one request for
+ * Long poll (docs/api.md#changes-as-they-happen-wait): an empty page is held until a change of its
+ * user that belongs in it commits, whoever commits it, then answered within 1 s; one request for
  * the limits; one held request per key; `--max-waiting`; SIGTERM answers every held request.
  */
 

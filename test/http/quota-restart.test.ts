@@ -16,10 +16,11 @@ import { holdWriteLock } from '../support/write-lock.js';
 import { assertError, nextUtcMidnightSeconds, OLD, sleep } from './http-expect.js';
 
 /**
- * CONTRACT.md section 4: "The counts survive a restart of the service: exactly after a graceful
- * stop (SIGTERM), and after a crash at most the last 5 s of accepted requests are forgotten."
- * Each case runs `serve` twice on one store (and one data folder, so one certificate): the
- * second process resumes each key's day where the first left it (ratelimit/used-quota.ts).
+ * The counts survive a restart of the service: exactly after a graceful stop (SIGTERM), and after a
+ * crash at most the last 5 s of accepted requests are forgotten
+ * (docs/operations.md#limits-across-restarts). Each case runs `serve` twice on one store (and one
+ * data folder, so one certificate): the second process resumes each key's day where the first left
+ * it (ratelimit/used-quota.ts).
  */
 const QUERY = { lastModifiedSince: OLD };
 const DAILY = { dailyLimit: 3, minIntervalMs: 0 } as const;

@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { PROC_SKIP } from '../support/process-probes.js';
 import { type SignalledServe, type SignalMoment, signalServeAt } from '../support/serve-signals.js';
 
-// Issue 18: SIGTERM or SIGINT while `serve` starts, or right after its `listening on` line,
-// drains and exits 0 (CONTRACT.md section 7); it never kills the process by Node's default
+// SIGTERM or SIGINT while `serve` starts, or right after its `listening on` line,
+// drains and exits 0 (docs/cli.md#serve); it never kills the process by Node's default
 // action. (Only once the command runs: while Node boots and loads its modules, a signal ends
 // any process.) Each case runs several processes at once: a busy machine is when the race
 // was lost.

@@ -13,7 +13,7 @@ function recordingLog(): { log: FastifyBaseLogger; lines: string[] } {
 const config = (database: string, redisUrl?: string) =>
   ({ database, redisUrl, redisPrefix: 'meal-export:' }) as unknown as ServeConfig;
 
-test('serve logs which store and which limiter it uses at start, never a password (issue 17, item 2)', () => {
+test('serve logs which store and which limiter it uses at start, never a password', () => {
   const { log, lines } = recordingLog();
   logStoreAndLimiter(log, config('postgres://meal:s3cret@db.internal:5432/meals'));
   logStoreAndLimiter(log, config('postgres://meal:s3cret@db.internal/meals', 'redis://:r3dis-pass@cache:6379/0'));

@@ -11,7 +11,7 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-// Issue 10, item 8: the server's own writes (key uses every 5 s, pruning) used to wait up to
+// The server's own writes (key uses every 5 s, pruning) used to wait up to
 // 5 s for an import's write lock, on the event loop, holding every request meanwhile.
 test(
   "during a 200,000-meal import, /healthz and /v1/meals keep answering: no request waits on the import's write lock",

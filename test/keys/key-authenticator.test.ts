@@ -39,7 +39,7 @@ function countLookups(storage: Storage): CountingStore {
   return counted;
 }
 
-describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)', () => {
+describe('the key authenticator over a real SQLite store', () => {
   const temp = makeTempDir('key-auth');
   let storage: Storage;
 
@@ -247,7 +247,7 @@ describe('the key authenticator over a real SQLite store (CONTRACT.md section 3)
     }
   });
 
-  describe("paced lookups (a blocked address's keys: issue 10, item 9)", () => {
+  describe("paced lookups (a blocked address's keys)", () => {
     test('200 made-up keys at once cost one store call, and a valid key among them still authenticates', async () => {
       const { key, record } = await createKey('u_paced');
       const spy = countLookups(storage);

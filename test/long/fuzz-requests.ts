@@ -1,9 +1,10 @@
 import type { SeededRandom } from '../../src/domain/seeded-random.js';
 
 /**
- * Malformed (and some well-formed) HTTP/1.1 requests for the fuzz run (issue 10, item 13):
- * request lines, methods, paths, percent-encoding, headers, sizes, encodings, with valid and
- * invalid keys. Every request is complete, so the server always has all it needs to answer.
+ * Malformed (and some well-formed) HTTP/1.1 requests for the fuzz run
+ * (docs/reliability.md#every-answer-is-a-documented-one): request lines, methods, paths,
+ * percent-encoding, headers, sizes, encodings, with valid and invalid keys. Every request is
+ * complete, so the server always has all it needs to answer.
  */
 export interface FuzzRequest {
   readonly bytes: Buffer;

@@ -8,18 +8,19 @@ import { request, startTestServer, type TestServer } from '../support/server.js'
 import { type FuzzKeys, type FuzzRequest, fuzzRequest } from './fuzz-requests.js';
 import { createResponseReader, type RawResponse } from './raw-response-reader.js';
 
-// The HTTP fuzz run (issue 10, item 13): at least 10 000 generated requests, most of them
-// malformed, over keep-alive and fresh TLS connections. Every answer must be one of the
-// contract's (CONTRACT.md sections 1 and 5): no 5xx, JSON with the common headers, an error
-// code that matches its status, no key echoed; and the server must live through it all.
-// `npm run test:long`; MEAL_EXPORT_FUZZ_SEED and MEAL_EXPORT_FUZZ_REQUESTS replay or widen it.
+// The HTTP fuzz run (docs/reliability.md#every-answer-is-a-documented-one): at least 10 000
+// generated requests, most of them malformed, over keep-alive and fresh TLS connections. Every
+// answer must be one of the documented ones (docs/api.md#the-rest-of-the-transport,
+// docs/errors.md): no 5xx, JSON with the common headers, an error code that matches its status, no
+// key echoed; and the server must live through it all. `npm run test:long`; MEAL_EXPORT_FUZZ_SEED
+// and MEAL_EXPORT_FUZZ_REQUESTS replay or widen it.
 
 const SEED = process.env.MEAL_EXPORT_FUZZ_SEED ?? 'issue-10';
 const REQUESTS = Number(process.env.MEAL_EXPORT_FUZZ_REQUESTS ?? 10_000);
 const WORKERS = 8;
 const ANSWER_TIMEOUT_MS = 20_000;
 
-// CONTRACT.md section 5, written out here rather than imported from src.
+// docs/errors.md, written out here rather than imported from src.
 const STATUS_OF_CODE: Readonly<Record<string, readonly number[]>> = {
   missing_parameter: [400],
   invalid_parameter: [400],

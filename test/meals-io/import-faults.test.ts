@@ -12,9 +12,9 @@ import { makeMeal, newUserId } from '../support/server.js';
 import { makeTempDir, runCli } from './cli-harness.js';
 
 /**
- * An import is one transaction (CONTRACT.md section 7: "nothing of the file is written" when
- * a record is bad): killed with SIGKILL halfway, or stopped by a full disk, it must leave the
- * store as it was (issue 10, item 15).
+ * An import is one transaction (docs/cli.md#all-or-nothing-by-line: nothing of the file is written
+ * when a record is bad): killed with SIGKILL halfway, or stopped by a full disk, it must leave the
+ * store as it was (docs/reliability.md#faults).
  */
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -9,7 +9,7 @@ import { readJsonl } from '../../src/meals-io/jsonl-reader.js';
 import { parseMealRecord, type RecordSource } from '../../src/meals-io/meal-record.js';
 import type { RawRecords } from '../../src/meals-io/raw-record.js';
 
-// Property-based tests of the import parsers (issue 10, item 12): whatever a meal holds, what
+// Property-based tests of the import parsers: whatever a meal holds, what
 // `meals export` writes imports back as the same meal, in CSV and in JSON Lines; any text at
 // all is read into records and line-numbered faults, never a crash.
 

@@ -12,10 +12,10 @@ import { makeMeal, newUserId } from '../support/server.js';
 import { makeTempDir, runCli } from './cli-harness.js';
 
 /**
- * `meals import` streams its records into one transaction (issue 17, item 7): these files are
- * larger than several of its batches, so what is written before a bad record, a repeated id
- * or another user's id near the end must still be rolled back or counted as when the whole
- * file was checked first (CONTRACT.md section 7).
+ * `meals import` streams its records into one transaction (docs/cli.md#memory-and-locking): these
+ * files are larger than several of its batches, so what is written before a bad record, a repeated
+ * id or another user's id near the end must still be rolled back or counted as when the whole file
+ * was checked first (docs/cli.md#all-or-nothing-by-line).
  */
 
 const RECORDS = 20_000;

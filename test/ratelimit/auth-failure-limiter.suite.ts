@@ -3,7 +3,7 @@ import type { AuthFailureLimiter, AuthFailurePolicy } from '../../src/ratelimit/
 import { adapterTest, type OpenedInstances, withOpened } from './adapter-suite.js';
 
 /**
- * The behaviour every AuthFailureLimiter adapter owes (CONTRACT.md section 3), run by one small
+ * The behaviour every AuthFailureLimiter adapter owes (docs/api.md#limits), run by one small
  * test file per adapter. The cases pass explicit instants: an adapter must decide at the `now`
  * it is given (the Redis adapter's test file opens it with the caller's clock).
  */

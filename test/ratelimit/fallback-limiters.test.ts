@@ -15,7 +15,7 @@ import { runRateLimiterSuite } from './rate-limiter.suite.js';
 // behaviour with Redis down is tested through createSharedLimiters (shared-limiters.test.ts).
 const skip = await redisSkipReason();
 
-describe('the fallback limiters while Redis answers (CONTRACT.md section 4)', { skip: skip ?? false }, () => {
+describe('the fallback limiters while Redis answers', { skip: skip ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
   const pair = useTestRedisPair('fallback');
   const recorder = recordLimiterEvents();

@@ -4,7 +4,7 @@ import { createKnownBlocks } from '../../src/ratelimit/known-blocks.js';
 
 const T0 = Date.UTC(2025, 5, 10, 12);
 
-describe("what a process knows of the brute-force guard's blocks (issue 10, item 9)", () => {
+describe("what a process knows of the brute-force guard's blocks", () => {
   test('a noted block lasts its wait, to the ms, then is forgotten', () => {
     const known = createKnownBlocks({ clock: 'caller' });
     assert.equal(known.size, 0);

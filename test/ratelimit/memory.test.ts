@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { createMemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
-describe('the in-process rate limiter (CONTRACT.md section 4)', () => {
+describe('the in-process rate limiter', () => {
   // One process holds one state: "every instance" is this one limiter.
   runRateLimiterSuite({
     async open(policy) {

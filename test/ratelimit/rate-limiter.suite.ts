@@ -3,7 +3,7 @@ import type { RateLimiter, RateLimitPolicy } from '../../src/ratelimit/rate-limi
 import { adapterTest, type OpenedInstances, withOpened } from './adapter-suite.js';
 
 /**
- * The behaviour every RateLimiter adapter owes (CONTRACT.md section 4), run by one small test
+ * The behaviour every RateLimiter adapter owes (docs/api.md#limits), run by one small test
  * file per adapter, after Hono's `runTest({ newRouter })`. The cases pass explicit instants
  * (noon, midnight, days later): an adapter must decide at the `now` it is given. The Redis
  * adapter decides on Redis `TIME` in service, so its test file opens it with the caller's

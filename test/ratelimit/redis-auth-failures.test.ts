@@ -8,7 +8,7 @@ import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
 // deleted afterwards. Without Redis these tests are skipped with the reason.
 const skip = await redisSkipReason();
 
-describe('the Redis brute-force guard (CONTRACT.md section 3)', { skip: skip ?? false }, () => {
+describe('the Redis brute-force guard', { skip: skip ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
   const pair = useTestRedisPair('auth');
 

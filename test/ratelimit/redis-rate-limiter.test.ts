@@ -12,7 +12,7 @@ import { runRateLimiterSuite } from './rate-limiter.suite.js';
 // deleted afterwards. Without Redis these tests are skipped with the reason.
 const skip = await redisSkipReason();
 
-describe('the Redis rate limiter (CONTRACT.md section 4)', { skip: skip ?? false }, () => {
+describe('the Redis rate limiter', { skip: skip ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
   const pair = useTestRedisPair('rate');
 

@@ -16,8 +16,9 @@ import { startTcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 import { type LimiterRecorder, recordLimiterEvents } from './limiter-recorder.js';
 
-// The scale-out limiters end to end, on a private redis-server of this test's own (it gets
-// stopped) behind a TCP proxy that can cut the link (CONTRACT.md section 4: the fallback).
+// The scale-out limiters end to end, on a private redis-server of this test's own (it gets stopped)
+// behind a TCP proxy that can cut the link (the fallback:
+// docs/operations.md#scale-out-many-instances-on-postgresql-and-redis).
 const skip = redisServerSkipReason();
 
 const ONE_A_MINUTE: RateLimitPolicy = { minIntervalMs: 60_000, dailyLimit: 1000 };
@@ -33,7 +34,7 @@ async function withinFallbackBound<T>(what: string, work: () => Promise<T>): Pro
   return value;
 }
 
-describe('the shared limiters and their fallback (CONTRACT.md sections 3 and 4)', { skip: skip ?? false }, () => {
+describe('the shared limiters and their fallback', { skip: skip ?? false }, () => {
   let server: PrivateRedisServer;
   let direct: Redis;
   const opened: LimiterSet[] = [];

@@ -13,7 +13,7 @@ const MIDNIGHT = Date.UTC(2025, 5, 11);
 const TODAY = MIDNIGHT / DAY_MS;
 const SPEC = { minIntervalMs: 3000, dailyLimit: 1000 };
 
-/** What a restarted in-process limiter resumes from, read from a real SQLite store (CONTRACT.md section 4). */
+/** What a restarted in-process limiter resumes from, read from a real SQLite store (docs/operations.md). */
 describe('the quota used before a restart, as read from the store at start', () => {
   const temp = makeTempDir('used-quota');
   let storage: Storage;

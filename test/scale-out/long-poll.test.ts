@@ -7,9 +7,9 @@ import { newPostgresDatabase, postgresSkipReason, TEST_PG_URL, type TestPostgres
 import { makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// Long poll across instances on one PostgreSQL (CONTRACT.md section 2): a request held by one
-// instance is answered within 1 s of a change committed by another process, through that
-// instance's LISTEN connection; when that connection is cut, the change reaches the waiter
+// Long poll across instances on one PostgreSQL (docs/api.md#changes-as-they-happen-wait): a request
+// held by one instance is answered within 1 s of a change committed by another process, through
+// that instance's LISTEN connection; when that connection is cut, the change reaches the waiter
 // once it is back. Instance B reaches PostgreSQL through a TCP proxy of the test's own.
 const skip = await postgresSkipReason();
 const WITHIN_MS = 1_000;

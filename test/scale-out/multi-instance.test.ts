@@ -15,10 +15,10 @@ import {
 import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// Several instances of the service on one PostgreSQL and one Redis (CONTRACT.md sections 3
-// and 4: "exact under concurrency and across instances"). Each reaches both servers through a
-// TCP proxy of the test's own, so that a server can be cut and restored without stopping the
-// machine's own PostgreSQL or Redis.
+// Several instances of the service on one PostgreSQL and one Redis (exact under concurrency and
+// across instances: docs/operations.md#scale-out-many-instances-on-postgresql-and-redis). Each
+// reaches both servers through a TCP proxy of the test's own, so that a server can be cut and
+// restored without stopping the machine's own PostgreSQL or Redis.
 const skip = (await postgresSkipReason()) ?? (await redisSkipReason());
 
 describe('several instances on one PostgreSQL and one Redis', { skip: skip ?? false }, () => {

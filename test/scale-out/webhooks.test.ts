@@ -10,9 +10,9 @@ import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from '../webhooks/receiver.js';
 
-// Webhooks across instances on one PostgreSQL (CONTRACT.md section 8): exactly one instance
-// sends each attempt, one event per endpoint is in flight, and an instance killed while it
-// sends leaves the event to another once its lease ends, with the same webhook-id.
+// Webhooks across instances on one PostgreSQL (docs/operations.md#long-polls-and-webhooks): exactly
+// one instance sends each attempt, one event per endpoint is in flight, and an instance killed
+// while it sends leaves the event to another once its lease ends, with the same webhook-id.
 const skip = await postgresSkipReason();
 /** The lease a sender holds on a claimed event (webhooks/webhook-dispatcher.ts). */
 const LEASE_MS = 30_000;

@@ -1,8 +1,8 @@
 import type { Meal, MealContent } from '../../src/domain/meal.js';
 
 /**
- * The contract's shapes written out here, independently of src/, so that a test comparing
- * src's output with them fails if src drifts from CONTRACT.md section 2.
+ * The documented shapes written out here, independently of src/, so that a test comparing
+ * src's output with them fails if src drifts from docs/api.md#the-call.
  */
 export const CONTRACT_MEAL_FIELDS: readonly string[] = [
   'id',

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { BIN, cleanEnv, makeTempDir, PROJECT_ROOT } from './project.js';
 
 /**
- * A `serve` signalled at a chosen moment of its start (issue 18: a signal that arrives before
+ * A `serve` signalled at a chosen moment of its start (a signal that arrives before
  * the stop handlers exist kills the process by Node's default action, with nothing drained).
  */
 

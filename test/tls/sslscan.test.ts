@@ -7,8 +7,9 @@ import { after, before, test } from 'node:test';
 import { createServer, type Server } from 'node:tls';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-// The TLS the public listener offers, as a real scanner sees it (CONTRACT.md section 1: TLS 1.2
-// or newer). Debian's sslscan, which .ci/run installs; the test skips, saying so, without it.
+// The TLS the public listener offers, as a real scanner sees it
+// (docs/api.md#the-rest-of-the-transport: TLS 1.2 or newer). Debian's sslscan, which .ci/run
+// installs; the test skips, saying so, without it.
 const SSLSCAN = 'sslscan';
 const installed = spawnSync(SSLSCAN, ['--version']).status === 0;
 const SKIP = installed ? false : 'sslscan is not installed here (apt-get install sslscan; .ci/run installs it)';

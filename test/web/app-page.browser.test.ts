@@ -14,9 +14,10 @@ const missing = browserMissing();
 if (missing !== undefined) process.stdout.write(`# skipping the app page's browser tests: ${missing}\n`);
 
 /**
- * Issue 11 in a real browser: Playwright drives Debian's Chromium against the built server
- * (`serve --app-port 0`, HTTPS with its self-signed certificate). The steps build on each
- * other, as a person's visit does: sign in, generate, use, revoke, download, sign out.
+ * The app page (docs/app.md#the-page-resources--export-api-csv) in a real browser: Playwright
+ * drives Debian's Chromium against the built server (`serve --app-port 0`, HTTPS with its
+ * self-signed certificate). The steps build on each other, as a person's visit does: sign in,
+ * generate, use, revoke, download, sign out.
  */
 describe('the app page in Chromium', { skip: missing }, () => {
   let server: TestServer;

@@ -10,7 +10,7 @@ import { cliJson } from '../support/cli.js';
 import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
 import { appPageUrl, pageRequest, tokenOf } from './page-client.js';
 
-/** The app page's web security from Node, as a forger or a careless client would talk to it (issue 11, point 3). */
+/** The app page's web security from Node, as a forger or a careless client would talk to it. */
 describe('the app page: security over HTTPS', () => {
   let server: TestServer;
   let app: string;

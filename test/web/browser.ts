@@ -13,7 +13,7 @@ export function browserMissing(): string | undefined {
     : `${CHROMIUM} is missing: the browser tests need Chromium (apt-get install -y chromium; .ci/run installs it)`;
 }
 
-/** Headless Chromium with the flags of issue 11 (no sandbox in containers, no background traffic). */
+/** Headless Chromium with no sandbox (containers have none) and no background traffic. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -24,7 +24,7 @@ interface TestEvent {
 }
 
 /**
- * The app page's webhooks section in Chromium (issue 16, CONTRACT.md sections 8 and 9): a real
+ * The app page's webhooks section in Chromium (docs/webhooks.md#registering-an-endpoint): a real
  * `serve --app-port 0` calling a real HTTPS receiver on 127.0.0.1 (--webhook-allow-private, its
  * certificate given with --webhook-ca). The steps build on each other: add, test, rotate,
  * disable by a 410 and re-enable, delete.

@@ -10,7 +10,7 @@ const SECRET_RE = /whsec_[A-Za-z0-9+/]{43}=/;
 /** Every secret in a text (a separate, global copy: `test` on a global RegExp keeps state). */
 const secretsIn = (text: string) => text.match(new RegExp(SECRET_RE, 'g')) ?? [];
 
-/** The app page's webhook forms from Node, as a forger or a careless client would send them (issue 16). */
+/** The app page's webhook forms from Node, as a forger or a careless client would send them. */
 describe('the app page: webhook endpoints, security', () => {
   let server: TestServer;
   let app: string;

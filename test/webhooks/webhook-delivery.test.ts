@@ -15,7 +15,7 @@ import { waitFor } from '../support/wait-for.js';
 import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from './receiver.js';
 
 /**
- * Webhooks end to end (CONTRACT.md section 8): `serve` calls a real HTTPS receiver on
+ * Webhooks end to end (docs/webhooks.md#the-call): `serve` calls a real HTTPS receiver on
  * 127.0.0.1 when a user's meals change, signed as Standard Webhooks says (checked by the
  * `standardwebhooks` library, not by our code), coalesced, retried, disabled on 410.
  */

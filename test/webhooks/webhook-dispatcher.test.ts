@@ -13,7 +13,7 @@ import { makeTempDir } from '../support/project.js';
 import { makeCertificate, startReceiver } from './receiver.js';
 
 /**
- * The whole retry schedule on the dispatcher's injected clock (CONTRACT.md section 8): a
+ * The whole retry schedule on the dispatcher's injected clock (docs/webhooks.md#the-call): a
  * receiver that always answers 500 gets the first attempt and seven retries, each due its
  * delay ± 10 % after the previous one, with the same webhook-id; after the last, the endpoint
  * is disabled. Real store, real sender, real HTTPS receiver: only the clock is the test's.

@@ -6,7 +6,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { type CliResult, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
 
-// CONTRACT.md section 7, `webhooks …`: the --json shapes written out here, independently of src/.
+// docs/cli.md#webhooks: the --json shapes written out here, independently of src/.
 const CREATED_FIELDS = ['id', 'userId', 'url', 'name', 'secret', 'createdAt'];
 const LISTED_FIELDS = ['id', 'url', 'name', 'status', 'createdAt', 'lastAttemptAt', 'lastStatus'];
 const ATTEMPT_FIELDS = ['at', 'eventId', 'status', 'error', 'ms'];

@@ -51,10 +51,10 @@ async function loadMeals(files: LocalCopyFiles) {
 }
 
 /**
- * The copy kept by `pull`: --out (the meals) and --state (where to resume). The position is
- * saved only after the copy is written, so a crash between the two re-applies one page,
- * which changes nothing (CONTRACT.md section 7). With no state, or a state without its copy,
- * the copy is rebuilt from scratch.
+ * The copy kept by `pull`: --out (the meals) and --state (where to resume). The position is saved
+ * only after the copy is written, so a crash between the two re-applies one page, which changes
+ * nothing (docs/sdk.md#pull-your-meals-in-a-csv-file-kept-current). With no state, or a state
+ * without its copy, the copy is rebuilt from scratch.
  */
 export async function openLocalCopy(files: LocalCopyFiles, notice: (text: string) => void): Promise<LocalCopy> {
   let state = await loadState(files);

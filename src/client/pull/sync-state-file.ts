@@ -3,9 +3,9 @@ import { readTextIfExists } from '../../meals-io/read-input.js';
 import type { SyncPosition } from '../types.js';
 
 /**
- * What `pull --state FILE` keeps between runs: the position to resume from (CONTRACT.md
- * section 2: lastModifiedSince + cursor resume with no duplicates and no gaps), and whose
- * meals they are, so that one copy never mixes two users.
+ * What `pull --state FILE` keeps between runs: the position to resume from
+ * (docs/api.md#staying-in-sync: lastModifiedSince + cursor resume with no duplicates and no gaps),
+ * and whose meals they are, so that one copy never mixes two users.
  */
 export interface SyncState {
   readonly version: 1;

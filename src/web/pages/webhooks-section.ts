@@ -170,7 +170,7 @@ function renderAddForm(view: WebhooksSectionView): Html {
   </form>`;
 }
 
-/** Webhooks (CONTRACT.md sections 8 and 9): the user's endpoints, their last calls and their forms. */
+/** Webhooks (docs/webhooks.md#registering-an-endpoint): the user's endpoints, their last calls and their forms. */
 export function renderWebhooksSection(view: WebhooksSectionView): Html {
   const notice = renderNotice(view.notice);
   return html`<section id="webhooks" aria-labelledby="webhooks-title">
