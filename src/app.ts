@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: false,
     bodyLimit: 1024,
     // No route reads request.query: /v1/meals parses its raw query itself, in the contract's
-    // fault order (domain/meals-query.ts). Fastify's own parse would be wasted work per request.
+    // fault order (http/meals-query.ts). Fastify's own parse would be wasted work per request.
     routerOptions: { querystringParser: () => ({}) },
     serverFactory: (fastifyHandler, options) => {
       const server = deps.serverFactory(

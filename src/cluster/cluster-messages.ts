@@ -1,3 +1,5 @@
+import { isRecord } from '../json-record.js';
+
 /**
  * The messages between the primary and its workers about their life (the limiters have their
  * own, ratelimit/cluster-limiter-protocol.ts): a worker says it listens or could not start; the
@@ -10,11 +12,6 @@ export const DRAIN = 'meal-export:drain';
 export type WorkerMessage =
   | { readonly type: typeof WORKER_LISTENING; readonly url: string }
   | { readonly type: typeof WORKER_FAILED; readonly message: string };
-
-/** An IPC message is any JSON value: this narrows it to an object to read its fields. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 export function isWorkerMessage(message: unknown): message is WorkerMessage {
   if (!isRecord(message)) return false;

@@ -4,7 +4,7 @@ import { toBase62 } from './random-id.js';
 import type { ApiKeyRecord } from './key-records.js';
 
 /**
- * API keys (CONTRACT.md section 3): `mxk_` + 43 base62 characters (32 random bytes) + 6 base62
+ * API keys (docs/api.md#keys): `mxk_` + 43 base62 characters (32 random bytes) + 6 base62
  * characters of the CRC32 of those 43. The checksum lets the service refuse a mistyped or
  * made-up key without a lookup, and lets secret scanners find leaked keys by the same rule.
  */
@@ -68,7 +68,7 @@ export function redactApiKeys(text: string): string {
   return decoded.replace(KEY_LIKE_RE, 'mxk_[redacted]');
 }
 
-/** True while a key authenticates: not revoked, not expired (CONTRACT.md section 3). */
+/** True while a key authenticates: not revoked, not expired (docs/api.md#keys). */
 export function isActiveKey(key: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now: number): boolean {
   return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
 }

@@ -1,5 +1,5 @@
 /**
- * The per-user change clock (CONTRACT.md section 2, "No change is ever missed"): every write
+ * The per-user change clock (docs/api.md#the-call, "No change is ever missed"): every write
  * of a meal gets max(now, the user's last modifiedAt + 1 ms), so a user's modifiedAt strictly
  * increases in commit order. Storage adapters call it inside the write transaction that
  * serialises the user's writes.

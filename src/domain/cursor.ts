@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FeedPosition } from './meal.js';
 
 /**
- * Opaque, integrity-protected cursors (CONTRACT.md section 2). A cursor is base64url of
+ * Opaque, integrity-protected cursors (docs/api.md#the-call). A cursor is base64url of
  * version (1 byte) | modifiedAt (8 bytes) | id (UTF-8) | tag (16 bytes), where the tag is an
  * HMAC-SHA256 over the user id and everything before it. The secret lives in the store, so
  * every instance on one store accepts the others' cursors; another user's cursor fails the tag.

@@ -1,7 +1,7 @@
 import type { FeedPosition } from './meal.js';
 
 /**
- * Where a page of the feed starts (CONTRACT.md section 2): `lastModifiedSince` (inclusive) and
+ * Where a page of the feed starts (docs/api.md#the-call): `lastModifiedSince` (inclusive) and
  * the cursor's position (exclusive) both filter, so the later of the two is the start.
  * - `from`: every change with modifiedAt >= `modifiedAt`;
  * - `after`: every change strictly after `position` in (modifiedAt, id) order.
@@ -30,7 +30,7 @@ export function feedStart(lastModifiedSince: number, cursor: FeedPosition | unde
  * True when a tombstone the store has pruned belongs in an answer from `start`: the newest
  * pruned position (`prunedThrough`, per user) is at or after an inclusive start, or strictly
  * after an exclusive one. Every older pruned tombstone is before that position, so checking
- * it alone decides. No pruned tombstone: never (CONTRACT.md section 2, 410 resync_required).
+ * it alone decides. No pruned tombstone: never (docs/api.md#the-call, 410 resync_required).
  */
 export function prunedTombstoneBelongs(start: FeedStart, prunedThrough: FeedPosition | undefined): boolean {
   if (prunedThrough === undefined) return false;

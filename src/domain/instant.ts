@@ -1,5 +1,5 @@
 /**
- * Instants as the contract writes them (CONTRACT.md section 2): parsed from RFC 3339 /
+ * Instants as the contract writes them (docs/api.md#the-call): parsed from RFC 3339 /
  * ISO 8601 extended date-times, written as `YYYY-MM-DDTHH:mm:ss.sssZ`.
  */
 

@@ -39,8 +39,8 @@ export function encodeMealAt(content: string, modifiedAt: number): string {
 
 /**
  * True when `body`, a live meal's stored JSON (encodeMeal's text), holds exactly this content
- * (encodeMealContent's text): equal in every Meal field, as the API sends it (CONTRACT.md
- * section 7: a record equal to the user's live meal is no change). The content is everything
+ * (encodeMealContent's text): equal in every Meal field, as the API sends it (docs/cli.md
+ *: a record equal to the user's live meal is no change). The content is everything
  * before the modifiedAt value, so a body that starts with it has those very fields. Each
  * field has one written form, so equal text is equal fields: null is not 0, "" is not other
  * text, dates are compared to the millisecond; only -0 and 0 meet, as in any JSON.
@@ -62,7 +62,7 @@ export function encodeTombstone(id: string, modifiedAt: number): string {
  */
 export const LIVE_MEAL_DELETED_SUFFIX = ',"deleted":false}';
 
-/** A live meal as its JSON text carries it (CONTRACT.md section 2): instants as strings. */
+/** A live meal as its JSON text carries it (docs/api.md#the-call): instants as strings. */
 export interface MealJson extends MealNutrients {
   readonly id: string;
   readonly description: string;

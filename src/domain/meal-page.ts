@@ -11,7 +11,7 @@ import { formatInstant } from './instant.js';
 export const MEALS_LAST_MODIFIED = 'meals-last-modified';
 
 /**
- * The 200 body of GET /v1/meals (CONTRACT.md section 2): exactly seven fields in this order,
+ * The 200 body of GET /v1/meals (docs/api.md#the-call): exactly seven fields in this order,
  * as three parts to be sent one after the other: the head, the meals, the tail. `items` are
  * the stored JSON texts already joined by commas as UTF-8 bytes: they are sent as they are,
  * never parsed, re-serialised, re-encoded or even copied into one body (a first sync's page

@@ -1,5 +1,5 @@
 /**
- * The Meal as the contract defines it (CONTRACT.md section 2): field names, their order and
+ * The Meal as the contract defines it (docs/api.md#the-call): field names, their order and
  * their types. The order here is the order of every JSON body, CSV header and OpenAPI schema.
  */
 export const MEAL_TYPES = ['breakfast', 'lunch', 'dinner', 'snack'] as const;

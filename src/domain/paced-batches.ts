@@ -5,10 +5,10 @@
  * sees at most 1000 / minIntervalMs calls a second from here; each lookup waits at most about
  * one interval plus one call while the arrivals stay under maxBatch an interval.
  *
- * The key authenticator sends the lookups of blocked addresses through it (issue 10, item 9):
+ * The key authenticator sends the lookups of blocked addresses through it:
  * a flood of made-up keys from an address the brute-force guard has blocked must not cost
  * the store a query each, yet a valid key from that address must still be looked up and pass
- * (CONTRACT.md section 3).
+ * (docs/api.md#keys).
  */
 export interface PacedBatches<K, V> {
   load(key: K): Promise<V>;

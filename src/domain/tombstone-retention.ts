@@ -1,5 +1,5 @@
 /**
- * How long tombstones are kept (CONTRACT.md section 2): at least 30 days by default, 0 to
+ * How long tombstones are kept (docs/api.md#the-call): at least 30 days by default, 0 to
  * 3650 as configured (`--tombstone-days`). One rule for `serve` (at start and hourly) and
  * `meals prune`.
  */

@@ -1,7 +1,7 @@
 import type { WebhookAttemptFate } from './webhook-records.js';
 
 /**
- * CONTRACT.md section 8: a failed attempt is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
+ * docs/webhooks.md#the-call: a failed attempt is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
  * 10 h after the previous one, each ± 10 %; after the last the endpoint is disabled, and so it
  * is at once on `410 Gone`. A `2xx` delivers.
  */

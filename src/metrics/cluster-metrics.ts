@@ -10,7 +10,7 @@ import {
   type MetricValue,
   Registry,
 } from 'prom-client';
-import { isRecord } from '../cluster/cluster-messages.js';
+import { isRecord } from '../json-record.js';
 import type { Scrape } from './admin-listener.js';
 
 /** One process's registry as the admin listener serves it (`serve` without `--workers`). */

@@ -1,4 +1,4 @@
-import { isRecord } from '../cluster/cluster-messages.js';
+import { isRecord } from '../json-record.js';
 import type { RateDecision } from './rate-limiter.js';
 
 /**

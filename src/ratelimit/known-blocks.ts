@@ -6,7 +6,7 @@ import { clientGroupOf } from './client-group.js';
  * it has blocked, and until when. Read before a key is looked up: a request
  * from a blocked group gets its 429 without asking the guard again (a Redis call, or an IPC
  * message to the cluster's primary), and its key is looked up in a paced batch rather than
- * at once (domain/key-authenticator.ts). The guard's own answer is unchanged: it does not
+ * at once (keys/key-authenticator.ts). The guard's own answer is unchanged: it does not
  * count attempts while blocked (ratelimit/rate-limiter.ts), so the block ends here when it
  * ends there, and the next failure after it asks the guard again.
  */

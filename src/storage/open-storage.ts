@@ -11,7 +11,7 @@ export function isPostgresUrl(location: string): boolean {
 
 /**
  * Opens the store a location names (`postgres://…` or a SQLite file path) and brings its
- * schema up to date (CONTRACT.md section 7: every command migrates on start).
+ * schema up to date (docs/cli.md: every command migrates on start).
  */
 export async function openStorage(location: string, options: StorageOptions = {}): Promise<Storage> {
   // bulkLoad relaxes SQLite's fsync; PostgreSQL keeps its own durability settings.

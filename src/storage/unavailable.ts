@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 
 /**
- * The contract's 503 `unavailable` for a store that cannot serve now (CONTRACT.md section 5),
+ * The contract's 503 `unavailable` for a store that cannot serve now (docs/errors.md),
  * from either adapter. A full disk says so: it is the operator's first question when an
  * import stops (`meals import` prints this message), and waiting does not fix it.
  */

@@ -58,7 +58,7 @@ export interface ClaimedRow {
   readonly created_at: number;
 }
 
-/** The previous secret signs beside the current one while it lives (CONTRACT.md section 8). */
+/** The previous secret signs beside the current one while it lives (docs/webhooks.md#the-call). */
 export function claimedEventOf(row: ClaimedRow, now: number): ClaimedWebhookEvent {
   const previousLives =
     row.previous_secret !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
@@ -99,5 +99,5 @@ export function attemptRecordOf(row: AttemptRow): WebhookAttemptRecord {
   };
 }
 
-/** The endpoint keeps its last attempts, no more (CONTRACT.md section 8). */
+/** The endpoint keeps its last attempts, no more (docs/webhooks.md#the-call). */
 export const ATTEMPTS_KEPT = 50;

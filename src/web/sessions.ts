@@ -15,7 +15,7 @@ export interface Session {
   readonly expiresAt: number;
 }
 
-/** Sign-in, sessions and sign-out of the app page, over the store's digests (storage.ts). */
+/** Sign-in, sessions and sign-out of the app page, over the store's digests (storage/sign-in-store.ts). */
 export function createSessions(storage: Storage) {
   return {
     /** Uses a login link's token up and opens a session; undefined when the link is spent or expired. */

@@ -6,7 +6,7 @@ const HEIGHT = 64;
 const BAR_GAP = 2;
 
 export interface DailyRequests {
-  /** UTC day number (storage.ts KeyDayRequests). */
+  /** UTC day number (domain/key-records.ts KeyDayRequests). */
   readonly day: number;
   readonly requests: number;
 }

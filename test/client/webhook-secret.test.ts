@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { webhookDigest } from '../../src/client/webhook-digest.js';
 import { decodeWebhookSecret, encodeWebhookSecret } from '../../src/client/webhook-secret.js';
-import { newWebhookSecret } from '../../src/webhooks/webhook-ids.js';
+import { newWebhookSecret } from '../../src/domain/webhook-ids.js';
 
 // The Standard Webhooks JavaScript library's own vector (libraries/javascript/src/webhook.test.ts).
 const VECTOR = {

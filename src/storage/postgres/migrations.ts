@@ -8,7 +8,7 @@ import type { Migration } from '../sqlite/migrations.js';
  *   which "C" compares in a UTF-8 database;
  * - each meal row holds its JSON text as the API sends it;
  * - `user_clocks` is the per-user row whose lock serialises that user's writes
- *   (postgres-meals.ts), with the pruned-tombstone watermark beside the clock.
+ *   (postgres-meal-writes.ts), with the pruned-tombstone watermark beside the clock.
  */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
@@ -91,8 +91,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     name: 'last accepted request per key and day',
-    // Where the interval between accepted requests resumes after a restart (CONTRACT.md
-    // section 4). Beside the day's count, written by the same flush: after a crash the two
+    // Where the interval between accepted requests resumes after a restart (docs/api.md#limits).
+    // Beside the day's count, written by the same flush: after a crash the two
     // lose the same last seconds. api_keys.last_used_at is no substitute: a 429 moves it.
     // Null on the rows counted before.
     sql: `

@@ -1,6 +1,6 @@
 /**
  * What a PostgreSQL failure means for the caller: "the store cannot be reached or cannot serve
- * now" (CONTRACT.md section 5: 503 unavailable), or a bug.
+ * now" (docs/errors.md: 503 unavailable), or a bug.
  */
 
 // postgres.js's own codes for a connection that failed or went away, and Node's socket errors.

@@ -10,7 +10,7 @@ interface SessionRow {
   readonly expires_at: number;
 }
 
-/** The app page's login tokens and sessions in PostgreSQL: digests only (storage.ts). */
+/** The app page's login tokens and sessions in PostgreSQL: digests only. */
 export function createPostgresSignIns(sql: Sql): SignInStore {
   return {
     async createLoginToken(token: NewLoginToken): Promise<void> {

@@ -5,7 +5,7 @@
  * Meals are clustered on (user_id, modified_at, id) in a WITHOUT ROWID table, so one user's
  * feed is one contiguous range of the B-tree, read in order, and each row holds the meal's
  * JSON text ready to send: measured 5-7 x faster than one column per field, and flat with
- * table size (issue 4). Deleted meals stay as tombstone rows until pruned.
+ * table size. Deleted meals stay as tombstone rows until pruned.
  */
 export interface Migration {
   readonly version: number;
@@ -60,8 +60,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     version: 2,
     name: 'pruned tombstone watermark',
     // The position (modifiedAt, id) of the newest tombstone pruned for each user: a request
-    // with includeDeleted gets 410 only when its start is at or before it (CONTRACT.md
-    // section 2). Kept beside the change clock, which every user with tombstones has.
+    // with includeDeleted gets 410 only when its start is at or before it (docs/api.md#the-call).
+    // Kept beside the change clock, which every user with tombstones has.
     sql: `
       ALTER TABLE user_clocks ADD COLUMN pruned_modified_at INTEGER;
       ALTER TABLE user_clocks ADD COLUMN pruned_id TEXT;
@@ -71,7 +71,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'app page: key requests per day, login tokens, sessions',
     sql: `
-      -- Accepted requests per key and UTC day (issue 11): the app page's quota use and chart.
+      -- Accepted requests per key and UTC day: the app page's quota use and chart.
       CREATE TABLE key_daily_requests (
         key_id   TEXT    NOT NULL,
         day      INTEGER NOT NULL,
@@ -101,8 +101,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     name: 'last accepted request per key and day',
-    // Where the interval between accepted requests resumes after a restart (CONTRACT.md
-    // section 4). Beside the day's count, written by the same flush: after a crash the two
+    // Where the interval between accepted requests resumes after a restart (docs/api.md#limits).
+    // Beside the day's count, written by the same flush: after a crash the two
     // lose the same last seconds. api_keys.last_used_at is no substitute: a 429 moves it.
     // Null on the rows counted before.
     sql: `
@@ -112,7 +112,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     name: 'webhooks: endpoints, pending events, attempts',
-    // CONTRACT.md section 8 (storage/webhook-store.ts). An event is open (a change extends it)
+    // docs/webhooks.md#the-call (storage/webhook-store.ts). An event is open (a change extends it)
     // while it is its endpoint's newest and claimed_at is null: the first claim seals it for
     // good, whatever later happens to its attempts and lease (enabling resets both).
     sql: `

@@ -42,7 +42,7 @@ function pageSql(includeDeleted: boolean, afterCursor: boolean, limit: number): 
   const page = `SELECT count(*), CAST(group_concat(item, ',') AS BLOB), max(modified_at), id FROM (
     SELECT ${item} AS item, modified_at, id FROM meals WHERE ${where} ORDER BY modified_at, id LIMIT ${limit})`;
   // The user's clock, and with includeDeleted the pruned-tombstone watermark, read by the same
-  // statement (one primary-key lookup): one snapshot with the page (storage.ts).
+  // statement (one primary-key lookup): one snapshot with the page (meal-feed.ts).
   const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
   return `SELECT page.*, clock.last_modified_at${watermark} FROM (${page}) AS page
     LEFT JOIN user_clocks AS clock ON clock.user_id = ?`;

@@ -15,7 +15,7 @@ export interface KeysPageView {
   readonly dailyLimit: number;
   /** The API's base URL, for the quick start. */
   readonly apiUrl: string;
-  /** The id the generate form asks for (domain/key-issuer.ts: sent twice, it makes one key). */
+  /** The id the generate form asks for (keys/issue-api-key.ts: sent twice, it makes one key). */
   readonly nextKeyId: string;
   /** The webhooks section (webhooks-section.ts). */
   readonly webhooks: WebhooksSectionView;
