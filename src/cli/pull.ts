@@ -9,7 +9,7 @@ import {
   MealExportNetworkError,
   MealExportRateLimitError,
 } from '../client/errors.js';
-import { MAX_WAIT_SECONDS } from '../client/page-request.js';
+import { MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
 import { LocalCopyError, openLocalCopy } from '../client/pull/local-copy.js';
 import { createPullProgress } from '../client/pull/pull-progress.js';
 import { resolveSetting } from '../config.js';

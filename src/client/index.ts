@@ -27,7 +27,7 @@ export {
 } from './errors.js';
 export { createFetchTransport, type FetchFunction, type FetchTransportOptions } from './fetch-transport.js';
 export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
-export { MAX_WAIT_SECONDS } from './page-request.js';
+export { MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
 export { EPOCH, FOLLOW_MARGIN_MS } from './sync.js';
 export type { HttpTransport, TransportGetOptions } from './transport.js';
 export {

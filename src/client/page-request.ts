@@ -4,6 +4,7 @@ import { MealExportResponseError } from './errors.js';
 import type { RequestPolicy } from './send-request.js';
 import { sendRequest } from './send-request.js';
 import type { ListMealsOptions, MealPage } from './types.js';
+import { MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
 
 /** A page with the moment the server answered (its Date header; the client clock without one). */
 export interface FetchedPage {
@@ -23,9 +24,6 @@ export function mealsUrl(baseUrl: string | URL): URL {
   if (!base.pathname.endsWith('/')) base.pathname += '/';
   return new URL('v1/meals', base);
 }
-
-/** The longest `wait` the server takes, in seconds (docs/api.md#changes-as-they-happen-wait). */
-export const MAX_WAIT_SECONDS = 120;
 
 /** How long the server may hold a request with this `wait` (one it refuses is answered at once). */
 function holdMsOf(wait: number | undefined): number | undefined {

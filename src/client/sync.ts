@@ -1,9 +1,11 @@
 import { MealExportResyncLoopError, MealExportResyncRequiredError } from './errors.js';
-import { type FetchedPage, MAX_WAIT_SECONDS } from './page-request.js';
+import { MAX_LIMIT, MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
+import type { FetchedPage } from './page-request.js';
 import type { ListMealsOptions, SyncOptions, SyncPosition, SyncStep } from './types.js';
 
 export const EPOCH = '1970-01-01T00:00:00.000Z';
-export const DEFAULT_SYNC_LIMIT = 5000;
+/** A sync reads the largest pages the server gives: fewest requests for the quota. */
+export const DEFAULT_SYNC_LIMIT = MAX_LIMIT;
 
 /**
  * After a full pass, changes are followed from just after the user's newest change as the

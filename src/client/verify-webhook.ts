@@ -11,7 +11,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { MealExportWebhookVerificationError } from './errors.js';
 import { webhookDigest } from './webhook-digest.js';
-import { decodeWebhookSecret } from './webhook-secret.js';
+import { decodeWebhookSecret } from '../domain/webhook-secret.js';
 
 /** Meals of `data.userId` changed between `from` and `through` (their `modifiedAt`): sync to see them. */
 export interface MealsChangedEvent {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { randomId } from './random-id.js';
+import { encodeWebhookSecret } from './webhook-secret.js';
 
 /**
  * The random names of webhooks (docs/webhooks.md), never sequential: endpoint ids, the
@@ -21,7 +22,7 @@ export function isWebhookEndpointId(text: string): boolean {
 
 /** An endpoint's signing secret: `whsec_` and the base64 of 32 random bytes (Standard Webhooks). */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  return encodeWebhookSecret(randomBytes(32));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FeedPosition } from '../domain/meal.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
 import { checkedText, exactBoolean, type QueryParameterRule, requiredInstant, wholeNumber } from './query-rule.js';
 
 /**
@@ -7,11 +8,6 @@ import { checkedText, exactBoolean, type QueryParameterRule, requiredInstant, wh
  * this table. Its order is the order in which the first parameter at fault is named
  * (docs/errors.md#errors), and the order the document lists them in.
  */
-
-export const DEFAULT_LIMIT = 1000;
-export const MAX_LIMIT = 5000;
-/** The longest long poll, in seconds (docs/api.md#changes-as-they-happen-wait). */
-export const MAX_WAIT_SECONDS = 120;
 
 /** What the request brings to judge its parameters with. */
 export interface MealsQueryContext {

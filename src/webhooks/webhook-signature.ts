@@ -6,7 +6,7 @@
  * verifyWebhook checks. The secrets and ids themselves are made in webhook-ids.ts.
  */
 import { webhookDigest } from '../client/webhook-digest.js';
-import { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../client/webhook-secret.js';
+import { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../domain/webhook-secret.js';
 
 /**
  * The `webhook-signature` header: one `v1,<base64>` entry per secret, joined by a space, so that

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { formatInstant } from '../../src/domain/instant.js';
 import { parseMealsQuery } from '../../src/http/meals-query.js';
-import { MAX_LIMIT } from '../../src/http/meals-query-rules.js';
+import { MAX_LIMIT } from '../../src/domain/page-bounds.js';
 import { AppError } from '../../src/errors.js';
 import { instantMs as instant, RUNS } from '../support/arbitraries.js';
 

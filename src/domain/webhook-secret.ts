@@ -1,8 +1,9 @@
 /**
  * The text of a webhook signing secret: `whsec_` and the base64 of the key's bytes, as Standard
  * Webhooks (standardwebhooks.com) writes it and the service shows it once
- * (docs/webhooks.md#registering-an-endpoint). The one codec of the service's signer
- * (webhooks/webhook-signature.ts) and the SDK's verifier (verify-webhook.ts). Its declarations
+ * (docs/webhooks.md#registering-an-endpoint). The one codec of the secrets' maker
+ * (webhook-ids.ts), the service's signer (webhooks/webhook-signature.ts) and the SDK's verifier
+ * (client/verify-webhook.ts), which ships it. Its declarations
  * name only Uint8Array, so the SDK's types still need no @types/node.
  */
 

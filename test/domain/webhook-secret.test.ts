@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { webhookDigest } from '../../src/client/webhook-digest.js';
-import { decodeWebhookSecret, encodeWebhookSecret } from '../../src/client/webhook-secret.js';
+import { decodeWebhookSecret, encodeWebhookSecret } from '../../src/domain/webhook-secret.js';
 import { newWebhookSecret } from '../../src/domain/webhook-ids.js';
 
 // The Standard Webhooks JavaScript library's own vector (libraries/javascript/src/webhook.test.ts).
