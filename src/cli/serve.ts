@@ -9,7 +9,8 @@ import { type AdminListener, startAdminListener } from '../metrics/admin-listene
 import { scrapeRegistry } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
-import { type ServeConfig, startServer } from '../server.js';
+import type { ServeConfig } from '../serve-config.js';
+import { startServer } from '../server.js';
 import { isPostgresUrl } from '../storage/open-storage.js';
 import { listenForStopSignal, type StopSignal } from '../stop-signal.js';
 import { parseTrustedProxies, type TrustedProxies } from '../http/client-address.js';
@@ -28,7 +29,7 @@ const USAGE =
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
-/** Held long polls per process (CONTRACT.md section 7); 0 answers every `wait` at once. */
+/** Held long polls per process (docs/api.md#changes-as-they-happen-wait); 0 answers every `wait` at once. */
 const DEFAULT_MAX_WAITING = 10_000;
 const DEFAULT_PORT = 8443;
 const DEFAULT_MIN_INTERVAL_MS = 3000;
@@ -188,8 +189,8 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
     webhooks: { allowPrivate: values['webhook-allow-private'], caFile: values['webhook-ca'] },
   };
-  // serve's data folder is the one folder a command makes for a store (issue 17, item 2): the
-  // store's own folder, when it is not the data folder, must exist.
+  // serve's data folder is the one folder a command makes for a store: the store's own folder,
+  // when it is not the data folder, must exist.
   if (!isPostgresUrl(config.database) && path.resolve(path.dirname(config.database)) === path.resolve(dataDir)) {
     await mkdir(dataDir, { recursive: true });
   }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { appPageOrigin, logStoreAndLimiter, type ServeConfig } from '../../src/server.js';
+import { appPageOrigin } from '../../src/serve-app-page.js';
+import type { ServeConfig } from '../../src/serve-config.js';
+import { logStoreAndLimiter } from '../../src/start-log.js';
 
 /** A logger that keeps what `info` was given, as one JSON text per call. */
 function recordingLog(): { log: FastifyBaseLogger; lines: string[] } {
@@ -13,7 +15,7 @@ function recordingLog(): { log: FastifyBaseLogger; lines: string[] } {
 const config = (database: string, redisUrl?: string) =>
   ({ database, redisUrl, redisPrefix: 'meal-export:' }) as unknown as ServeConfig;
 
-test('serve logs which store and which limiter it uses at start, never a password (issue 17, item 2)', () => {
+test('serve logs which store and which limiter it uses at start, never a password', () => {
   const { log, lines } = recordingLog();
   logStoreAndLimiter(log, config('postgres://meal:s3cret@db.internal:5432/meals'));
   logStoreAndLimiter(log, config('postgres://meal:s3cret@db.internal/meals', 'redis://:r3dis-pass@cache:6379/0'));
