@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type * as HostModule from '../../src/host/meal-host.js';
-import type { MealInput } from '../../src/host/meal-host.js';
+import type { MealInput } from '../../src/host/host-api.js';
 import type * as ServerModule from '../../src/server.js';
 import type * as StorageModule from '../../src/storage/open-storage.js';
 import { type WriterCommand, type WriterMessage, type WriterReplies, wallClock } from './writer-process.js';

@@ -3,7 +3,8 @@ import { resolveSetting } from '../config.js';
 import { answerPrimaryScrapes } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { createClusterLimiters } from '../ratelimit/cluster-limiter-client.js';
-import { type RunningServer, type ServeConfig, startServer } from '../server.js';
+import type { ServeConfig } from '../serve-config.js';
+import { type RunningServer, startServer } from '../server.js';
 import type { StopSignal } from '../stop-signal.js';
 import { DRAIN, isDrainMessage, WORKER_FAILED, WORKER_LISTENING, type WorkerMessage } from './cluster-messages.js';
 
@@ -36,7 +37,7 @@ export async function runClusterWorker(config: ServeConfig, stop: StopSignal): P
       clusterWorker: { limiters: config.redisUrl === undefined ? createClusterLimiters() : undefined },
     });
   } catch (error) {
-    // The primary reports it as the command's one-line failure (docs/cli.md).
+    // The primary reports it as the command's one-line failure (docs/cli.md#the-command-line).
     await tellPrimary({ type: WORKER_FAILED, message: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   }

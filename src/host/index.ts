@@ -13,16 +13,16 @@
  *   res.redirect((await host.createLoginLink(user.id)).url);
  */
 export { MealHostError, type MealHostErrorCode } from './host-error.js';
-export {
-  type CreatedKey,
-  type CreatedWebhook,
-  type KeyInfo,
-  type MealHost,
-  type MealHostOptions,
-  type MealInput,
-  openMealHost,
-  type UpsertOutcome,
-  type WebhookAttemptInfo,
-  type WebhookInfo,
-} from './meal-host.js';
+export type {
+  CreatedKey,
+  CreatedWebhook,
+  KeyInfo,
+  MealHost,
+  MealHostOptions,
+  MealInput,
+  UpsertOutcome,
+  WebhookAttemptInfo,
+  WebhookInfo,
+} from './host-api.js';
+export { openMealHost } from './meal-host.js';
 export type { MealType } from '../domain/meal.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { issueApiKey } from '../../src/keys/issue-api-key.js';
-import { type ServeConfig, startServer } from '../../src/server.js';
+import type { ServeConfig } from '../../src/serve-config.js';
+import { startServer } from '../../src/server.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { plainMeal } from '../support/contract.js';
 import { makeTempDir } from '../support/project.js';
@@ -10,10 +11,10 @@ import { request, type TestResponse } from '../support/server.js';
 import { type MealPageBody, OLD, sleep } from './http-expect.js';
 
 /**
- * A long poll woken by a write of the serving process itself
- * (docs/api.md#changes-as-they-happen-wait): a back end that runs the API in its own process
- * (startServer's `storage` option) and writes meals through the same store handle. The write
- * signals as it commits, without waiting for the next look for other processes' commits.
+ * A long poll woken by a write of the serving process itself (docs/api.md#changes-as-they-happen-wait): a back
+ * end that runs the API in its own process (startServer's `storage` option) and writes meals
+ * through the same store handle. The write signals as it commits, without waiting for the
+ * next look for other processes' commits.
  */
 test('a held request is answered within 250 ms of a write through the serving process’s own store', async () => {
   const temp = makeTempDir('in-process');

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { appPageOrigin, logStoreAndLimiter, type ServeConfig } from '../../src/server.js';
+import { appPageOrigin } from '../../src/serve-app-page.js';
+import type { ServeConfig } from '../../src/serve-config.js';
+import { logStoreAndLimiter } from '../../src/start-log.js';
 
 /** A logger that keeps what `info` was given, as one JSON text per call. */
 function recordingLog(): { log: FastifyBaseLogger; lines: string[] } {

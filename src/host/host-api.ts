@@ -1,0 +1,118 @@
+import type { MealType } from '../domain/meal.js';
+
+/** A meal as the app records it: the JSON form of a `meals import` record. */
+export interface MealInput {
+  /** Optional: one is made when absent. Unique across all users. */
+  readonly id?: string;
+  readonly title?: string | null;
+  readonly description?: string | null;
+  readonly type: MealType;
+  /** When it was eaten: an ISO 8601 date-time (`2025-03-01T12:15:00Z`). */
+  readonly date: string;
+  readonly caloriesTotal?: number | null;
+  readonly proteins_g?: number | null;
+  readonly fats_g?: number | null;
+  readonly carbs_g?: number | null;
+  readonly fibers_g?: number | null;
+  readonly sodium_mg?: number | null;
+  readonly iron_mg?: number | null;
+  readonly calcium_mg?: number | null;
+}
+
+export interface UpsertOutcome {
+  /** The meals' ids, in input order (made ones included), unchanged ones too. */
+  readonly ids: readonly string[];
+  readonly created: number;
+  readonly updated: number;
+  /**
+   * Meals equal in every field to the user's live meal of that id: not written, their
+   * modifiedAt kept, and no API client hears of them, as in `meals import`
+   * (docs/app.md#the-back-end-meal-exporthost).
+   */
+  readonly unchanged: number;
+}
+
+export interface CreatedKey {
+  readonly id: string;
+  /** The key itself: hand it to the user once; it is stored only as a digest. */
+  readonly key: string;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+}
+
+/** A key as `keys list` shows it: never the secret. */
+export interface KeyInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly status: 'active' | 'revoked' | 'expired';
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+export interface CreatedWebhook {
+  readonly id: string;
+  readonly url: string;
+  readonly name: string;
+  /** The signing secret (`whsec_…`): hand it to the user once; it is never shown again. */
+  readonly secret: string;
+  readonly createdAt: string;
+}
+
+/** A webhook endpoint as `webhooks list` shows it: never a secret. */
+export interface WebhookInfo {
+  readonly id: string;
+  readonly url: string;
+  readonly name: string;
+  /** `disabled` after the last retry failed, or on `410 Gone`, until enableWebhook. */
+  readonly status: 'enabled' | 'disabled';
+  readonly createdAt: string;
+  readonly lastAttemptAt: string | null;
+  /** The HTTP status of the last attempt; null when it had none (refused, timeout) or none was made. */
+  readonly lastStatus: number | null;
+}
+
+/** One call to an endpoint, as `webhooks attempts` shows it. */
+export interface WebhookAttemptInfo {
+  readonly at: string;
+  readonly eventId: string;
+  /** The HTTP status answered, or null (refused address, timeout, connection failure). */
+  readonly status: number | null;
+  /** Null, or a short reason: `refused_address`, `timeout`, `tls`, `connection`, `dns`. */
+  readonly error: string | null;
+  readonly ms: number;
+}
+
+export interface MealHostOptions {
+  /**
+   * The app page's address as browsers reach it (`https://meals.example.com`), the base of
+   * login links (the library reads no environment variable: pass it).
+   */
+  readonly publicUrl?: string;
+}
+
+/** The diet app's back end's handle on the store: see index.ts. */
+export interface MealHost {
+  upsertMeals(userId: string, meals: readonly MealInput[]): Promise<UpsertOutcome>;
+  deleteMeal(userId: string, mealId: string): Promise<'deleted' | 'already_deleted' | 'not_found'>;
+  createKey(userId: string, options?: { name?: string; expiresIn?: string }): Promise<CreatedKey>;
+  listKeys(userId: string): Promise<KeyInfo[]>;
+  revokeKey(userId: string, keyId: string): Promise<boolean>;
+  createLoginLink(userId: string, options?: { publicUrl?: string }): Promise<{ url: string; expiresAt: string }>;
+  createWebhook(userId: string, url: string, options?: { name?: string }): Promise<CreatedWebhook>;
+  listWebhooks(userId: string): Promise<WebhookInfo[]>;
+  /** False when the user has no such endpoint (another user's is as unknown as a made-up id). */
+  deleteWebhook(userId: string, webhookId: string): Promise<boolean>;
+  /** Enables the endpoint again: its pending calls are sent now, their retries counted from zero. */
+  enableWebhook(userId: string, webhookId: string): Promise<boolean>;
+  /** A new secret, shown once; the previous one signs beside it for 24 hours. */
+  rotateWebhookSecret(userId: string, webhookId: string): Promise<{ id: string; secret: string } | undefined>;
+  /** Queues a `webhook.test` call; its `webhook-id`. */
+  testWebhook(userId: string, webhookId: string): Promise<{ id: string; eventId: string } | undefined>;
+  /** The endpoint's last 50 attempts, newest first ([] when the user has no such endpoint). */
+  listWebhookAttempts(userId: string, webhookId: string): Promise<WebhookAttemptInfo[]>;
+  close(): Promise<void>;
+}

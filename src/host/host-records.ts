@@ -1,0 +1,46 @@
+import { isActiveKey } from '../domain/api-key.js';
+import { formatInstant } from '../domain/instant.js';
+import type { ApiKeyRecord } from '../domain/key-records.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
+import type { KeyInfo, WebhookAttemptInfo, WebhookInfo } from './host-api.js';
+
+/** An instant as the host hands it out (ISO 8601), or null. */
+export const orNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
+
+/** A key as `listKeys` gives it: its status worked out at `now`, never the secret. */
+export function keyInfo(record: ApiKeyRecord, now: number): KeyInfo {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    status: record.revokedAt !== null ? 'revoked' : isActiveKey(record, now) ? 'active' : 'expired',
+    createdAt: formatInstant(record.createdAt),
+    expiresAt: orNull(record.expiresAt),
+    lastUsedAt: orNull(record.lastUsedAt),
+    revokedAt: orNull(record.revokedAt),
+  };
+}
+
+/** An endpoint as `listWebhooks` gives it: never a secret. */
+export function webhookInfo(record: WebhookEndpointRecord): WebhookInfo {
+  return {
+    id: record.id,
+    url: record.url,
+    name: record.name,
+    status: record.status,
+    createdAt: formatInstant(record.createdAt),
+    lastAttemptAt: orNull(record.lastAttemptAt),
+    lastStatus: record.lastStatus,
+  };
+}
+
+/** One call to an endpoint, as `listWebhookAttempts` gives it. */
+export function attemptInfo(record: WebhookAttemptRecord): WebhookAttemptInfo {
+  return {
+    at: formatInstant(record.at),
+    eventId: record.eventId,
+    status: record.status,
+    error: record.error,
+    ms: record.ms,
+  };
+}

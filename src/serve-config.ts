@@ -1,0 +1,35 @@
+import type { TrustedProxies } from './http/client-address.js';
+import type { WebhookSettings } from './webhooks/webhook-service.js';
+
+/** The settings of `serve` (cli/serve.ts), as startServer and the cluster's processes read them. */
+export interface ServeConfig {
+  readonly database: string;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsKeyFile: string | undefined;
+  readonly insecureHttp: boolean;
+  readonly minIntervalMs: number;
+  readonly dailyLimit: number;
+  readonly tombstoneDays: number;
+  readonly logLevel: string;
+  /** The admin listener's port (`/metrics`); undefined: none, and nothing is counted. */
+  readonly adminPort: number | undefined;
+  /** Processes serving the public port: 1 is this process alone; more, a node:cluster (cluster/). */
+  readonly workers: number;
+  /** The shared limiter store (`--redis`); in-process limiters when undefined. */
+  readonly redisUrl: string | undefined;
+  /** Every Redis key under this prefix (`--redis-prefix`). */
+  readonly redisPrefix: string;
+  /** The app page's listener (src/web): off when undefined; 0 picks a free port. */
+  readonly appPort?: number | undefined;
+  /** The app page's address as browsers see it, when behind a proxy. */
+  readonly publicUrl?: string | undefined;
+  /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (http/client-address.ts). */
+  readonly trustedProxies?: TrustedProxies | undefined;
+  /** `--max-waiting`: long polls (`wait`) held at most by each serving process. */
+  readonly maxWaiting: number;
+  /** `--webhook-allow-private`, `--webhook-ca`: where webhook calls may go (webhooks/webhook-service.ts). */
+  readonly webhooks: WebhookSettings;
+}

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { BackgroundJobs } from './background-jobs.js';
+import type { ConnectionDrain } from './http/connection-drain.js';
+import type { LimiterSet } from './ratelimit/limiter-set.js';
+import type { Storage } from './storage/storage.js';
+import type { RunningAppPage } from './web/app-page.js';
+
+const DRAIN_TIMEOUT_MS = 30_000;
+
+/** Everything a started server holds, as its close releases it. */
+export interface ServerParts {
+  readonly app: FastifyInstance;
+  /** The API listener's connections, cut when the drain's deadline passes. */
+  readonly connections: ConnectionDrain | undefined;
+  readonly appPage: RunningAppPage | undefined;
+  readonly jobs: BackgroundJobs;
+  readonly limiters: LimiterSet;
+  readonly storage: Storage;
+  /** False for a store the caller opened: it is the caller's to close (its other users may still write). */
+  readonly ownsStorage: boolean;
+}
+
+/**
+ * Stops accepting, finishes the responses in flight (up to 30 s, then cuts their connections),
+ * and releases the rest in the order that keeps every accepted request: the key uses are
+ * written after the last response, and the store is closed last.
+ */
+export async function closeServer(parts: ServerParts): Promise<void> {
+  const { app, jobs, storage } = parts;
+  jobs.stopPruning();
+  const webhooksStopped = jobs.webhooks?.stop();
+  // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
+  const drained = app.close();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), DRAIN_TIMEOUT_MS);
+  });
+  if ((await Promise.race([drained, deadline])) === 'deadline') {
+    app.log.warn('responses still in flight after 30 s: closing their connections');
+    parts.connections?.destroyAll();
+    await drained;
+  }
+  clearTimeout(timer);
+  await parts.appPage?.close();
+  await webhooksStopped;
+  // After the last response: every accepted request is in the store before the process ends.
+  await jobs.keyUseFlush.stop();
+  await parts.limiters.close();
+  if (parts.ownsStorage) await storage.close();
+}
