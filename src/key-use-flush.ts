@@ -17,16 +17,13 @@ export interface KeyUseFlush {
 const RETRY_PAUSE_MS = 100;
 
 /**
- * Writes the key uses the authenticator noted: `keys list`'s lastUsedAt and the accepted requests
- * per key and day with the latest acceptance, which the app page charts and a restarted limiter
- * resumes from (ratelimit/used-quota.ts). Every 5 s while serving, so a crash forgets at most the
- * last 5 s of accepted requests (plus the write in flight), and once more on a graceful close,
- * after the last response, so that the counts are exact after a graceful stop
- * (docs/operations.md#limits-across-restarts). Flushes run one at a time, so a failed one has put
- * its uses back (key-authenticator.ts) before the next takes them. The last flush is tried again
- * for up to `lastFlushForMs` while it fails: a SQLite writer beside (an import) refuses a serving
- * process's background write at once rather than blocking its event loop, which no longer matters
- * once nothing is served.
+ * Writes the key uses the authenticator noted (lastUsedAt, and the accepted requests per key and day
+ * that the app page charts and a restarted limiter resumes from: ratelimit/used-quota.ts). Every 5 s
+ * while serving, so a crash forgets at most those 5 s, and once more after the last response of a
+ * graceful close, so the counts are then exact (docs/operations.md#limits-across-restarts). One flush
+ * at a time, so a failed one has put its uses back (key-authenticator.ts) before the next takes them.
+ * The last is retried for up to `lastFlushForMs`: a SQLite writer beside (an import) refuses a serving
+ * process's background write at once, not to block its event loop, which no longer matters then.
  */
 export function startKeyUseFlush(
   authenticator: KeyAuthenticator,

@@ -1,12 +1,11 @@
 /**
- * `meal-export/client`: a typed SDK for GET /v1/meals that pages, waits and retries by itself.
+ * `meal-export/client`: a typed SDK for GET /v1/meals that pages, waits and retries by itself, and
+ * `verifyWebhook(secret, headers, rawBody)` for the service's "your meals changed" calls.
  *
  *   const client = createMealExportClient({ baseUrl, apiKey, ca });
  *   for await (const { page, position, resynced } of client.sync({ from: saved })) { ... }
  *   // and to follow the changes as they commit (long poll), until the signal aborts:
  *   for await (const step of client.sync({ from: saved, follow: true, signal })) { ... }
- *
- * and `verifyWebhook(secret, headers, rawBody)` for the service's "your meals changed" calls.
  */
 export { createMealExportClient, type MealExportClient, type MealExportClientOptions } from './client.js';
 export {

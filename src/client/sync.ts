@@ -8,16 +8,13 @@ export const EPOCH = '1970-01-01T00:00:00.000Z';
 export const DEFAULT_SYNC_LIMIT = MAX_LIMIT;
 
 /**
- * After a full pass, changes are followed from just after the user's newest change as the
- * pass's first answer saw it (its Meals-Last-Modified header): modifiedAt strictly increases
- * in commit order (docs/api.md#staying-in-sync), so every change committed after that snapshot, a
- * deletion of a meal already read included, comes after it, and nothing comes twice but what
- * really changed during the pass. Without the header (a proxy stripped it, or an older
- * server), changes are followed from this margin before the server's Date instead: a deletion
- * committed while the pass ran, or written on an instance whose clock is a little behind, is
- * then still seen, and what comes twice is the same upsert or deletion again, which a copy
- * keyed by id absorbs. An empty first answer without the header is followed from the pass's
- * own start (followStart).
+ * After a full pass, changes are followed from just after the user's newest change as the pass's
+ * first answer saw it (Meals-Last-Modified): modifiedAt rises in commit order, so every later change,
+ * a deletion of a meal already read included, comes after it
+ * (docs/api.md#why-it-is-there-following-the-changes-after-a-full-pass). Without the header (a proxy
+ * stripped it, an older server), from this margin before the server's Date: a deletion during the pass,
+ * or one written on an instance whose clock is a little behind, is still seen; what comes twice is the
+ * same upsert or deletion, which a copy keyed by id absorbs. An empty first answer: from the pass's start.
  */
 export const FOLLOW_MARGIN_MS = 5 * 60_000;
 
@@ -65,16 +62,13 @@ function followWait(wait: number | undefined): number {
 }
 
 /**
- * Every page from a position to the end of the feed (hasMore false), each with the position
- * to save once it is applied. On `410 resync_required`, at any point (the catch-up after a
- * full pass included), it starts again from the beginning without tombstones, flags the first
- * page `resynced`, then follows the changes; a second 410 before that resync has reached the
- * end of the feed throws MealExportResyncLoopError rather than starting over again.
- *
- * With `follow`, the end of the feed is not the end: it asks again with `wait`, which the server
- * holds until a change commits or the wait runs out (docs/api.md#changes-as-they-happen-wait), and
- * so on until `signal` aborts. Sync and follow are one loop: a follow is a sync whose requests
- * after the full pass carry `wait` (a page with items is answered at once).
+ * Every page from a position to the end of the feed, each with the position to save once applied.
+ * On `410 resync_required`, at any point (the catch-up after a full pass included), it starts again
+ * from the beginning without tombstones, flags the first page `resynced`, then follows the changes; a
+ * second 410 before that resync reaches the end throws MealExportResyncLoopError rather than loop.
+ * With `follow`, a sync whose requests after the full pass carry `wait`, the end is not the end: the
+ * server holds each until a change commits or the wait runs out (docs/api.md#changes-as-they-happen-wait),
+ * and it goes on until `signal` aborts.
  */
 export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}): AsyncGenerator<SyncStep> {
   const includeDeleted = options.includeDeleted ?? true;

@@ -1,9 +1,8 @@
 /**
- * Verifies a webhook call from the service (docs/webhooks.md#a-complete-receiver), after the
- * Standard Webhooks specification (standardwebhooks.com): the call is fresh, and one of its `v1`
- * signatures is HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<body>` keyed with the
- * endpoint's secret, computed by the code the service signs with (webhook-digest.ts).
- * node:crypto only: the SDK has no dependency but Node.
+ * Verifies a webhook call from the service (docs/webhooks.md#a-complete-receiver), after the Standard
+ * Webhooks specification (standardwebhooks.com): the call is fresh, and one of its `v1` signatures is
+ * HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<body>` keyed with the endpoint's secret, by the
+ * code the service signs with (webhook-digest.ts). node:crypto only: the SDK has no dependency but Node.
  *
  *   const event = verifyWebhook(process.env.MEAL_EXPORT_WEBHOOK_SECRET, request.headers, rawBody);
  *   if (event.type === 'meals.changed') await syncFromSavedPosition();

@@ -16,15 +16,13 @@ import { startTombstonePruning } from '../tombstone-pruning.js';
 import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
 
 /**
- * The primary of `serve --workers N` (node:cluster, one host): it serves no request itself.
- * Before any worker starts it brings the store's schema up to date and makes the certificate,
- * once; it prunes tombstones at start and hourly (the workers never do); it holds the
- * cluster's one in-process limiter pair, which the workers consume over IPC (limits stay
- * exact across workers; it resumes from the counts the workers flushed to the store before a
- * restart); it serves /metrics on the admin listener, summing up every worker's.
- * It prints the one `listening on` line once every worker listens, and on SIGTERM or SIGINT
- * (`stop`, listened for since `serve` began) tells each worker to drain and exits once all
- * have; a signal while the fleet starts stops it the same way, without the line.
+ * The primary of `serve --workers N` (docs/operations.md#workers---workers-n); it serves no request.
+ * Before any worker starts it migrates the store and makes the certificate, once; it alone prunes
+ * tombstones (at start and hourly); it holds the one in-process limiter pair the workers consume over
+ * IPC, so limits stay exact across workers (resumed from the counts flushed before a restart); it sums
+ * every worker's /metrics on the admin listener. It prints `listening on` once every worker listens,
+ * and on SIGTERM or SIGINT (`stop`, heard since `serve` began) tells each worker to drain and exits once
+ * all have; a signal while the fleet starts stops it the same way, without the line.
  */
 export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): Promise<void> {
   // Held until every worker listens: a port in use is then the command's one line (serve.ts).

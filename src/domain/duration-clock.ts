@@ -1,13 +1,10 @@
 /**
- * Where in-process durations are read. A duration (the key cache's TTL,
- * the interval between accepted requests, the brute-force window) is measured on the process's
- * monotonic clock, which never steps: a wall clock set back by an hour would otherwise keep a
- * revoked key cached, a key refused and an address blocked for that hour, and one set forward
- * would skip them. Calendar facts stay on the wall clock, the `now` callers pass: a key's
- * expiry instant, the UTC day of the daily quota (docs/api.md#limits), lastUsedAt.
- *
- * 'caller' reads the `now` each call is given instead, so that tests can name instants, as
- * the Redis limiters' 'caller' clock does (ratelimit/redis-script.ts); the service never uses it.
+ * Where in-process durations are read (the key cache's TTL, the interval between accepted requests,
+ * the brute-force window): on the monotonic clock, as a wall clock set back an hour would keep a
+ * revoked key cached, a key refused and an address blocked for that hour (set forward, skip them).
+ * Calendar facts stay on the wall clock, the `now` callers pass: a key's expiry, the quota's UTC day
+ * (docs/api.md#limits), lastUsedAt. 'caller' reads that `now` instead, so tests can name instants (as
+ * the Redis limiters' 'caller' clock, ratelimit/redis-script.ts); the service never uses it.
  */
 export type DurationClock = 'monotonic' | 'caller';
 

@@ -1,14 +1,10 @@
 /**
- * Gathers single lookups into batches, each one call of `loadMany`, and paces them: at most
- * one batch in flight, each started at least `minIntervalMs` after the one before, each of at
- * most `maxBatch` keys (the rest wait for the next). However many lookups arrive, the store
- * sees at most 1000 / minIntervalMs calls a second from here; each lookup waits at most about
- * one interval plus one call while the arrivals stay under maxBatch an interval.
- *
- * The key authenticator sends the lookups of blocked addresses through it:
- * a flood of made-up keys from an address the brute-force guard has blocked must not cost
- * the store a query each, yet a valid key from that address must still be looked up and pass
- * (docs/api.md#keys).
+ * Gathers single lookups into paced batches, each one call of `loadMany`: one in flight, each at
+ * least `minIntervalMs` after the last and of at most `maxBatch` keys (the rest wait). So the store
+ * sees at most 1000 / minIntervalMs calls a second from here, and a lookup waits about one interval
+ * plus one call while arrivals stay under maxBatch an interval. The key authenticator sends blocked
+ * addresses' lookups through it: a flood of made-up keys must not cost the store a query each, yet a
+ * valid key from such an address must still pass (docs/api.md#keys, docs/reliability.md#figures).
  */
 export interface PacedBatches<K, V> {
   load(key: K): Promise<V>;

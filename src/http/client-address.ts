@@ -1,15 +1,12 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The client address behind trusted proxies (`serve --trust-proxy`). Behind a load balancer or
- * a TLS-terminating proxy every connection comes from the proxy, so the brute-force guard
- * (docs/api.md#limits: failures "from one address") would count every client as one: one of them
- * failing 20 times would get every other client without a valid key a 429. Each proxy appends
- * the address it was connected from to `X-Forwarded-For`; only the entries appended by proxies
- * we trust are facts, anything to their left the client may have written. So the address is
- * found walking from the connection's peer leftwards through the header, past trusted
- * addresses, to the first one that is not trusted. Without trusted proxies (the default) the
- * header is ignored: the peer is the client.
+ * The client address behind trusted proxies (`serve --trust-proxy`): otherwise every client behind a
+ * proxy is one address to the brute-force guard (docs/api.md#limits), and one failing 20 times gets
+ * every other client without a valid key a 429. Each proxy appends its peer to `X-Forwarded-For`; only
+ * what trusted proxies appended is fact, anything to its left the client may have written. So walk from
+ * the peer leftwards past trusted addresses to the first untrusted one. Without trusted proxies (the
+ * default) the header is ignored: the peer is the client.
  */
 export interface TrustedProxies {
   /** The addresses and networks as given, for the start-up log. */

@@ -11,18 +11,13 @@ export interface ConnectionDrain {
 const FIRST_REQUEST_GRACE_MS = 2_000;
 
 /**
- * Graceful shutdown that keeps its promise for large answers: every response in flight is sent in
- * full (docs/operations.md#workers---workers-n). Node's closeIdleConnections, which server.close()
- * calls, takes a connection for idle as soon as res.end() was called, even while most of a large
- * body still waits in the process, and destroys it. This server's closeIdleConnections is replaced:
- * a connection is ended only once each of its responses has been handed to the operating system
- * ('close' after 'finish').
- *
- * A connection that opened before the listener closed but has not sent its request yet (still
- * in its TLS handshake, or its request still on the way) is not idle: its client is about to
- * ask. It is served if its request comes within FIRST_REQUEST_GRACE_MS of the drain (a
- * handshake has its own 10 s bound, http/connection-limits.ts), and ended after that. Every
- * one of them, handshakes included, is destroyed at the drain's deadline (destroyAll).
+ * Graceful shutdown that sends every response in flight in full (docs/operations.md#workers---workers-n).
+ * Node's closeIdleConnections, which server.close() calls, takes a connection for idle once res.end()
+ * was called, even with most of a large body still in the process, and destroys it; this replacement
+ * ends one only once each of its responses is with the OS ('close' after 'finish'). A connection
+ * opened before the listener closed but without its request yet (in its TLS handshake, bounded at
+ * 10 s, or its request on the way) is not idle: it is served if its request comes within
+ * FIRST_REQUEST_GRACE_MS, then ended. destroyAll destroys every one, handshakes too, at the deadline.
  */
 export function trackConnections(server: HttpServer | HttpsServer, tls: boolean): ConnectionDrain {
   const inFlight = new Map<Socket, number>();

@@ -4,24 +4,23 @@ import type { Socket } from 'node:net';
 import { createStalledAnswers } from './stalled-answers.js';
 
 /**
- * What one connection may hold of the process, beside the request limits of
- * docs/api.md#the-rest-of-the-transport (headers within 10 s, a whole request within 30 s):
- *
- * - TLS_HANDSHAKE_TIMEOUT_MS: a TLS handshake gets the same 10 s as the headers (Node's
- *   default is 120 s, which also held SIGTERM's drain that long).
- * - READER_STALL_MS: from 'prefinish' to 'finish', an answer whose client has taken none of its
- *   bytes for this long, checked every READER_CHECK_MS, is cut (http/stalled-answers.ts). What
- *   the client takes is seen in the process and in the kernel's unacknowledged bytes
- *   (http/tcp-send-queue.ts): the process alone cannot tell a slow reader from a stalled one.
- *   25 s is more than twice the longest gap between acknowledgements measured for a steady
- *   16 KiB/s reader (docs/reliability.md#figures); off Linux such a reader may be cut.
- * - MAX_CONNECTIONS: past this many open connections new ones are closed at once. The API's
- *   listener adds its `--max-waiting`, so held long polls never take the places of the
- *   requests being answered.
+ * One connection's bounds on the process, beside the request limits of
+ * docs/api.md#the-rest-of-the-transport (figures: docs/reliability.md#figures). A TLS handshake gets
+ * the headers' 10 s: Node's default of 120 s also held SIGTERM's drain that long.
  */
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+/**
+ * An answer whose client has taken none of its bytes for this long, checked every READER_CHECK_MS,
+ * is cut (http/stalled-answers.ts). Bytes taken are read in the kernel too (http/tcp-send-queue.ts):
+ * the process alone cannot tell a slow reader from a stalled one. 25 s is over twice the longest gap
+ * between acknowledgements measured for a steady 16 KiB/s reader; off Linux such a reader may be cut.
+ */
 export const READER_STALL_MS = 25_000;
 export const READER_CHECK_MS = 5_000;
+/**
+ * Past this many open connections new ones are closed at once. The API's listener adds its
+ * `--max-waiting`, so held long polls never take the places of the requests being answered.
+ */
 export const MAX_CONNECTIONS = 1_000;
 
 export function limitConnections(server: HttpServer | HttpsServer, tls: boolean, maxConnections: number): void {

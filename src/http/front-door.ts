@@ -61,16 +61,13 @@ export function createFrontDoor(deps: FrontDoorDeps): RequestListener {
 }
 
 /**
- * Makes the listener give every request to the front door, where Node would otherwise answer
- * some itself without the contract's JSON and headers:
- * - past 1000 header lines Node drops the rest unseen: all are kept, so that the 16 KiB limit
- *   counts them and an Origin or Authorization far down is read (the parser's own 64 KiB
- *   limit, server.ts, still bounds them);
- * - an `Expect` other than 100-continue would be a bare 417, and 100-continue an interim 100:
- *   the request is answered as any other (no request here has content to wait for);
- * - CONNECT would be a dropped socket: it gets the gatekeeper's refusal (404 or 405).
- * An HTTP/1.1 request without Host is let through by server.ts (`requireHostHeader: false`)
- * and refused by the gatekeeper.
+ * Gives the front door every request Node would otherwise answer itself, without the contract's JSON:
+ * - past 1000 header lines Node drops the rest: all are kept, so the 16 KiB limit counts them and an
+ *   Origin or Authorization far down is read (the parser's 64 KiB limit, server.ts, still bounds them);
+ * - any `Expect` (a bare 417, or an interim 100) is answered as any other: no request here has content;
+ * - CONNECT, a dropped socket in Node, gets the gatekeeper's refusal (404 or 405).
+ * An HTTP/1.1 request without Host passes server.ts (`requireHostHeader: false`) and the gatekeeper
+ * refuses it.
  */
 export function openFrontDoor(
   server: HttpServer | HttpsServer,

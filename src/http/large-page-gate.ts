@@ -1,13 +1,10 @@
 /**
- * Bounds the memory that large pages hold. A first sync's page of 5000 meals is ~1.6 MB, held
- * twice while it is sent (the plaintext, kept until the socket has taken it, and its TLS
- * ciphertext); fifty at once would need ~160 MB on top of the process. Pages above
- * `smallPageLimit` meals therefore share a budget of `capacity` meals (by their `limit`, known
- * before the query): past it they wait their turn, first come first served, before their
- * query runs. The CPU is one core either way, so waiting costs no throughput. Small pages, the
- * common case, never wait. A page gives its share back when its response closes (sent or
- * abandoned), or after `maxHoldMs` at the latest, so that clients that stop reading cannot
- * keep everyone else waiting.
+ * Bounds the memory large pages hold (docs/capacity.md#service-instances). Pages above `smallPageLimit`
+ * meals share a budget of `capacity` meals (by their `limit`, known before the query): past it they
+ * wait their turn, first come first served, before their query runs; with one core either way, waiting
+ * costs no throughput. Small pages, the common case, never wait. A page gives its share back when its
+ * response closes (sent or abandoned), or after `maxHoldMs` at the latest, so that clients that stop
+ * reading cannot keep everyone else waiting.
  */
 export interface LargePageGate {
   /** Resolves when a page of `limit` meals may be produced; call the release once it is sent. */

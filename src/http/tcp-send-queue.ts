@@ -1,12 +1,10 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 
 /**
- * What the kernel holds of what this process sent on a TCP socket that its peer has not
- * acknowledged yet: the tx_queue column of Linux's /proc/net/tcp and /proc/net/tcp6
- * (write_seq - snd_una). Once the peer's receive buffer is full, it moves only when the client
- * reads: the one place a server can see a slow client take bytes while up to 4 MB
- * (net.ipv4.tcp_wmem) of its answer wait in the kernel's send buffer, which wakes the writing
- * process only once a third of it is free (http/connection-limits.ts).
+ * What the kernel holds, unacknowledged by the peer, of what this process sent on a TCP socket: the
+ * tx_queue column of Linux's /proc/net/tcp and /proc/net/tcp6 (write_seq - snd_una). Once the peer's
+ * receive buffer is full it moves only when the client reads: the one place a server sees a slow client
+ * take bytes while up to 4 MB of its answer wait in the kernel (docs/reliability.md#figures).
  *
  * Linux only: elsewhere, or when /proc cannot be read, every answer is undefined.
  */

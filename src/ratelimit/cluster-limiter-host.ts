@@ -13,14 +13,12 @@ export interface HostedLimiters {
 }
 
 /**
- * The primary's side of the cluster limiters (exact under concurrency, docs/api.md#limits): every
- * worker's consume and registerFailure reach these one limiter pair, in the order they arrive, in
- * one JavaScript thread, so of N simultaneous requests with one key, spread over any number of
- * workers, exactly one is accepted, and the daily quota and the brute-force guard count every
- * worker's requests. The decisions are made on the primary's clock, not on the `now` each worker
- * read: they are made in arrival order, and a worker's earlier `now` arriving after another's later
- * one would look like time going back (an interval not yet over, even a 0 ms one). Returns the
- * function that stops answering.
+ * The primary's side of the cluster limiters (docs/api.md#limits): every worker's consume and
+ * registerFailure reach this one limiter pair in arrival order, in one JavaScript thread, so of N
+ * simultaneous requests with one key on any workers exactly one is accepted, and the daily quota and
+ * the brute-force guard count every worker's requests. Decisions use the primary's clock, not each
+ * worker's `now`: in arrival order, a worker's earlier `now` after another's later one would look like
+ * time going back (an interval not yet over, even a 0 ms one). Returns the function that stops answering.
  */
 export function hostLimitersForWorkers(limiters: HostedLimiters): () => void {
   const onMessage = (worker: Worker, message: unknown) => {

@@ -1,15 +1,11 @@
 /**
- * Change signals: "user U's feed moved", whoever committed the change (this process, a
- * `meals import` or `meal-export/host` writer in another process, another instance on the same
- * store). Long polls (http/held-requests.ts) and the webhook dispatcher wait on them. Every
- * backend keeps the same promise, held by the shared storage suite:
- *
- * - after a change of user U commits, `moved` is called with U within 1 s
+ * Change signals, "user U's feed moved" whoever committed it, wake long polls (http/held-requests.ts)
+ * and the webhook dispatcher. Every backend keeps this promise, held by the shared storage suite:
+ * - `moved` is called with U within 1 s of a change of U committing
  *   (docs/api.md#changes-as-they-happen-wait); a write that changed nothing signals nothing;
- * - a signal may be late or repeated, and may name a user whose change does not belong in a
- *   given page: a woken reader reads its page again and decides. When signals may have been
- *   lost (the PostgreSQL listening connection dropped), `lost` is called once they flow again,
- *   so that every reader reads again: a lost signal costs latency, never a change.
+ * - a signal may be late, repeated, or name a user whose change is not in a given page: a woken reader
+ *   reads again and decides. When signals may have been lost (PostgreSQL's listener dropped), `lost`
+ *   is called once they flow again, so every reader reads again: latency lost, never a change.
  */
 export interface ChangeSignals {
   /**

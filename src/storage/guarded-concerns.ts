@@ -1,12 +1,9 @@
 /**
- * What a call of a concern needs from the backend that runs it, declared once beside each
- * interface (meal-writes.ts, quota-store.ts, …) and read by every backend's call policy:
- *
- * - `long`: may rightly take long (an import, an hourly prune): a networked backend reports
- *   only driver failures, since a deadline would report a failure for a transaction that
- *   still commits after it;
- * - `background`: can be done at the caller's next turn, so in a serving process it never
- *   waits for another connection's write lock (StorageOptions.serving);
+ * What a call needs from the backend that runs it, declared beside each interface, read by every call policy:
+ * - `long`: may rightly take long (an import, an hourly prune): only driver failures are reported, as
+ *   a deadline would report a failure for a transaction that still commits after it;
+ * - `background`: can wait for the caller's next turn, so a serving process never waits for another
+ *   connection's write lock (StorageOptions.serving);
  * - `exclusive`: holds the handle's connection across awaits (an import on SQLite);
  * - `stream`: answers an AsyncIterable, whose reading is guarded rather than a promise.
  */

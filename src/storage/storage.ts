@@ -8,18 +8,13 @@ import type { SignInStore } from './sign-in-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 /**
- * An open store: one object per concern, each the same promise on every backend (sqlite/,
- * postgres/), held by the shared suites of test/storage. A consumer takes the concern it uses,
- * not the whole store. With many instances on one store, every backend guarantees:
- *
- * - **the change clock**: each user's modifiedAt strictly increases in commit order; a user's
- *   writes are serialised and each takes max(now, the user's last + 1 ms) inside that lock
- *   (domain/change-clock.ts), so a reader resuming after its cursor never skips a change;
- * - **one commit step** per write (meal-writes.ts): clock, webhook outbox and signal together;
- * - **exact limits** (10 active keys, 5 webhooks) under concurrent creations;
- * - **migrations** at open, idempotent, safe when several processes start at once;
- * - failures to reach the store become AppError('unavailable') (a 503 with Retry-After), never
- *   a hang: a networked backend bounds each call of the request path (storage/guarded-concerns.ts).
+ * An open store: one object per concern, each the same promise on every backend (held by the shared
+ * suites of test/storage); a consumer takes only the concern it uses. With many instances on one store:
+ * - **the change clock**: a user's writes are serialised, each taking max(now, last + 1 ms) in that
+ *   lock (domain/change-clock.ts): modifiedAt rises in commit order, so no resuming reader skips one;
+ * - **one commit step** per write (meal-writes.ts); **exact limits** (10 active keys, 5 webhooks) under
+ *   concurrent creations; **migrations** at open, idempotent, safe when several processes start at once;
+ * - an unreachable store is AppError('unavailable') (a 503), never a hang (storage/guarded-concerns.ts).
  */
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';

@@ -4,7 +4,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 /**
  * CSRF defence of every state-changing form (OWASP's "signed double submit" and
  * "verifying origin with standard headers"):
- *
  * - each form of a signed-in page carries a token derived from the session id by HMAC; the id
  *   lives only in an HttpOnly cookie, so another site can neither read nor compute it;
  * - every POST must come from the page's own origin (Origin, else Sec-Fetch-Site), which also

@@ -1,13 +1,11 @@
 /**
- * One webhook call (docs/webhooks.md#the-call): a signed `POST` to the endpoint's URL over HTTPS,
- * to checked addresses only, judged by its status within the time limit. The caller (the
- * dispatcher) decides what an outcome means for the event: `isDelivered` says whether it is
- * delivered; anything else is retried, and a 410 disables the endpoint.
+ * One webhook call (docs/webhooks.md#the-call): a signed `POST` over HTTPS to checked addresses only,
+ * judged by its status within the time limit. The dispatcher decides what an outcome means for the
+ * event (`isDelivered`; anything else is retried, and a 410 disables the endpoint).
  *
- * node:https with `agent: false`: every call opens its own connection and closes it after.
- * The contract wants each call to resolve the host anew and connect only to the address it
- * checked; a pooled keep-alive socket would carry a later call to an address resolved for an
- * earlier one, and calls to one endpoint are seconds to hours apart, so a pool saves nothing.
+ * `agent: false`, a connection per call: each call must resolve the host anew and connect only to the
+ * address it checked, which a pooled socket from an earlier call would not; calls to one endpoint are
+ * seconds to hours apart, so a pool would save nothing.
  */
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';

@@ -1,9 +1,8 @@
 import type { Migration } from '../sqlite/migrations.js';
 
 /**
- * The PostgreSQL schema, as numbered migrations applied in order and never edited once
- * released (add a new one instead). The same tables as SQLite (sqlite/migrations.ts), so the
- * same data gives byte-identical pages on both:
+ * The PostgreSQL schema, as numbered migrations applied in order and never edited once released.
+ * The same tables as SQLite (sqlite/migrations.ts), so the same data gives byte-identical pages on both:
  * - ids and user ids are COLLATE "C": the feed's order is (modifiedAt, id) by UTF-8 bytes,
  *   which "C" compares in a UTF-8 database;
  * - each meal row holds its JSON text as the API sends it;

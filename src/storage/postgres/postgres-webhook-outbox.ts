@@ -13,19 +13,13 @@ export interface QueuedChange {
 }
 
 /**
- * The "meals changed" events of a change (postgres-commit.ts), as sqlite-webhook-outbox.ts, in one statement: the
- * user's endpoints (one probe of webhook_endpoints_by_user when there is none), the open event
- * of each extended, a new event after the newest for the others.
- *
- * Against the other writers of the same rows (the user's own writes are serialised by the
- * clock row lock the caller holds):
- * - a sender claiming the open event meanwhile: the UPDATE waits for its row lock and, at READ
- *   COMMITTED, checks the claimed row again, finds it sealed and leaves it, so the endpoint gets
- *   a new event: a change never goes into an event already handed to a sender;
- * - the endpoint being deleted meanwhile: FOR KEY SHARE waits for the delete and then skips the
- *   row, or holds the delete back until this commits (its cascade then takes the new event);
- * - a test event queued meanwhile with the same seq: the insert fails with a unique violation
- *   and the caller queues again.
+ * A change's "meals changed" events in one statement (as sqlite-webhook-outbox.ts): each endpoint's
+ * open event extended, else a new one. The caller's clock row lock serialises the user's writes. Races:
+ * - a sender claiming the open event: the UPDATE waits for its row lock, rechecks it (READ COMMITTED),
+ *   finds it sealed and leaves it, so a change never goes into an event already handed to a sender;
+ * - the endpoint being deleted: FOR KEY SHARE waits for the delete and skips the row, or holds the
+ *   delete back until this commits (its cascade then takes the new event);
+ * - a test event queued with the same seq: the insert fails (unique), and the caller queues again.
  */
 export async function queueChangeEvents(tx: TransactionSql, change: QueuedChange): Promise<void> {
   const { userId, from, through, now, eventIds } = change;

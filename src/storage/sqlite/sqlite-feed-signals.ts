@@ -22,18 +22,13 @@ export interface SqliteFeedSignals {
 const MAX_CHANGES_PER_LOOK = 10_000;
 
 /**
- * Change signals on SQLite (storage/change-signals.ts): this connection's own writes are
- * signalled as they commit; other processes' (a CLI import, the host module, another worker)
- * are found by polling data_version while any watcher has an interest. When it moved, one
- * indexed statement reads the users whose clock moved since the last look, by the store-wide
- * change sequence every such write stamps on the user's clock (migration 6, sqlite-commit.ts):
- * a look costs what changed, never what waits (10 000 waiting users and 20 commits a second
- * of others cost 25 % of a core when each look read every waiting user's clock).
- *
- * The position in the sequence is kept while nobody waits, so the first look after polling
- * starts again names every user who changed meanwhile: a reader that read its page before
- * polling started never misses a commit made after it. Watchers of every user (the webhook
- * dispatcher) are told `lost` whenever data_version moved.
+ * Change signals on SQLite (storage/change-signals.ts): this connection's writes are signalled as they
+ * commit, other processes' found by polling data_version while anyone watches; then one indexed
+ * statement reads the users whose change sequence (sqlite-commit.ts) moved since the last look, so a
+ * look costs what changed, not what waits (docs/capacity.md#held-connections-long-poll). The position
+ * is kept while nobody waits: the first look once polling resumes names everyone changed meanwhile, so
+ * a reader that read its page before polling started misses no later commit. Watchers of every user
+ * (the webhook dispatcher) are told `lost` whenever data_version moved.
  */
 export function createSqliteFeedSignals(db: Database): SqliteFeedSignals {
   const watchers = createFeedWatchers();

@@ -135,17 +135,13 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
   });
 
   /**
-   * An import's batches in one transaction held across the awaits between them.
-   * better-sqlite3's transaction functions cannot span an await, so this one is opened by
-   * hand. It is safe only because nothing else uses this connection meanwhile: the only
-   * caller is `meals import`, a process of its own with one storage handle, which awaits
-   * nothing but its input between batches; the call policy (sqlite-call-policy.ts) refuses
-   * any other call made on the handle while it is open. The alternative, reading the input synchronously inside
-   * db.transaction(), would block on stdin and stop the progress line. BEGIN IMMEDIATE takes
-   * the write lock once the first batch is read (withFirstBatchRead), as .immediate() does for
-   * the other writes, and holds it until the input ends: other processes' writers wait for it
-   * (busy timeout) or fail at once (serve's background writes); readers, and processes opening
-   * a store that is up to date (migrate.ts), go on.
+   * An import's batches in one transaction across awaits, opened by hand: better-sqlite3's cannot span
+   * an await, and reading stdin inside one would stop the progress line. Safe only because nothing else
+   * uses this connection meanwhile: the caller is `meals import`, a process with one handle awaiting
+   * only its input, and the call policy (sqlite-call-policy.ts) refuses any other call while it is open.
+   * BEGIN IMMEDIATE takes the write lock once the first batch is read (withFirstBatchRead) and holds it
+   * to the input's end: other processes' writers wait (busy timeout) or fail at once (serve's
+   * background writes); readers, and opening a store already up to date (migrate.ts), go on.
    */
   async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
     // No memory map while importing: every page the import touched through the map stayed in
