@@ -9,6 +9,7 @@ import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/p
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { openerAt, type StoreLocation } from '../support/store-fixtures.js';
 import { runChangeSignalsSuite } from './change-signals.suite.js';
+import { runCommitPathsSuite } from './commit-paths.suite.js';
 import { runKeyStoreSuite } from './key-store.suite.js';
 import { runMealFeedSuite } from './meal-feed.suite.js';
 import { runMealImportsSuite } from './meal-imports.suite.js';
@@ -50,6 +51,7 @@ runMealUpsertsSuite(backend);
 runMealImportsSuite(backend);
 runTombstonesSuite(backend);
 runMealFeedSuite(backend);
+runCommitPathsSuite(backend);
 runChangeSignalsSuite(backend);
 runKeyStoreSuite(backend);
 runQuotaStoreSuite(backend);
