@@ -1,5 +1,5 @@
 import type { Machine } from './report.js';
-import { cell, keptBlockHead } from './report-section.js';
+import { cell, commitLatencyTable, fieldColumn, keptBlockHead, mark } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -11,36 +11,19 @@ import type { ScenarioRow } from './results.js';
 export const LONG_POLL_BEGIN = '<!-- long-poll:begin (written by npm run bench) -->';
 export const LONG_POLL_END = '<!-- long-poll:end -->';
 
-const mark = (met: unknown) => (met === true ? '**met**' : met === false ? '**not met**' : 'not measured');
-
 function latencyTable(rows: readonly ScenarioRow[]): string[] {
-  const cases = rows.filter((row) => row.name.startsWith('long-poll-'));
-  if (cases.length === 0) return [];
-  const lines = cases.map((row) =>
-    typeof row.skipped === 'string'
-      ? `| ${row.name} | skipped: ${row.skipped} |||||||||`
-      : `| ${[
-          row.name,
-          cell(row.woken_by),
-          cell(row.samples),
-          cell(row.p50_ms),
-          cell(row.p99_ms),
-          cell(row.max_ms),
-          `${cell(row.plain_p50_ms)} / ${cell(row.plain_p99_ms)}`,
-          `${cell(row.p50_vs_plain)} / ${cell(row.p99_vs_plain)}`,
-          `p99 < ${cell(row.goal_p99_ms)} ms: ${mark(row.goal_met)}`,
-          `${cell(row.clock_offset_ms)} ± ${cell(row.clock_offset_within_ms)}`,
-          cell(row.load_avg),
-        ].join(' | ')} |`,
-  );
-  return [
-    '### Commit to answer',
-    '',
-    '| case | woken by | samples | p50 ms | p99 ms | max ms | plain request p50 / p99 ms | p50 / p99 over plain | goal | clock offset ms | load avg |',
-    `|${'---|'.repeat(11)}`,
-    ...lines,
-    '',
-    'Each sample is a fresh user with its own key: a GET with `wait=60` is sent, held 100–200 ms (random, so that ' +
+  return commitLatencyTable({
+    heading: 'Commit to answer',
+    rows: rows.filter((row) => row.name.startsWith('long-poll-')),
+    about: [fieldColumn('woken by', 'woken_by')],
+    beforeGoal: [
+      { heading: 'plain request p50 / p99 ms', cell: (row) => `${cell(row.plain_p50_ms)} / ${cell(row.plain_p99_ms)}` },
+      { heading: 'p50 / p99 over plain', cell: (row) => `${cell(row.p50_vs_plain)} / ${cell(row.p99_vs_plain)}` },
+    ],
+    // One column short of the table, as this section has always written a skipped case.
+    skippedColumns: 10,
+    note:
+      'Each sample is a fresh user with its own key: a GET with `wait=60` is sent, held 100–200 ms (random, so that ' +
       'the writes fall anywhere in SQLite’s 100 ms look for other processes’ commits), then one meal of that user is ' +
       'written by a writer process that stays up (`meal-export/host`, on command over IPC: no process start-up in the ' +
       'figure). **Commit to answer**: from the moment the write returned in the writer to the moment the whole answer ' +
@@ -51,8 +34,7 @@ function latencyTable(rows: readonly ScenarioRow[]): string[] {
       'write returns after the commit’s answer reached the writer, when the NOTIFY is already on its way: the figure ' +
       'leaves out that round trip. **Plain request**: right after, the same key asks the same page without `wait` ' +
       'on a kept-alive connection to the same server: the same answer, with nothing to wait for.',
-    '',
-  ];
+  });
 }
 
 function heldTable(rows: readonly ScenarioRow[]): string[] {

@@ -1,4 +1,5 @@
 import type { Machine } from './report.js';
+import type { ScenarioRow } from './results.js';
 
 /** A table cell: empty for a figure the row has not measured. */
 export const cell = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
@@ -24,6 +25,75 @@ export function keptBlockHead(
     `## ${title}: last written by the run of ${machine.date} (\`${command}\`); each row is from the latest run that measured it (its load average says how busy the machine was)`,
     '',
     `${machineLine(machine)} Load average (1 min) at start / end of the run: ${loads.join(' / ')}.`,
+    '',
+  ];
+}
+
+/** A goal's verdict as the report writes it. */
+export const mark = (met: unknown): string =>
+  met === true ? '**met**' : met === false ? '**not met**' : 'not measured';
+
+/** The row of a case that was skipped, in a table of `columns` columns. */
+export const skippedLine = (row: ScenarioRow, columns: number): string =>
+  `| ${row.name} | skipped: ${cell(row.skipped)} ${'|'.repeat(columns - 1)}`;
+
+/** A column of a commit-latency table: its heading and its cell. */
+export interface LatencyColumn {
+  readonly heading: string;
+  readonly cell: (row: ScenarioRow) => string;
+}
+
+/** Columns of one field each. */
+export const fieldColumn = (heading: string, field: string): LatencyColumn => ({
+  heading,
+  cell: (row) => cell(row[field]),
+});
+
+/**
+ * A commit-latency table (the long poll's commit to answer, the webhooks' commit to call): the
+ * case, what describes it, the samples and their p50, p99 and max, figures of its own, the
+ * goal, more of its own, then the clocks' offset and the load average; then the note on how
+ * it was measured.
+ */
+export function commitLatencyTable(table: {
+  readonly heading: string;
+  readonly rows: readonly ScenarioRow[];
+  readonly about: readonly LatencyColumn[];
+  readonly beforeGoal?: readonly LatencyColumn[];
+  readonly afterGoal?: readonly LatencyColumn[];
+  /** The width a skipped row spans. */
+  readonly skippedColumns: number;
+  readonly note: string;
+}): string[] {
+  if (table.rows.length === 0) return [];
+  const columns: LatencyColumn[] = [
+    { heading: 'case', cell: (row) => row.name },
+    ...table.about,
+    fieldColumn('samples', 'samples'),
+    fieldColumn('p50 ms', 'p50_ms'),
+    fieldColumn('p99 ms', 'p99_ms'),
+    fieldColumn('max ms', 'max_ms'),
+    ...(table.beforeGoal ?? []),
+    { heading: 'goal', cell: (row) => `p99 < ${cell(row.goal_p99_ms)} ms: ${mark(row.goal_met)}` },
+    ...(table.afterGoal ?? []),
+    {
+      heading: 'clock offset ms',
+      cell: (row) => `${cell(row.clock_offset_ms)} ± ${cell(row.clock_offset_within_ms)}`,
+    },
+    fieldColumn('load avg', 'load_avg'),
+  ];
+  return [
+    `### ${table.heading}`,
+    '',
+    `| ${columns.map((column) => column.heading).join(' | ')} |`,
+    `|${'---|'.repeat(columns.length)}`,
+    ...table.rows.map((row) =>
+      typeof row.skipped === 'string'
+        ? skippedLine(row, table.skippedColumns)
+        : `| ${columns.map((column) => column.cell(row)).join(' | ')} |`,
+    ),
+    '',
+    table.note,
     '',
   ];
 }

@@ -1,5 +1,5 @@
 import type { Machine } from './report.js';
-import { cell, keptBlockHead } from './report-section.js';
+import { cell, commitLatencyTable, fieldColumn, keptBlockHead, mark, skippedLine } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -10,37 +10,15 @@ import type { ScenarioRow } from './results.js';
 export const WEBHOOKS_BEGIN = '<!-- webhooks:begin (written by npm run bench) -->';
 export const WEBHOOKS_END = '<!-- webhooks:end -->';
 
-const mark = (met: unknown) => (met === true ? '**met**' : met === false ? '**not met**' : 'not measured');
-const skipped = (row: ScenarioRow, columns: number) =>
-  `| ${row.name} | skipped: ${cell(row.skipped)} ${'|'.repeat(columns - 1)}`;
-
 function latencyTable(rows: readonly ScenarioRow[]): string[] {
-  const cases = rows.filter((row) => row.name.startsWith('webhook-sqlite-') || row.name.startsWith('webhook-pg-'));
-  if (cases.length === 0) return [];
-  return [
-    '### Commit to call',
-    '',
-    '| case | committed by | receiver trusted through | samples | p50 ms | p99 ms | max ms | goal | write p50 ms | clock offset ms | load avg |',
-    `|${'---|'.repeat(11)}`,
-    ...cases.map((row) =>
-      typeof row.skipped === 'string'
-        ? skipped(row, 11)
-        : `| ${[
-            row.name,
-            cell(row.committed_by),
-            cell(row.trust),
-            cell(row.samples),
-            cell(row.p50_ms),
-            cell(row.p99_ms),
-            cell(row.max_ms),
-            `p99 < ${cell(row.goal_p99_ms)} ms: ${mark(row.goal_met)}`,
-            cell(row.write_p50_ms),
-            `${cell(row.clock_offset_ms)} ± ${cell(row.clock_offset_within_ms)}`,
-            cell(row.load_avg),
-          ].join(' | ')} |`,
-    ),
-    '',
-    'Each sample is a fresh user with one endpoint at a local HTTPS receiver (port 0, a certificate made in the run, ' +
+  return commitLatencyTable({
+    heading: 'Commit to call',
+    rows: rows.filter((row) => row.name.startsWith('webhook-sqlite-') || row.name.startsWith('webhook-pg-')),
+    about: [fieldColumn('committed by', 'committed_by'), fieldColumn('receiver trusted through', 'trust')],
+    afterGoal: [fieldColumn('write p50 ms', 'write_p50_ms')],
+    skippedColumns: 11,
+    note:
+      'Each sample is a fresh user with one endpoint at a local HTTPS receiver (port 0, a certificate made in the run, ' +
       '`204` at once; `serve --webhook-allow-private`, and `--webhook-ca FILE` or, in the `-default-trust` rows, the ' +
       'certificate in `NODE_EXTRA_CA_CERTS`, the process’s default store, as a public CA would be). 100–200 ms (random) after the previous call ' +
       'arrived, one meal of that user is written by a writer process that stays up (`meal-export/host` on command over ' +
@@ -51,8 +29,7 @@ function latencyTable(rows: readonly ScenarioRow[]): string[] {
       'at `data_version`; on PostgreSQL both instances hear the NOTIFY and the lease gives the event to one. The ' +
       '`-default-trust` rows trust the receiver through `NODE_EXTRA_CA_CERTS` instead of `--webhook-ca`: since the ' +
       'sender builds its TLS context once (it built one per call, ≈ 50 ms of CPU, before), the two agree.',
-    '',
-  ];
+  });
 }
 
 function throughputTable(rows: readonly ScenarioRow[]): string[] {
@@ -66,7 +43,7 @@ function throughputTable(rows: readonly ScenarioRow[]): string[] {
     `|${'---|'.repeat(9)}`,
     ...cases.map((row) =>
       typeof row.skipped === 'string'
-        ? skipped(row, 9)
+        ? skippedLine(row, 9)
         : `| ${[row.name, cell(row.trust), cell(row.rps), cell(row.calls), cell(row.seconds), cell(row.cpu_us_per_call), cell(row.server_cpu_pct), cell(row.max_in_flight), cell(row.load_avg)].join(' | ')} |`,
     ),
     '',
@@ -92,7 +69,7 @@ function importTable(rows: readonly ScenarioRow[]): string[] {
     `|${'---|'.repeat(10)}`,
     ...cases.map((row) =>
       typeof row.skipped === 'string'
-        ? skipped(row, 10)
+        ? skippedLine(row, 10)
         : `| ${[
             row.name,
             `${cell(row.meals)} in upserts of ${cell(row.batch)}`,

@@ -1,16 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import https from 'node:https';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bearer, type BenchContext } from '../harness/context.js';
+import {
+  type LatencySample,
+  type LatencySetup,
+  type SetupOrSkipped,
+  latencyRow,
+  measureSamples,
+  round,
+  runLatencyCases,
+  summary,
+} from '../harness/commit-latency.js';
 import { scratchSqliteFile } from '../harness/datasets.js';
 import { startScaleOut } from '../harness/scale-out.js';
 import { httpsGet } from '../harness/https-get.js';
-import { quantile } from '../harness/load.js';
-import { loadAverage } from '../harness/proc-stats.js';
-import { figuresRow, ratio, type ScenarioRow, skippedRow } from '../harness/results.js';
+import { ratio, type ScenarioRow } from '../harness/results.js';
 import type { MealPageBody, Scenario } from '../harness/scenario.js';
 import { SERVER_HOME, startRealServer } from '../harness/servers.js';
-import { startWriter, wallClock, type WriterProcess } from '../harness/writer-process.js';
+import { startWriter, wallClock } from '../harness/writer-process.js';
 
 /** Rows of the long-poll section of the report (bench/harness/report-long-poll.ts). */
 export const LONG_POLL_SECTION = 'long-poll';
@@ -25,12 +32,9 @@ const WAIT_SECONDS = 60;
 const SETTLE_MS = [100, 200] as const;
 
 /** A server and a writer, and what the row says of them. */
-interface Setup {
+interface Setup extends LatencySetup {
   /** The server the requests are held on. */
   readonly url: string;
-  readonly writer: WriterProcess;
-  readonly extra: Readonly<Record<string, unknown>>;
-  close(): Promise<void>;
 }
 
 interface Case {
@@ -39,7 +43,7 @@ interface Case {
   readonly wokenBy: string;
   /** The goal for p99. */
   readonly goalP99Ms: number;
-  setup(context: BenchContext): Promise<Setup | { readonly skipped: string }>;
+  setup(context: BenchContext): Promise<SetupOrSkipped<Setup>>;
 }
 
 const CASES: readonly Case[] = [
@@ -116,16 +120,10 @@ const CASES: readonly Case[] = [
   },
 ];
 
-const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function summary(values: readonly number[]) {
-  const sorted = Float64Array.from(values).sort();
-  return {
-    p50: round(quantile(sorted, 0.5)),
-    p99: round(quantile(sorted, 0.99)),
-    max: round(sorted[sorted.length - 1] ?? Number.NaN),
-    mean: round(sorted.reduce((total, value) => total + value, 0) / Math.max(1, sorted.length)),
-  };
+/** One held request: commit to answer, its plain twin's time, and how long it was held before the commit. */
+interface HeldSample extends LatencySample {
+  readonly plainMs: number;
+  readonly heldMs: number;
 }
 
 /**
@@ -138,68 +136,55 @@ function summary(values: readonly number[]) {
  */
 async function measureCase(context: BenchContext, item: Case, setup: Setup): Promise<ScenarioRow> {
   const { certificate, options } = context;
-  const samples = options.longPollSamples;
   const prefix = `lp-${item.name}-${randomBytes(4).toString('hex')}-`;
-  const { keys } = await setup.writer.ask({ op: 'keys', prefix, count: samples });
-  const clock = await setup.writer.clockOffset();
-  const load = loadAverage();
+  const { keys } = await setup.writer.ask({ op: 'keys', prefix, count: options.longPollSamples });
   const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
-  const commitToAnswer: number[] = [];
-  const plain: number[] = [];
-  const heldFor: number[] = [];
-  const writes: number[] = [];
   try {
     await httpsGet(`${setup.url}/healthz`, certificate.ca, {}, agent);
-    for (const { userId, key } of keys) {
-      const pathAndQuery = `/v1/meals?lastModifiedSince=${OLD}`;
-      const sentAt = wallClock();
-      const held = httpsGet(`${setup.url}${pathAndQuery}&wait=${WAIT_SECONDS}`, certificate.ca, bearer(key)).then(
-        (response) => ({ response, at: wallClock() }),
-      );
-      await sleep(SETTLE_MS[0] + Math.random() * (SETTLE_MS[1] - SETTLE_MS[0]));
-      const wrote = await setup.writer.ask({ op: 'write', userId });
-      const { response, at } = await held;
-      const body = JSON.parse(response.body.toString('utf8')) as MealPageBody;
-      if (response.status !== 200 || body.count !== 1)
-        throw new Error(`${item.name}: held request answered ${response.status} with ${body.count} meals`);
-      const committedAt = wrote.committedAt + clock.offsetMs;
-      commitToAnswer.push(at - committedAt);
-      heldFor.push(committedAt - sentAt);
-      writes.push(wrote.writeMs);
+    const measured = await measureSamples(
+      setup.writer,
+      keys,
+      SETTLE_MS,
+      async ({ userId, key }, clock, settle): Promise<HeldSample> => {
+        const pathAndQuery = `/v1/meals?lastModifiedSince=${OLD}`;
+        const sentAt = wallClock();
+        const held = httpsGet(`${setup.url}${pathAndQuery}&wait=${WAIT_SECONDS}`, certificate.ca, bearer(key)).then(
+          (response) => ({ response, at: wallClock() }),
+        );
+        await settle();
+        const wrote = await setup.writer.ask({ op: 'write', userId });
+        const { response, at } = await held;
+        const body = JSON.parse(response.body.toString('utf8')) as MealPageBody;
+        if (response.status !== 200 || body.count !== 1)
+          throw new Error(`${item.name}: held request answered ${response.status} with ${body.count} meals`);
+        const committedAt = wrote.committedAt + clock.offsetMs;
 
-      const before = wallClock();
-      const again = await httpsGet(`${setup.url}${pathAndQuery}`, certificate.ca, bearer(key), agent);
-      plain.push(wallClock() - before);
-      if (!again.body.equals(response.body)) throw new Error(`${item.name}: the plain request's answer differs`);
-    }
+        const before = wallClock();
+        const again = await httpsGet(`${setup.url}${pathAndQuery}`, certificate.ca, bearer(key), agent);
+        const plainMs = wallClock() - before;
+        if (!again.body.equals(response.body)) throw new Error(`${item.name}: the plain request's answer differs`);
+        return { latencyMs: at - committedAt, writeMs: wrote.writeMs, plainMs, heldMs: committedAt - sentAt };
+      },
+    );
+    const woken = summary(measured.samples.map((sample) => sample.latencyMs));
+    const baseline = summary(measured.samples.map((sample) => sample.plainMs));
+    return latencyRow(item.name, {
+      section: LONG_POLL_SECTION,
+      about: { woken_by: item.wokenBy },
+      setup,
+      measured,
+      beforeGoal: {
+        plain_p50_ms: baseline.p50,
+        plain_p99_ms: baseline.p99,
+        p50_vs_plain: ratio(woken.p50, baseline.p50),
+        p99_vs_plain: ratio(woken.p99, baseline.p99),
+      },
+      goalP99Ms: item.goalP99Ms,
+      afterGoal: { held_before_commit_min_ms: round(Math.min(...measured.samples.map((sample) => sample.heldMs)), 1) },
+    });
   } finally {
     agent.destroy();
   }
-  const woken = summary(commitToAnswer);
-  const baseline = summary(plain);
-  return {
-    ...figuresRow(item.name, {
-      section: LONG_POLL_SECTION,
-      woken_by: item.wokenBy,
-      ...setup.extra,
-      samples,
-      max_ms: woken.max,
-      mean_ms: woken.mean,
-      plain_p50_ms: baseline.p50,
-      plain_p99_ms: baseline.p99,
-      p50_vs_plain: ratio(woken.p50, baseline.p50),
-      p99_vs_plain: ratio(woken.p99, baseline.p99),
-      goal_p99_ms: item.goalP99Ms,
-      goal_met: woken.p99 < item.goalP99Ms,
-      held_before_commit_min_ms: round(Math.min(...heldFor), 1),
-      write_p50_ms: summary(writes).p50,
-      clock_offset_ms: round(clock.offsetMs),
-      clock_offset_within_ms: round(clock.roundTripMs / 2),
-      load_avg: load,
-    }),
-    p50_ms: woken.p50,
-    p99_ms: woken.p99,
-  };
 }
 
 /**
@@ -212,20 +197,11 @@ export const longPollLatency: Scenario = {
   name: 'long-poll-latency',
   question: 'How soon after a commit is a held request answered (in-process, another process, another instance)?',
   standalone: true,
-  async run(context) {
-    const rows: ScenarioRow[] = [];
-    for (const item of CASES) {
-      const setup = await item.setup(context);
-      if ('skipped' in setup) {
-        rows.push({ ...skippedRow(item.name, setup.skipped), section: LONG_POLL_SECTION });
-        continue;
-      }
-      try {
-        rows.push(await measureCase(context, item, setup));
-      } finally {
-        await setup.close();
-      }
-    }
-    return rows;
-  },
+  run: (context) =>
+    runLatencyCases(
+      LONG_POLL_SECTION,
+      CASES,
+      (item) => item.setup(context),
+      (item, setup) => measureCase(context, item, setup),
+    ),
 };

@@ -7,22 +7,36 @@ import { NO_NUTRIENTS } from '../support/contract.js';
 import { freePort } from '../support/free-port.js';
 import { newPostgresSchema, postgresSkipReason, TEST_PG_URL } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { runFeedSignalsSuite } from './feed-signals.suite.js';
-import { runKeyQuotaSuite } from './key-quota.suite.js';
-import { runStorageSuite, type StorageBackend } from './storage.suite.js';
-import { runWebhookStoreSuite } from './webhook-store.suite.js';
+import { openerAt, type StoreLocation } from '../support/store-fixtures.js';
+import { runChangeSignalsSuite } from './change-signals.suite.js';
+import { runCommitPathsSuite } from './commit-paths.suite.js';
+import { runKeyStoreSuite } from './key-store.suite.js';
+import { runMealFeedSuite } from './meal-feed.suite.js';
+import { runMealImportsSuite } from './meal-imports.suite.js';
+import { runMealUpsertsSuite } from './meal-upserts.suite.js';
+import { runQuotaStoreSuite } from './quota-store.suite.js';
+import { runSignInStoreSuite } from './sign-in-store.suite.js';
+import { runStoreOpeningSuite, type StoreOpeningSuiteOptions } from './store-opening.suite.js';
+import { runTombstonesSuite } from './tombstones.suite.js';
+import { runWebhookClaimsSuite } from './webhook-claims.suite.js';
+import { runWebhookOutboxSuite } from './webhook-outbox.suite.js';
 
 // On the machine's PostgreSQL (or MEAL_EXPORT_TEST_PG_URL), each case in a fresh schema of its
-// own, dropped afterwards. Without PostgreSQL these tests are skipped with the reason.
+// own, dropped afterwards. Without PostgreSQL these tests are skipped with the reason (an
+// error instead where MEAL_EXPORT_TEST_REQUIRE_SERVICES=1).
 const skip = await postgresSkipReason();
 
-const backend: StorageBackend = {
+async function newLocation(label: string): Promise<StoreLocation> {
+  const store = await newPostgresSchema(label);
+  return { location: store.url, remove: () => store.remove() };
+}
+
+// Every shared suite runs whole on PostgreSQL: no case is skipped.
+const backend: StoreOpeningSuiteOptions = {
   name: 'PostgreSQL',
-  skip,
-  async newLocation(label) {
-    const store = await newPostgresSchema(label);
-    return { location: store.url, remove: () => store.remove() };
-  },
+  unavailable: skip,
+  open: openerAt(newLocation),
+  newLocation,
   async appliedMigrations(url) {
     const sql = postgres(url, { max: 1, onnotice: () => undefined });
     try {
@@ -33,10 +47,18 @@ const backend: StorageBackend = {
     }
   },
 };
-runStorageSuite(backend);
-runFeedSignalsSuite(backend);
-runKeyQuotaSuite(backend);
-runWebhookStoreSuite(backend);
+runMealUpsertsSuite(backend);
+runMealImportsSuite(backend);
+runTombstonesSuite(backend);
+runMealFeedSuite(backend);
+runCommitPathsSuite(backend);
+runChangeSignalsSuite(backend);
+runKeyStoreSuite(backend);
+runQuotaStoreSuite(backend);
+runSignInStoreSuite(backend);
+runWebhookOutboxSuite(backend);
+runWebhookClaimsSuite(backend);
+runStoreOpeningSuite(backend);
 
 describe('PostgreSQL storage: when the server cannot be reached', { skip: skip ?? false }, () => {
   const assertUnavailable = (error: unknown) => {

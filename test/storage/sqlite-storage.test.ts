@@ -6,19 +6,31 @@ import BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../../src/errors.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import { makeTempDir } from '../support/project.js';
-import { runFeedSignalsSuite } from './feed-signals.suite.js';
-import { runKeyQuotaSuite } from './key-quota.suite.js';
-import { runStorageSuite, type StorageBackend } from './storage.suite.js';
-import { runWebhookStoreSuite } from './webhook-store.suite.js';
+import { openerAt, type StoreLocation } from '../support/store-fixtures.js';
+import { runChangeSignalsSuite } from './change-signals.suite.js';
+import { runCommitPathsSuite } from './commit-paths.suite.js';
+import { runKeyStoreSuite } from './key-store.suite.js';
+import { runMealFeedSuite } from './meal-feed.suite.js';
+import { runMealImportsSuite } from './meal-imports.suite.js';
+import { runMealUpsertsSuite } from './meal-upserts.suite.js';
+import { runQuotaStoreSuite } from './quota-store.suite.js';
+import { runSignInStoreSuite } from './sign-in-store.suite.js';
+import { runStoreOpeningSuite, type StoreOpeningSuiteOptions } from './store-opening.suite.js';
+import { runTombstonesSuite } from './tombstones.suite.js';
+import { runWebhookClaimsSuite } from './webhook-claims.suite.js';
+import { runWebhookOutboxSuite } from './webhook-outbox.suite.js';
 
-const backend: StorageBackend = {
+async function newLocation(label: string): Promise<StoreLocation> {
+  const temp = makeTempDir(`sqlite-${label}`);
+  // A file that does not exist yet, in a folder that does: opening may create the file only.
+  return { location: path.join(temp.dir, 'store.db'), remove: async () => temp.remove() };
+}
+
+// Every shared suite runs whole on SQLite: no case is skipped.
+const backend: StoreOpeningSuiteOptions = {
   name: 'SQLite',
-  skip: undefined,
-  async newLocation(label) {
-    const temp = makeTempDir(`sqlite-${label}`);
-    // A file that does not exist yet, in a folder that does: opening may create the file only.
-    return { location: path.join(temp.dir, 'store.db'), remove: async () => temp.remove() };
-  },
+  open: openerAt(newLocation),
+  newLocation,
   async appliedMigrations(file) {
     const db = new BetterSqlite3(file, { readonly: true });
     try {
@@ -32,13 +44,21 @@ const backend: StorageBackend = {
     }
   },
 };
-runStorageSuite(backend);
-runFeedSignalsSuite(backend);
-runKeyQuotaSuite(backend);
-runWebhookStoreSuite(backend);
+runMealUpsertsSuite(backend);
+runMealImportsSuite(backend);
+runTombstonesSuite(backend);
+runMealFeedSuite(backend);
+runCommitPathsSuite(backend);
+runChangeSignalsSuite(backend);
+runKeyStoreSuite(backend);
+runQuotaStoreSuite(backend);
+runSignInStoreSuite(backend);
+runWebhookOutboxSuite(backend);
+runWebhookClaimsSuite(backend);
+runStoreOpeningSuite(backend);
 
 describe('SQLite storage: what only a file can get wrong', () => {
-  test('no folder is ever made for a store, whatever may be created (issue 17, item 2)', async () => {
+  test('no folder is ever made for a store, whatever may be created', async () => {
     const temp = makeTempDir('sqlite-no-folder');
     try {
       const folder = path.join(temp.dir, 'missing', 'dir');

@@ -1,71 +1,37 @@
-import { plainMeal } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, test } from 'node:test';
-import { EVERY_USER, type FeedWatcher } from '../../src/storage/change-signals.js';
-import { openStorage } from '../../src/storage/open-storage.js';
+import { EVERY_USER } from '../../src/storage/change-signals.js';
 import type { Storage } from '../../src/storage/storage.js';
-import type { StorageBackend } from './storage.suite.js';
+import { runSharedSuite } from '../support/shared-suite.js';
+import {
+  meal,
+  QUIET_MS,
+  recordingWatcher,
+  SIGNAL_WITHIN_MS,
+  type StoreSuiteOptions,
+  T0,
+  withSecondHandle,
+  withStore,
+} from '../support/store-fixtures.js';
 
-const T0 = Date.UTC(2025, 5, 10, 12);
-/** CONTRACT.md section 2: a held request is answered within 1 s of the commit. */
-const SIGNAL_WITHIN_MS = 1_000;
-/** How long a test waits to be sure that no signal comes. */
-const QUIET_MS = 600;
-
-const meal = plainMeal;
-
-/** A watcher of fixed users that records every signal, with the time it came. */
-function recordingWatcher(users: readonly string[]) {
-  const interest = new Set(users);
-  const signals: { readonly at: number; readonly moved: readonly string[] | 'lost' }[] = [];
-  const watcher: FeedWatcher = {
-    users: () => interest,
-    moved: (userIds) => signals.push({ at: performance.now(), moved: [...userIds] }),
-    lost: () => signals.push({ at: performance.now(), moved: 'lost' }),
-  };
-  return {
-    watcher,
-    signals,
-    /** Ms from `since` until a signal named `userId`; rejects after SIGNAL_WITHIN_MS + 1 s. */
-    async movedWithin(userId: string, since: number): Promise<number> {
-      const deadline = since + SIGNAL_WITHIN_MS + 1_000;
-      for (;;) {
-        const hit = signals.find((s) => s.at >= since && s.moved !== 'lost' && s.moved.includes(userId));
-        if (hit !== undefined) return hit.at - since;
-        if (performance.now() > deadline) assert.fail(`no signal for ${userId}: ${JSON.stringify(signals)}`);
-        await sleep(10);
-      }
-    },
-    namedSince(userId: string, since: number): boolean {
-      return signals.some((s) => s.at >= since && s.moved !== 'lost' && s.moved.includes(userId));
-    },
-  };
+/** A watching handle and a writing one on the same store (another process, another instance). */
+function withTwoHandles(
+  options: StoreSuiteOptions,
+  work: (watching: Storage, writer: Storage) => Promise<void>,
+): Promise<void> {
+  return withStore(options, (watching, location) => withSecondHandle(location, (writer) => work(watching, writer)));
 }
 
 /**
- * Change signals (src/storage/feed-signals.ts), the same promise on every backend: a change
+ * Change signals (storage/change-signals.ts), the same promise on every backend: a change
  * committed through this handle or another one on the same store (another process, another
  * instance) names its user within 1 s; a write that changes nothing, and another user's
  * change, name no one else.
  */
-export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip' | 'newLocation'>): void {
-  async function withTwoHandles(work: (watching: Storage, writer: Storage) => Promise<void>): Promise<void> {
-    const { location, remove } = await backend.newLocation('signals');
-    const watching = await openStorage(location);
-    const writer = await openStorage(location);
-    try {
-      await work(watching, writer);
-    } finally {
-      await writer.close();
-      await watching.close();
-      await remove();
-    }
-  }
-
-  describe(`${backend.name} storage: change signals`, { skip: backend.skip ?? false }, () => {
+export function runChangeSignalsSuite(options: StoreSuiteOptions): void {
+  runSharedSuite(options, 'storage: change signals', ({ test }) => {
     test('a write through the watching handle names its user within 1 s (upsert, then delete)', async () => {
-      await withTwoHandles(async (storage) => {
+      await withTwoHandles(options, async (storage) => {
         const recorder = recordingWatcher(['u1']);
         const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
@@ -81,7 +47,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     });
 
     test('a write through another handle on the same store (another process, another instance) names its user within 1 s', async () => {
-      await withTwoHandles(async (storage, writer) => {
+      await withTwoHandles(options, async (storage, writer) => {
         const recorder = recordingWatcher(['u1']);
         const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
@@ -102,7 +68,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     });
 
     test('a watcher of every user hears of a change through another handle within 1 s', async () => {
-      await withTwoHandles(async (storage, writer) => {
+      await withTwoHandles(options, async (storage, writer) => {
         const heard: number[] = [];
         const watch = storage.signals.watchFeeds({
           users: () => EVERY_USER,
@@ -130,7 +96,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     });
 
     test('an import names its user within 1 s, through this handle and another; one that changes nothing, or is rolled back, names no one', async () => {
-      await withTwoHandles(async (storage, writer) => {
+      await withTwoHandles(options, async (storage, writer) => {
         const recorder = recordingWatcher(['u1']);
         const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
@@ -153,7 +119,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
         await sleep(QUIET_MS);
 
         const nothing = performance.now();
-        // The same meals again: unchanged (CONTRACT.md section 7), through either handle.
+        // The same meals again: unchanged, through either handle.
         for (const handle of [storage, writer]) {
           assert.deepEqual(await handle.writes.importMeals('u1', batches(['a', 'b'], ['c', 'd']), T0), {
             ok: true,
@@ -175,7 +141,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
     });
 
     test("another user's change never names the watched user; a write that changes nothing names no one", async () => {
-      await withTwoHandles(async (storage, writer) => {
+      await withTwoHandles(options, async (storage, writer) => {
         const recorder = recordingWatcher(['u1', 'u2']);
         const watch = storage.signals.watchFeeds(recorder.watcher);
         await watch.ready;
@@ -204,7 +170,7 @@ export function runFeedSignalsSuite(backend: Pick<StorageBackend, 'name' | 'skip
           reason: 'foreign_id',
           index: 0,
         });
-        // A meal saved again unchanged is no change (CONTRACT.md section 7).
+        // A meal saved again unchanged is no change.
         assert.deepEqual(await writer.writes.upsertMeals('u2', [meal('b'), meal('c')], T0), {
           ok: true,
           created: 0,
