@@ -148,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   registerErrorHandling(app);
-  // SIGTERM (server.ts closes the app): every held long poll is answered at once with its page
+  // SIGTERM (serve/server-close.ts closes the app): every held long poll is answered at once with its page
   // as it stands, then the drain sends those answers in full like any other in flight
   // (docs/api.md#changes-as-they-happen-wait). Not awaited: the listener stops accepting meanwhile.
   app.addHook('preClose', (done) => {

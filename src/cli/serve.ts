@@ -9,7 +9,7 @@ import { type AdminListener, startAdminListener } from '../metrics/admin-listene
 import { scrapeRegistry } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { DEFAULT_REDIS_PREFIX } from '../ratelimit/redis-keys.js';
-import type { ServeConfig } from '../serve-config.js';
+import type { ServeConfig } from '../serve/serve-config.js';
 import { startServer } from '../server.js';
 import { isPostgresUrl } from '../storage/open-storage.js';
 import { listenForStopSignal, type StopSignal } from '../stop-signal.js';

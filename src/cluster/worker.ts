@@ -3,7 +3,7 @@ import { resolveSetting } from '../config.js';
 import { answerPrimaryScrapes } from '../metrics/cluster-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { createClusterLimiters } from '../ratelimit/cluster-limiter-client.js';
-import type { ServeConfig } from '../serve-config.js';
+import type { ServeConfig } from '../serve/serve-config.js';
 import { type RunningServer, startServer } from '../server.js';
 import type { StopSignal } from '../stop-signal.js';
 import { DRAIN, isDrainMessage, WORKER_FAILED, WORKER_LISTENING, type WorkerMessage } from './cluster-messages.js';

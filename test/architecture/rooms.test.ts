@@ -30,6 +30,7 @@ const ROOMS = [
   'web',
   'host',
   'app.ts',
+  'serve',
   'server.ts',
   'cluster',
   'cli',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { issueApiKey } from '../../src/keys/issue-api-key.js';
-import type { ServeConfig } from '../../src/serve-config.js';
+import type { ServeConfig } from '../../src/serve/serve-config.js';
 import { startServer } from '../../src/server.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { plainMeal } from '../support/contract.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { appPageOrigin } from '../../src/serve-app-page.js';
-import type { ServeConfig } from '../../src/serve-config.js';
-import { logStoreAndLimiter } from '../../src/start-log.js';
+import { appPageOrigin } from '../../src/serve/app-page-listener.js';
+import type { ServeConfig } from '../../src/serve/serve-config.js';
+import { logStoreAndLimiter } from '../../src/serve/start-log.js';
 
 /** A logger that keeps what `info` was given, as one JSON text per call. */
 function recordingLog(): { log: FastifyBaseLogger; lines: string[] } {

@@ -8,7 +8,7 @@ import { newPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 import { makeTempDir } from '../support/project.js';
 import { startTestServer } from '../support/server.js';
 
-// Issue 17, item 2: no store is made by mistake. A command that only reads, or changes what a
+// No store is made by mistake. A command that only reads, or changes what a
 // store already holds, refuses a store that does not exist; no command makes a store's folder.
 
 /** The commands that only use an existing store, each with `--db` to append. */
@@ -46,7 +46,7 @@ function assertOneLineFailure(result: { code: number | null; stdout: string; std
   assert.match(result.stderr, /^meal-export: cannot open the database .*: no store there: [^\n]*\n$/, what);
 }
 
-describe('no store is made by mistake (issue 17, item 2)', () => {
+describe('no store is made by mistake', () => {
   const temp = makeTempDir('store-creation');
   after(() => temp.remove());
 

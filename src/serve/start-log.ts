@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { redactedUrl } from './config.js';
+import { redactedUrl } from '../config.js';
 import type { ServeConfig } from './serve-config.js';
 import { logTransport } from './serve-tls.js';
-import { describeStore } from './storage/open-storage.js';
-import type { Storage } from './storage/storage.js';
-import type { TlsMaterial } from './tls/certificate.js';
+import { describeStore } from '../storage/open-storage.js';
+import type { Storage } from '../storage/storage.js';
+import type { TlsMaterial } from '../tls/certificate.js';
 
 /**
  * Says at start which store and which limiter this instance uses, never a password: a

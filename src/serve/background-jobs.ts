@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyAuthenticator } from './keys/key-authenticator.js';
-import { type KeyUseFlush, startKeyUseFlush } from './key-use-flush.js';
-import type { ServiceMetrics } from './metrics/service-metrics.js';
+import type { KeyAuthenticator } from '../keys/key-authenticator.js';
+import { type KeyUseFlush, startKeyUseFlush } from '../key-use-flush.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ServeConfig } from './serve-config.js';
-import type { Storage } from './storage/storage.js';
-import { startTombstonePruning } from './tombstone-pruning.js';
-import { type RunningWebhooks, startWebhooks } from './webhooks/webhook-service.js';
+import type { Storage } from '../storage/storage.js';
+import { startTombstonePruning } from '../tombstone-pruning.js';
+import { type RunningWebhooks, startWebhooks } from '../webhooks/webhook-service.js';
 
 /** What a server runs beside its answers; server-close.ts stops each at its place in the close. */
 export interface BackgroundJobs {

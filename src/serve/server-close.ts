@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { BackgroundJobs } from './background-jobs.js';
-import type { ConnectionDrain } from './http/connection-drain.js';
-import type { LimiterSet } from './ratelimit/limiter-set.js';
-import type { Storage } from './storage/storage.js';
-import type { RunningAppPage } from './web/app-page.js';
+import type { ConnectionDrain } from '../http/connection-drain.js';
+import type { LimiterSet } from '../ratelimit/limiter-set.js';
+import type { Storage } from '../storage/storage.js';
+import type { RunningAppPage } from '../web/app-page.js';
 
 const DRAIN_TIMEOUT_MS = 30_000;
 

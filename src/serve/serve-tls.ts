@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServeConfig } from './serve-config.js';
-import { loadTlsMaterial, type TlsMaterial } from './tls/certificate.js';
+import { loadTlsMaterial, type TlsMaterial } from '../tls/certificate.js';
 
 /** The certificate of the public listener (made on first start), or undefined for plain HTTP. */
 export async function loadServeTls(config: ServeConfig): Promise<TlsMaterial | undefined> {

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServeConfig } from './serve-config.js';
-import type { Storage } from './storage/storage.js';
-import type { TlsMaterial } from './tls/certificate.js';
-import { type RunningAppPage, startAppPage } from './web/app-page.js';
+import type { Storage } from '../storage/storage.js';
+import type { TlsMaterial } from '../tls/certificate.js';
+import { type RunningAppPage, startAppPage } from '../web/app-page.js';
 
 /**
  * The origin `users login-link` puts in its links (Storage.appPageOrigin): `--public-url`, else

@@ -1,5 +1,5 @@
-import type { TrustedProxies } from './http/client-address.js';
-import type { WebhookSettings } from './webhooks/webhook-service.js';
+import type { TrustedProxies } from '../http/client-address.js';
+import type { WebhookSettings } from '../webhooks/webhook-service.js';
 
 /** The settings of `serve` (cli/serve.ts), as startServer and the cluster's processes read them. */
 export interface ServeConfig {

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { LimiterObserver } from './ratelimit/limiter-observer.js';
-import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf } from './ratelimit/limiter-set.js';
-import type { RateLimitPolicy } from './ratelimit/rate-limiter.js';
-import { createSharedLimiters } from './ratelimit/shared-limiters.js';
-import { loadUsedQuota } from './ratelimit/used-quota.js';
+import type { LimiterObserver } from '../ratelimit/limiter-observer.js';
+import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf } from '../ratelimit/limiter-set.js';
+import type { RateLimitPolicy } from '../ratelimit/rate-limiter.js';
+import { createSharedLimiters } from '../ratelimit/shared-limiters.js';
+import { loadUsedQuota } from '../ratelimit/used-quota.js';
 import type { ServeConfig } from './serve-config.js';
-import type { Storage } from './storage/storage.js';
+import type { Storage } from '../storage/storage.js';
 
 /**
  * This process's limiters, each decision reported to `observer` (/metrics) when it is counted:
