@@ -3,16 +3,17 @@ import { describe, test } from 'node:test';
 import { createMemoryAuthFailureLimiter } from '../../src/ratelimit/memory-auth-failures.js';
 import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
 
-describe('the in-process brute-force guard', () => {
-  // One process holds one state: "every instance" is this one guard.
-  runAuthFailureLimiterSuite({
-    async open(policy) {
-      // The suite names instants: the window is measured on them here.
-      const guard = createMemoryAuthFailureLimiter(policy, { clock: 'caller' });
-      return { instances: [guard], close: () => guard.close() };
-    },
-  });
+// One process holds one state: "every instance" is this one guard. Every case runs.
+runAuthFailureLimiterSuite({
+  name: 'In-process',
+  async open(policy) {
+    // The suite names instants: the window is measured on them here.
+    const guard = createMemoryAuthFailureLimiter(policy, { clock: 'caller' });
+    return { instances: [guard], close: () => guard.close() };
+  },
+});
 
+describe('the in-process brute-force guard', () => {
   test('remembers at most maxAddresses addresses: a flood of addresses failing once cannot grow it without bound', async () => {
     const guard = createMemoryAuthFailureLimiter(undefined, { maxAddresses: 1000, clock: 'caller' });
     const t0 = Date.UTC(2025, 5, 10, 12);

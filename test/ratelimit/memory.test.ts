@@ -3,16 +3,17 @@ import { describe, test } from 'node:test';
 import { createMemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
-describe('the in-process rate limiter', () => {
-  // One process holds one state: "every instance" is this one limiter.
-  runRateLimiterSuite({
-    async open(policy) {
-      // The suite names instants: the interval is measured on them here.
-      const limiter = createMemoryRateLimiter(policy, { clock: 'caller' });
-      return { instances: [limiter], close: () => limiter.close() };
-    },
-  });
+// One process holds one state: "every instance" is this one limiter. Every case runs.
+runRateLimiterSuite({
+  name: 'In-process',
+  async open(policy) {
+    // The suite names instants: the interval is measured on them here.
+    const limiter = createMemoryRateLimiter(policy, { clock: 'caller' });
+    return { instances: [limiter], close: () => limiter.close() };
+  },
+});
 
+describe('the in-process rate limiter', () => {
   test('measures the interval on the monotonic clock: a wall clock stepped forward does not skip it, one stepped back does not extend it', async () => {
     const limiter = createMemoryRateLimiter({ minIntervalMs: 200, dailyLimit: 1000 });
     const noon = Date.UTC(2025, 5, 10, 12);

@@ -3,27 +3,27 @@ import { describe, test } from 'node:test';
 import { createRedisAuthFailureLimiter } from '../../src/ratelimit/redis-auth-failures.js';
 import { keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
 import { runAuthFailureLimiterSuite } from './auth-failure-limiter.suite.js';
+import { openOnTestRedis } from './opened-instances.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
 // deleted afterwards. Without Redis these tests are skipped with the reason.
-const skip = await redisSkipReason();
+const unavailable = await redisSkipReason();
 
-describe('the Redis brute-force guard', { skip: skip ?? false }, () => {
+// Every case runs. The cases pass explicit instants a minute apart that Redis TIME cannot reach
+// in a test, so the guards are opened with the test-only caller clock: the same script runs,
+// only `now` comes from the argument. The Redis clock is tested below.
+runAuthFailureLimiterSuite({
+  name: 'Redis',
+  unavailable,
+  open: (policy) =>
+    openOnTestRedis('auth', (redis, prefix) =>
+      createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
+    ),
+});
+
+describe('the Redis brute-force guard', { skip: unavailable ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
   const pair = useTestRedisPair('auth');
-
-  describe('the shared suite, on the caller clock', () => {
-    // The suite's cases pass explicit instants a minute apart that Redis TIME cannot reach in a
-    // test, so the guards are opened with the test-only caller clock: the same script runs,
-    // only `now` comes from the argument. The Redis clock is tested below.
-    runAuthFailureLimiterSuite({
-      async open(policy) {
-        return pair.instancesOnBoth((redis, prefix) =>
-          createRedisAuthFailureLimiter({ redis, prefix, clock: 'caller', ...(policy && { policy }) }),
-        );
-      },
-    });
-  });
 
   test('decides on Redis TIME and blocks for the window on real elapsed time', async () => {
     const guard = createRedisAuthFailureLimiter({

@@ -6,28 +6,26 @@ import { AppError } from '../../src/errors.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.js';
 import { freePort } from '../support/free-port.js';
 import { keysUnder, redisSkipReason, useTestRedisPair } from '../support/redis.js';
+import { openOnTestRedis } from './opened-instances.js';
 import { runRateLimiterSuite } from './rate-limiter.suite.js';
 
 // On the machine's Redis (or MEAL_EXPORT_TEST_REDIS_URL), under a fresh random prefix per case,
 // deleted afterwards. Without Redis these tests are skipped with the reason.
-const skip = await redisSkipReason();
+const unavailable = await redisSkipReason();
 
-describe('the Redis rate limiter', { skip: skip ?? false }, () => {
+// Every case runs. The cases pass explicit instants (midnight, days later) that Redis's TIME
+// cannot reach, so the limiters are opened with the test-only caller clock: the same script
+// runs, only `now` comes from the argument. The Redis clock is tested below on real time.
+runRateLimiterSuite({
+  name: 'Redis',
+  unavailable,
+  open: (policy) =>
+    openOnTestRedis('rate', (redis, prefix) => createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' })),
+});
+
+describe('the Redis rate limiter', { skip: unavailable ?? false }, () => {
   // Two connections: two service instances sharing one Redis.
   const pair = useTestRedisPair('rate');
-
-  describe('the shared suite, on the caller clock', () => {
-    // The suite's cases pass explicit instants (midnight, days later) that Redis's TIME cannot
-    // reach, so the limiters are opened with the test-only caller clock: the same script runs,
-    // only `now` comes from the argument. The Redis clock is tested below on real time.
-    runRateLimiterSuite({
-      async open(policy) {
-        return pair.instancesOnBoth((redis, prefix) =>
-          createRedisRateLimiter({ redis, policy, prefix, clock: 'caller' }),
-        );
-      },
-    });
-  });
 
   test('decides on Redis TIME, whatever instant the caller passes', async () => {
     const limiter = createRedisRateLimiter({
