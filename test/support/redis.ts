@@ -137,13 +137,6 @@ export interface TestRedisPair {
   readonly connections: [Redis, Redis];
   /** A key prefix no other case uses; every key under it is deleted after the suite. */
   freshPrefix(): string;
-  /**
-   * Two instances over one fresh prefix, one on each connection, as a limiter suite's `open`
-   * returns them; close() closes both and deletes the prefix's keys at once.
-   */
-  instancesOnBoth<T extends { close(): Promise<void> }>(
-    make: (redis: Redis, prefix: string) => T,
-  ): { readonly instances: [T, T]; close(): Promise<void> };
 }
 
 /**
@@ -170,21 +163,6 @@ export function useTestRedisPair(label: string): TestRedisPair {
       const prefix = uniqueTestPrefix(label);
       prefixes.push(prefix);
       return prefix;
-    },
-    instancesOnBoth(make) {
-      const prefix = pair.freshPrefix();
-      const [redisA, redisB] = pair.connections;
-      const instances: [ReturnType<typeof make>, ReturnType<typeof make>] = [
-        make(redisA, prefix),
-        make(redisB, prefix),
-      ];
-      return {
-        instances,
-        async close() {
-          await Promise.all(instances.map((instance) => instance.close()));
-          await deleteKeysUnder(redisA, prefix);
-        },
-      };
     },
   };
   return pair;
