@@ -1,5 +1,6 @@
 import type { FeedStart } from '../domain/feed-start.js';
 import type { FeedPosition, Meal } from '../domain/meal.js';
+import type { MealsDigest } from '../domain/meals-digest.js';
 import type { CallTraits } from './guarded-concerns.js';
 
 /** What a reader of a user's changes sees: the pages of `/v1/meals` and the CSV export. */
@@ -38,6 +39,12 @@ export interface FeedPage {
    * that read a full pass follows from exactly this + 1 ms (docs/api.md#the-meals-last-modified-header).
    */
   readonly newestChangeAt: number | undefined;
+  /**
+   * The digest of the user's live meals in the page's snapshot, kept by every write's commit
+   * step (docs/api.md#verifying-a-copy-meals-digest); undefined only while a store migrated
+   * from before it has not computed it yet.
+   */
+  readonly liveDigest: MealsDigest | undefined;
   /**
    * With includeDeleted: the position of the newest tombstone of this user the store has
    * pruned, undefined when none ever was. Without includeDeleted: always undefined (not read).

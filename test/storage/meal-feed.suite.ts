@@ -4,6 +4,7 @@ import { type FeedPosition, MEAL_FIELDS } from '../../src/domain/meal.js';
 import { randomId } from '../../src/domain/random-id.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
+import { EMPTY_DIGEST } from '../../src/domain/meals-digest.js';
 import {
   at,
   feed,
@@ -149,10 +150,13 @@ export function runMealFeedSuite(options: StoreSuiteOptions): void {
           last: undefined,
           hasMore: false,
           newestChangeAt: undefined,
+          liveDigest: EMPTY_DIGEST,
           prunedThrough: undefined,
         };
-        // Empty, but the user's clock is still read: m2's deletion at T0 + 5 is the newest change.
-        assert.deepEqual(empty, { ...none, newestChangeAt: T0 + 5 });
+        // Empty, but the user's clock and digest are still read: m2's deletion at T0 + 5 is the
+        // newest change, and four meals are live.
+        assert.deepEqual(empty, { ...none, newestChangeAt: T0 + 5, liveDigest: full.liveDigest });
+        assert.equal(full.liveDigest?.count, 4);
         assert.deepEqual(await feed(storage, { userId: 'nobody' }), none);
         assert.deepEqual(await feed(storage, { userId: 'nobody', includeDeleted: true }), none);
       });

@@ -147,4 +147,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, at, n);
     `,
   },
+  {
+    version: 5,
+    name: 'digest of the live meals on the user clocks',
+    // Each user's live meals as a count and a 128-bit sum (domain/meals-digest.ts), moved by
+    // every write's commit step (postgres-commit.ts). Null on the rows written before, until
+    // the backfill (postgres-digest-backfill.ts) fills them; a new row starts empty.
+    sql: `
+      ALTER TABLE user_clocks ADD COLUMN live_count bigint, ADD COLUMN digest_sum bytea;
+      ALTER TABLE user_clocks ALTER COLUMN live_count SET DEFAULT 0,
+        ALTER COLUMN digest_sum SET DEFAULT '\\x00000000000000000000000000000000';
+      -- The rows left to fill: empty once the backfill is done, so asking costs one probe.
+      CREATE INDEX user_clocks_digest_pending ON user_clocks (user_id) WHERE live_count IS NULL;
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import type { FeedStart } from '../../domain/feed-start.js';
 import type { Meal } from '../../domain/meal.js';
+import { EMPTY_DIGEST, type MealsDigest } from '../../domain/meals-digest.js';
 import { decodeMeal, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
 import type { FeedPage, FeedQuery, MealFeed } from '../meal-feed.js';
 
@@ -15,7 +16,7 @@ const WITH_DELETED_ITEM = `CASE WHEN deleted THEN body ELSE left(body, -1) || '$
  * One page as one row of one statement, so one snapshot (READ COMMITTED takes one per
  * statement): the items joined by commas (sent as the raw UTF-8 bytes PostgreSQL returns,
  * never decoded), their count, the last position, whether more match after it, the user's
- * change clock, and with includeDeleted the pruned-tombstone watermark.
+ * change clock and live meals' digest, and with includeDeleted the pruned-tombstone watermark.
  * Parameters: $1 user, $2 limit, then the start ($3 modifiedAt, and $4 id after a cursor).
  */
 function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
@@ -38,7 +39,7 @@ function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
         SELECT 1 FROM meals AS more
         WHERE more.user_id = $1 AND (more.modified_at, more.id) > (last.modified_at, last.id) ${live}
       ) ELSE false END,
-      clock.last_modified_at${watermark}
+      clock.last_modified_at, clock.live_count, encode(clock.digest_sum, 'hex')${watermark}
     FROM (SELECT 1) AS one LEFT JOIN last ON true LEFT JOIN user_clocks AS clock ON clock.user_id = $1`;
 }
 
@@ -56,6 +57,13 @@ function pageStatement(includeDeleted: boolean, start: FeedStart): string {
 
 const text = (value: Buffer | null | undefined) => (value === null || value === undefined ? null : value.toString());
 
+/** The clock row's digest as the page's raw row sends it: the count, and the sum in hex. */
+function digestOfText(hasClock: boolean, count: string | null, sumHex: string | null): MealsDigest | undefined {
+  if (!hasClock) return EMPTY_DIGEST;
+  if (count === null || sumHex === null) return undefined;
+  return { count: Number(count), sum: BigInt(`0x${sumHex}`) };
+}
+
 /** MealFeed on PostgreSQL. */
 export function createPostgresFeed(sql: Sql): MealFeed {
   return {
@@ -66,10 +74,11 @@ export function createPostgresFeed(sql: Sql): MealFeed {
           ? [userId, limit, start.position.modifiedAt, start.position.id]
           : [userId, limit, start.modifiedAt];
       const [row] = await sql.unsafe(pageStatement(includeDeleted, start), params, PREPARED).raw();
-      const [count, items, lastModifiedAt, lastId, hasMore, clock, prunedModifiedAt, prunedId] = (row ??
-        []) as (Buffer | null)[];
+      const [count, items, lastModifiedAt, lastId, hasMore, clock, liveCount, digestHex, prunedModifiedAt, prunedId] =
+        (row ?? []) as (Buffer | null)[];
       const clockText = text(clock);
       const newestChangeAt = clockText === null ? undefined : Number(clockText);
+      const liveDigest = digestOfText(newestChangeAt !== undefined, text(liveCount), text(digestHex));
       const pruned = text(prunedModifiedAt);
       const prunedIdText = text(prunedId);
       const prunedThrough =
@@ -78,7 +87,7 @@ export function createPostgresFeed(sql: Sql): MealFeed {
       const lastIdText = text(lastId);
       const itemCount = Number(text(count) ?? 0);
       if (itemCount === 0 || items === null || items === undefined || last === null || lastIdText === null) {
-        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, prunedThrough };
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, liveDigest, prunedThrough };
       }
       return {
         items,
@@ -86,6 +95,7 @@ export function createPostgresFeed(sql: Sql): MealFeed {
         last: { modifiedAt: Number(last), id: lastIdText },
         hasMore: text(hasMore) === 't',
         newestChangeAt,
+        liveDigest,
         prunedThrough,
       };
     },

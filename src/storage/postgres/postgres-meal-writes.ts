@@ -1,6 +1,8 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { MealContent } from '../../domain/meal.js';
+import { DigestChange, type MealsDigest } from '../../domain/meals-digest.js';
+import { storedDigest } from '../digest-bytes.js';
 import { encodeMealAt, encodeMealContent, encodeTombstone, isStoredMeal } from '../../domain/meal-json.js';
 import { withFirstBatchRead } from '../first-batch.js';
 import { ForeignMeal, writeAnswer } from '../foreign-meal.js';
@@ -23,15 +25,26 @@ interface ExistingMeal {
   readonly body: string;
 }
 
-/** Locks the user's clock row (creating it first), serialising the user's writes; its value. */
-async function lockClock(tx: TransactionSql, userId: string): Promise<number | undefined> {
+interface LockedClock {
+  readonly clock: number | undefined;
+  /** The user's live meals' digest; undefined while not computed yet (a row older than it). */
+  readonly digest: MealsDigest | undefined;
+}
+
+/** Locks the user's clock row (creating it first), serialising the user's writes; what it holds. */
+async function lockClock(tx: TransactionSql, userId: string): Promise<LockedClock> {
   await tx.unsafe('INSERT INTO user_clocks (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId], PREPARED);
-  const [row] = await tx.unsafe<{ last_modified_at: number | null }[]>(
-    'SELECT last_modified_at FROM user_clocks WHERE user_id = $1 FOR UPDATE',
+  const [row] = await tx.unsafe<
+    { last_modified_at: number | null; live_count: number | null; digest_sum: Buffer | null }[]
+  >(
+    'SELECT last_modified_at, live_count, digest_sum FROM user_clocks WHERE user_id = $1 FOR UPDATE',
     [userId],
     PREPARED,
   );
-  return row?.last_modified_at ?? undefined;
+  return {
+    clock: row?.last_modified_at ?? undefined,
+    digest: storedDigest(true, row?.live_count === null ? null : Number(row?.live_count), row?.digest_sum),
+  };
 }
 
 function chunks<T>(items: readonly T[]): T[][] {
@@ -63,14 +76,28 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     first: number | undefined;
     /** Meals taken so far: where the next batch starts in the input. */
     taken: number;
+    /** The user's digest when the run took the lock, and what the run did to it so far. */
+    readonly digestBefore: MealsDigest | undefined;
+    readonly digest: DigestChange;
     created: number;
     updated: number;
     unchanged: number;
   }
 
   async function startRun(tx: TransactionSql, userId: string, now: number): Promise<WriteRun> {
-    const clock = await lockClock(tx, userId);
-    return { tx, userId, now, clock, first: undefined, taken: 0, created: 0, updated: 0, unchanged: 0 };
+    const { clock, digest } = await lockClock(tx, userId);
+    const counts = { created: 0, updated: 0, unchanged: 0 };
+    return {
+      tx,
+      userId,
+      now,
+      clock,
+      first: undefined,
+      taken: 0,
+      digestBefore: digest,
+      digest: new DigestChange(),
+      ...counts,
+    };
   }
 
   /**
@@ -112,7 +139,9 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
       const row = existing.get(meal.id);
       if (row !== undefined && row.user_id !== userId) throw new ForeignMeal(run.taken + index);
       const earlier = written.get(meal.id);
-      const live = earlier?.body ?? (row === undefined || row.deleted ? undefined : row.body);
+      const storedLive = row === undefined || row.deleted ? undefined : row;
+      const live = earlier?.body ?? storedLive?.body;
+      const liveAt = earlier?.modifiedAt ?? storedLive?.modified_at;
       const content = encodeMealContent(meal);
       if (live !== undefined && isStoredMeal(live, content)) {
         run.unchanged += 1;
@@ -122,6 +151,8 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
       run.first ??= run.clock;
       if (row === undefined && earlier === undefined) run.created += 1;
       else run.updated += 1;
+      if (liveAt !== undefined) run.digest.remove(meal.id, liveAt);
+      run.digest.add(meal.id, run.clock);
       written.delete(meal.id);
       written.set(meal.id, { modifiedAt: run.clock, body: encodeMealAt(content, run.clock) });
     });
@@ -152,7 +183,9 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
   /** The end of a write: the commit step, when anything changed. */
   async function finishRun(run: WriteRun) {
     const { tx, userId, first, clock, now } = run;
-    if (first !== undefined && clock !== undefined) await commitChange(tx, userId, first, clock, now);
+    if (first !== undefined && clock !== undefined) {
+      await commitChange(tx, { userId, first, last: clock, now, digestBefore: run.digestBefore, digest: run.digest });
+    }
     return { created: run.created, updated: run.updated, unchanged: run.unchanged };
   }
 
@@ -186,10 +219,10 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     );
     if (owner === undefined || owner.user_id !== userId) return 'not_found';
     return sql.begin(async (tx) => {
-      const clock = await lockClock(tx, userId);
+      const { clock, digest: digestBefore } = await lockClock(tx, userId);
       // Read again under the user's lock: what it says now cannot change until commit.
-      const [row] = await tx.unsafe<{ deleted: boolean }[]>(
-        'SELECT deleted FROM meals WHERE id = $1 AND user_id = $2',
+      const [row] = await tx.unsafe<{ deleted: boolean; modified_at: number }[]>(
+        'SELECT deleted, modified_at FROM meals WHERE id = $1 AND user_id = $2',
         [mealId, userId],
         PREPARED,
       );
@@ -201,7 +234,9 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
         [mealId, userId, modifiedAt, encodeTombstone(mealId, modifiedAt)],
         PREPARED,
       );
-      await commitChange(tx, userId, modifiedAt, modifiedAt, now);
+      const digest = new DigestChange();
+      digest.remove(mealId, row.modified_at);
+      await commitChange(tx, { userId, first: modifiedAt, last: modifiedAt, now, digestBefore, digest });
       return 'deleted';
     });
   }

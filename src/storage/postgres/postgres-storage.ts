@@ -9,6 +9,7 @@ import { SIGN_IN_STORE_TRAITS } from '../sign-in-store.js';
 import type { Storage, StorageOptions } from '../storage.js';
 import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migratePostgres } from './migrate.js';
+import { backfillPostgresDigests } from './postgres-digest-backfill.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
 import { createPostgresFeed } from './postgres-feed.js';
 import { createPostgresFeedSignals } from './postgres-feed-signals.js';
@@ -61,7 +62,10 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
   let found = true;
   try {
     if (options.create === 'never') found = await atOpen(() => hasStore(sql));
-    if (found) await atOpen(() => migratePostgres(sql, Date.now()));
+    if (found) {
+      await atOpen(() => migratePostgres(sql, Date.now()));
+      await atOpen(() => backfillPostgresDigests(sql));
+    }
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => undefined);
     const reason =

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { CURSOR_SECRET_SETTING } from '../settings-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { backfillSqliteDigests, digestsPending } from './sqlite-digest-backfill.js';
 
 /**
  * Whether the store has every migration and its cursor secret, read without a write lock: a
@@ -19,7 +20,8 @@ function isUpToDate(db: Database): boolean {
       .map((v) => Number(v)),
   );
   if (SQLITE_MIGRATIONS.some((migration) => !applied.has(migration.version))) return false;
-  return db.prepare('SELECT 1 FROM settings WHERE name = ?').get(CURSOR_SECRET_SETTING) !== undefined;
+  if (db.prepare('SELECT 1 FROM settings WHERE name = ?').get(CURSOR_SECRET_SETTING) === undefined) return false;
+  return !digestsPending(db);
 }
 
 /**
@@ -55,4 +57,6 @@ export function migrateSqlite(db: Database, now: number): void {
     );
   });
   apply.immediate();
+  // The digests of a store from before them, in short transactions after the schema's.
+  backfillSqliteDigests(db);
 }

@@ -174,4 +174,17 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX user_clocks_by_change ON user_clocks (change_seq);
     `,
   },
+  {
+    version: 7,
+    name: 'digest of the live meals on the user clocks',
+    // Each user's live meals as a count and a 128-bit sum of one term per meal
+    // (domain/meals-digest.ts), moved by every write's commit step (sqlite-commit.ts). Null
+    // on the rows written before, until the backfill (sqlite-digest-backfill.ts) fills them.
+    sql: `
+      ALTER TABLE user_clocks ADD COLUMN live_count INTEGER;
+      ALTER TABLE user_clocks ADD COLUMN digest_sum BLOB;
+      -- The rows left to fill: empty once the backfill is done, so asking costs one probe.
+      CREATE INDEX user_clocks_digest_pending ON user_clocks (user_id) WHERE live_count IS NULL;
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { FeedStart } from '../../domain/feed-start.js';
 import type { Meal } from '../../domain/meal.js';
 import { decodeMeal, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
+import { storedDigest } from '../digest-bytes.js';
 import type { FeedPage, FeedQuery, MealFeed } from '../meal-feed.js';
 import type { Implementation } from '../guarded-concerns.js';
 
@@ -10,8 +11,11 @@ type PageRow = [
   items: Buffer | null,
   lastModifiedAt: number | null,
   lastId: string | null,
-  // The user's change clock (null: the user never had a change).
+  hasMore: number,
+  // The user's change clock (null: the user never had a change), and the live meals' digest.
   newestChangeAt: number | null,
+  liveCount: number | null,
+  digestSum: Buffer | null,
   // With includeDeleted only: the user's pruned-tombstone watermark.
   prunedModifiedAt?: number | null,
   prunedId?: string | null,
@@ -21,38 +25,39 @@ const EMPTY = Buffer.alloc(0);
 
 // With includeDeleted, a live meal's stored JSON gets `"deleted":false` before its closing brace.
 const WITH_DELETED_ITEM = `CASE deleted WHEN 0 THEN substr(body, 1, length(body) - 1) || '${LIVE_MEAL_DELETED_SUFFIX}' ELSE body END`;
-const FROM = 'user_id = ? AND modified_at >= ?';
-const AFTER = 'user_id = ? AND (modified_at, id) > (?, ?)';
-const LIVE = 'AND deleted = 0';
 /** Enough prepared page statements for every limit clients really use; the oldest goes first. */
 const MAX_PAGE_STATEMENTS = 64;
 
 /**
- * One page as one row: the items joined by commas as a single UTF-8 blob (no per-row values
- * cross into JavaScript), their count, and the last one's position (max(modified_at) makes
- * SQLite take `id` from that same row). The page is the ordered, limited subquery, which
- * SQLite aggregates in its order: test/storage pins that, since an ORDER BY inside
- * group_concat would sort again and cost more than the rest of the query.
- * LIMIT is written into the SQL rather than bound: a bound LIMIT made SQLite re-plan the
- * statement on every call (measured: 14 -> 7 us for a small page).
+ * One page as one row of one statement, so one snapshot: the items joined by commas as one
+ * UTF-8 blob (no per-row values cross into JavaScript), their count, the last position
+ * (max(modified_at) makes SQLite take `id` from that row), whether more match after it (one
+ * index seek, only for a full page), the user's clock and digest, and with includeDeleted the
+ * pruned-tombstone watermark. SQLite aggregates the ordered subquery in its order
+ * (test/storage pins it). LIMIT is written into the SQL: a bound one made SQLite re-plan the
+ * statement on every call. Parameters: ?1 the user, ?2 and ?3 the start.
  */
 function pageSql(includeDeleted: boolean, afterCursor: boolean, limit: number): string {
   const item = includeDeleted ? WITH_DELETED_ITEM : 'body';
-  const where = `${afterCursor ? AFTER : FROM} ${includeDeleted ? '' : LIVE}`;
-  const page = `SELECT count(*), CAST(group_concat(item, ',') AS BLOB), max(modified_at), id FROM (
-    SELECT ${item} AS item, modified_at, id FROM meals WHERE ${where} ORDER BY modified_at, id LIMIT ${limit})`;
-  // The user's clock, and with includeDeleted the pruned-tombstone watermark, read by the same
-  // statement (one primary-key lookup): one snapshot with the page (meal-feed.ts).
+  const live = includeDeleted ? '' : 'AND deleted = 0';
+  const start = afterCursor ? '(modified_at, id) > (?2, ?3)' : 'modified_at >= ?2';
   const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
-  return `SELECT page.*, clock.last_modified_at${watermark} FROM (${page}) AS page
-    LEFT JOIN user_clocks AS clock ON clock.user_id = ?`;
+  return `SELECT page.n, page.items, page.last_at, page.last_id,
+      CASE WHEN page.n = ${limit} THEN EXISTS (
+        SELECT 1 FROM meals WHERE user_id = ?1 AND (modified_at, id) > (page.last_at, page.last_id) ${live}
+      ) ELSE 0 END,
+      clock.last_modified_at, clock.live_count, clock.digest_sum${watermark}
+    FROM (SELECT count(*) AS n, CAST(group_concat(item, ',') AS BLOB) AS items, max(modified_at) AS last_at, id AS last_id
+          FROM (SELECT ${item} AS item, modified_at, id FROM meals WHERE user_id = ?1 AND ${start} ${live}
+                ORDER BY modified_at, id LIMIT ${limit})) AS page
+    LEFT JOIN user_clocks AS clock ON clock.user_id = ?1`;
 }
 
-/** The page statement's parameters: the start's, then the user again for the clock. */
-function pageParams(userId: string, start: FeedStart): unknown[] {
+/** The page statement's numbered parameters (better-sqlite3 binds `?N` by key): the user, then the start. */
+function pageParams(userId: string, start: FeedStart): Record<number, string | number> {
   return start.kind === 'after'
-    ? [userId, start.position.modifiedAt, start.position.id, userId]
-    : [userId, start.modifiedAt, userId];
+    ? { 1: userId, 2: start.position.modifiedAt, 3: start.position.id }
+    : { 1: userId, 2: start.modifiedAt };
 }
 
 /** MealFeed on SQLite: every statement prepared once. */
@@ -74,9 +79,6 @@ export function createSqliteFeed(db: Database): Implementation<MealFeed> {
     }
     return statement;
   }
-  // Whether anything matches after a position: one index seek.
-  const moreLive = db.prepare(`SELECT 1 FROM meals WHERE ${AFTER} ${LIVE} LIMIT 1`).pluck();
-  const moreAll = db.prepare(`SELECT 1 FROM meals WHERE ${AFTER} LIMIT 1`).pluck();
 
   const exportLive = db
     .prepare<[string, number], string>(
@@ -88,23 +90,24 @@ export function createSqliteFeed(db: Database): Implementation<MealFeed> {
     listFeed(query: FeedQuery): FeedPage {
       const { userId, start, includeDeleted, limit } = query;
       const statement = pageStatement(includeDeleted, start.kind === 'after', limit);
-      const row = statement.get(...pageParams(userId, start)) as PageRow;
-      const [count, items, lastModifiedAt, lastId, clock, prunedModifiedAt, prunedId] = row;
+      const row = statement.get(pageParams(userId, start)) as PageRow;
+      const [count, items, lastModifiedAt, lastId, more, clock, liveCount, digestSum, prunedModifiedAt, prunedId] = row;
       const newestChangeAt = clock ?? undefined;
+      const liveDigest = storedDigest(clock !== null, liveCount, digestSum);
       const prunedThrough =
         typeof prunedModifiedAt === 'number' && typeof prunedId === 'string'
           ? { modifiedAt: prunedModifiedAt, id: prunedId }
           : undefined;
       if (count === 0 || items === null || lastModifiedAt === null || lastId === null) {
-        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, prunedThrough };
+        return { items: EMPTY, count: 0, last: undefined, hasMore: false, newestChangeAt, liveDigest, prunedThrough };
       }
-      const more = includeDeleted ? moreAll : moreLive;
       return {
         items,
         count,
         last: { modifiedAt: lastModifiedAt, id: lastId },
-        hasMore: count === limit && more.get(userId, lastModifiedAt, lastId) !== undefined,
+        hasMore: more === 1,
         newestChangeAt,
+        liveDigest,
         prunedThrough,
       };
     },

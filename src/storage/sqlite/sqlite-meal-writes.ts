@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { MealContent } from '../../domain/meal.js';
+import { DigestChange } from '../../domain/meals-digest.js';
 import { encodeMealAt, encodeMealContent, encodeTombstone, isStoredMeal } from '../../domain/meal-json.js';
 import type { DeleteResult, MealWrites, UpsertResult } from '../meal-writes.js';
 import { withFirstBatchRead } from '../first-batch.js';
@@ -57,6 +58,8 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
     taken: number;
     /** A user without a clock at the start: batches are appended without looking ids up, until one fails. */
     appending: boolean;
+    /** What the run did to the user's live meals so far. */
+    readonly digest: DigestChange;
     created: number;
     updated: number;
     unchanged: number;
@@ -64,7 +67,15 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
 
   function startRun(userId: string, now: number): WriteRun {
     const clock = selectClock.get(userId);
-    const run = { userId, now, clock, first: undefined, taken: 0, appending: clock === undefined };
+    const run = {
+      userId,
+      now,
+      clock,
+      first: undefined,
+      taken: 0,
+      appending: clock === undefined,
+      digest: new DigestChange(),
+    };
     return { ...run, created: 0, updated: 0, unchanged: 0 };
   }
 
@@ -77,6 +88,8 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
   const appendBatch = db.transaction((run: WriteRun, meals: readonly MealContent[]) => {
     const first = nextModifiedAt(run.clock, run.now);
     run.clock = appendNewMeals(run.userId, meals, first);
+    // Past the append: a duplicate id rolled this batch back before its terms were counted.
+    meals.forEach((meal, index) => run.digest.add(meal.id, first + index));
     run.first ??= first;
     run.created += meals.length;
   });
@@ -100,7 +113,9 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
       else {
         run.updated += 1;
         removeRow.run(userId, existing.modified_at, meal.id);
+        if (existing.deleted === 0) run.digest.remove(meal.id, existing.modified_at);
       }
+      run.digest.add(meal.id, run.clock);
       insertRow.run(userId, run.clock, meal.id, 0, encodeMealAt(content, run.clock));
     });
   }
@@ -124,7 +139,7 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
   /** The end of a write: the commit step, when anything changed. */
   function finishRun(run: WriteRun) {
     if (run.first !== undefined && run.clock !== undefined)
-      commit.commitChange(run.userId, run.first, run.clock, run.now);
+      commit.commitChange(run.userId, run.first, run.clock, run.now, run.digest);
     return { created: run.created, updated: run.updated, unchanged: run.unchanged };
   }
 
@@ -169,7 +184,9 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
     const modifiedAt = nextModifiedAt(selectClock.get(userId), now);
     removeRow.run(userId, existing.modified_at, mealId);
     insertRow.run(userId, modifiedAt, mealId, 1, encodeTombstone(mealId, modifiedAt));
-    commit.commitChange(userId, modifiedAt, modifiedAt, now);
+    const digest = new DigestChange();
+    digest.remove(mealId, existing.modified_at);
+    commit.commitChange(userId, modifiedAt, modifiedAt, now, digest);
     return 'deleted';
   });
 
