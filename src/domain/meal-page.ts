@@ -11,6 +11,13 @@ import { formatInstant } from './instant.js';
 export const MEALS_LAST_MODIFIED = 'meals-last-modified';
 
 /**
+ * The response header of every 200 of GET and HEAD /v1/meals whose hasMore is false: the
+ * digest of the user's live meals in the page's snapshot (domain/meals-digest.ts), so a copy
+ * that applied the page can prove itself (docs/api.md#verifying-a-copy-meals-digest).
+ */
+export const MEALS_DIGEST = 'meals-digest';
+
+/**
  * The 200 body of GET /v1/meals (docs/api.md#the-call): exactly seven fields in this order,
  * as three parts to be sent one after the other: the head, the meals, the tail. `items` are
  * the stored JSON texts already joined by commas as UTF-8 bytes: they are sent as they are,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { formatInstant } from '../domain/instant.js';
-import { MEALS_LAST_MODIFIED } from '../domain/meal-page.js';
+import { MEALS_DIGEST, MEALS_LAST_MODIFIED } from '../domain/meal-page.js';
 import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
 import { errorAnswer } from './error-answer.js';
 import { failureOf } from './error-handler.js';
@@ -38,6 +38,7 @@ export function createMealsAnswerWriter(log: FastifyBaseLogger, report: RequestR
       // Pushed only here, once per answer: a held request's headers are those of its acceptance,
       // and its clock is that of the page it is finally answered with.
       if (page.newestChangeAt !== undefined) headers.push(MEALS_LAST_MODIFIED, formatInstant(page.newestChangeAt));
+      if (page.digest !== undefined) headers.push(MEALS_DIGEST, page.digest);
       headers.push('content-type', JSON_CONTENT_TYPE);
       body = page.body;
     } catch (error) {

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { CursorCodec } from '../domain/cursor.js';
 import { type FeedStart, prunedTombstoneBelongs } from '../domain/feed-start.js';
 import { renderMealPage } from '../domain/meal-page.js';
+import { formatMealsDigest } from '../domain/meals-digest.js';
 import { AppError } from '../errors.js';
 import type { MealFeed } from '../storage/meal-feed.js';
 import type { LargePageGate } from './large-page-gate.js';
@@ -27,6 +28,8 @@ export interface PageAnswer {
   readonly body: readonly Buffer[];
   /** The user's change clock as of the page's snapshot: the Meals-Last-Modified header. */
   readonly newestChangeAt: number | undefined;
+  /** The Meals-Digest header's value: on a page with hasMore false only. */
+  readonly digest: string | undefined;
 }
 
 /**
@@ -78,7 +81,8 @@ export function createMealsPageReader(deps: MealsPageReaderDeps): ReadMealsPage 
     }
     const nextCursor = page.last === undefined ? null : deps.cursors.encode(userId, page.last);
     const body = renderMealPage(userId, query.lastModifiedSince, page.items, page.count, page.hasMore, nextCursor);
-    return { count: page.count, body, newestChangeAt: page.newestChangeAt };
+    const digest = page.hasMore || page.liveDigest === undefined ? undefined : formatMealsDigest(page.liveDigest);
+    return { count: page.count, body, newestChangeAt: page.newestChangeAt, digest };
   }
 
   return async function readAdmitted(response, userId, query, start) {

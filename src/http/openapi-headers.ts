@@ -123,4 +123,10 @@ export const MEALS_LAST_MODIFIED_HEADER: Headers = {
     schema: { type: 'string', pattern: instantSchema.pattern },
     example: '2025-03-14T12:30:00.000Z',
   },
+  'Meals-Digest': {
+    description:
+      "On a page whose hasMore is false: the user's live (not deleted) meals in the snapshot this page was read from, whatever the request's parameters. `count` is their number; `sum` is the sum modulo 2^128 of one term per meal, the first 16 bytes of SHA-256 over the UTF-8 bytes of `<id>`, a line feed and `<modifiedAt>` (as this API writes it), read as an unsigned big-endian integer, in 32 lowercase hex digits. A client that mirrors the feed (a first pass, then following with includeDeleted=true) computes the same two values over its copy once it applied such a page; if they differ, its copy is wrong and it syncs again from the beginning. Absent on a page with hasMore true.",
+    schema: { type: 'string', pattern: '^count=(0|[1-9][0-9]*), sum=[0-9a-f]{32}$' },
+    example: 'count=2, sum=1f3a9c0b77e2d4415a6b8c9d0e1f2a3b',
+  },
 };

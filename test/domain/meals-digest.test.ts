@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { DigestChange, EMPTY_DIGEST, formatMealsDigest, mealDigestTerm } from '../../src/domain/meals-digest.js';
+
+const API_PAGE = readFileSync('docs/api.md', 'utf8');
+const SECTION = API_PAGE.slice(API_PAGE.indexOf('## Verifying a copy'), API_PAGE.indexOf('## Limits'));
+
+/** The worked example's rows: a meal (id, modifiedAt) and its term, or a total and its sum. */
+function exampleRows(): { meal?: [string, string]; hex: string }[] {
+  return [...SECTION.matchAll(/^\| (.+?) +\| `([0-9a-f]{32})` \|$/gm)].map(([, left = '', hex = '']) => {
+    const meal = /^`(.+?)`, `(\d{4}-.+?Z)`/.exec(left);
+    return meal === null ? { hex } : { meal: [meal[1] ?? '', meal[2] ?? ''], hex };
+  });
+}
+
+test("the docs' worked example is what the service computes, term by term and in sum", () => {
+  const rows = exampleRows();
+  assert.equal(rows.length, 5);
+  const digest = new DigestChange();
+  for (const row of rows) {
+    if (row.meal === undefined) {
+      const value = digest.applyTo(EMPTY_DIGEST);
+      assert.equal(formatMealsDigest(value), `count=${value.count}, sum=${row.hex}`);
+      continue;
+    }
+    const [id, modifiedAt] = row.meal;
+    assert.equal(mealDigestTerm(id, modifiedAt).toString(16).padStart(32, '0'), row.hex, id);
+    digest.add(id, Date.parse(modifiedAt));
+  }
+});
+
+test('a change takes the old term out and puts the new one in; an emptied copy is back to zero', () => {
+  const digest = new DigestChange();
+  digest.add('m1', Date.UTC(2025, 2, 1, 7, 30));
+  digest.add('m1', Date.UTC(2025, 2, 1, 9));
+  digest.remove('m1', Date.UTC(2025, 2, 1, 7, 30));
+  const once = new DigestChange();
+  once.add('m1', Date.UTC(2025, 2, 1, 9));
+  assert.deepEqual(digest.applyTo(EMPTY_DIGEST), once.applyTo(EMPTY_DIGEST));
+  digest.remove('m1', Date.UTC(2025, 2, 1, 9));
+  assert.deepEqual(digest.applyTo(EMPTY_DIGEST), EMPTY_DIGEST);
+  assert.equal(formatMealsDigest(EMPTY_DIGEST), `count=0, sum=${'0'.repeat(32)}`);
+});
+
+test("the docs' Python recipe gives the example's digests", (t) => {
+  try {
+    execFileSync('python3', ['--version']);
+  } catch {
+    t.skip('python3 is not installed here');
+    return;
+  }
+  const recipe = /```python\n([\s\S]*?)```/.exec(SECTION)?.[1];
+  assert.ok(recipe !== undefined, 'the section holds a Python recipe');
+  const meals = exampleRows().flatMap((row) => (row.meal === undefined ? [] : [row.meal]));
+  const script = `${recipe}\nimport json, sys\nmeals = json.loads(sys.argv[1])\nprint(meals_digest(dict(meals[:2])))\nprint(meals_digest(dict(meals)))\n`;
+  const printed = execFileSync('python3', ['-c', script, JSON.stringify(meals)], { encoding: 'utf8' });
+  const sums = exampleRows().flatMap((row) => (row.meal === undefined ? [row.hex] : []));
+  assert.deepEqual(printed.trim().split('\n'), [`count=2, sum=${sums[0]}`, `count=3, sum=${sums[1]}`]);
+});
