@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { formatInstant } from './instant.js';
+import { hash } from 'node:crypto';
+import { createInstantFormatter, formatInstant } from './instant.js';
 
 /**
  * The digest of a user's live meals (docs/api.md#verifying-a-copy-meals-digest): their count,
@@ -15,34 +15,69 @@ export interface MealsDigest {
 
 const MODULUS = 1n << 128n;
 export const EMPTY_DIGEST: MealsDigest = { count: 0, sum: 0n };
+/** Terms a change adds into its 32-bit limbs before folding them: far below 2^53 / 2^32. */
+const TERMS_PER_FOLD = 1 << 20;
+
+/** SHA-256 of the meal's `<id>\n<modifiedAt>`, whose first 16 bytes are its term. */
+function termHash(id: string, modifiedAt: string): Buffer {
+  return hash('sha256', `${id}\n${modifiedAt}`, 'buffer');
+}
 
 /** The term of one live meal. `modifiedAt`: epoch ms, or its text as the API writes it. */
 export function mealDigestTerm(id: string, modifiedAt: number | string): bigint {
-  const instant = typeof modifiedAt === 'number' ? formatInstant(modifiedAt) : modifiedAt;
-  const hash = createHash('sha256').update(`${id}\n${instant}`, 'utf8').digest();
-  return (hash.readBigUInt64BE(0) << 64n) | hash.readBigUInt64BE(8);
+  const bytes = termHash(id, typeof modifiedAt === 'number' ? formatInstant(modifiedAt) : modifiedAt);
+  return (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8);
 }
 
-/** What a write does to a digest: meals counted in and out, terms added and taken. */
+/**
+ * What a write does to a digest: meals counted in and out, terms added and taken. Terms add
+ * into four 32-bit limbs held as plain numbers and fold into a bigint now and then: a write of
+ * a million meals pays for a hash per meal, not for a bigint per meal.
+ */
 export class DigestChange {
   count = 0;
-  sum = 0n;
+  private readonly limbs = [0, 0, 0, 0];
+  /** A write's modifiedAt values are consecutive: the formatter keeps their second's text. */
+  private readonly format = createInstantFormatter();
+  private folded = 0n;
+  private unfolded = 0;
 
   /** A meal becomes live with this modifiedAt (created, changed or back from deletion). */
   add(id: string, modifiedAt: number): void {
     this.count += 1;
-    this.sum += mealDigestTerm(id, modifiedAt);
+    this.addTerm(termHash(id, this.format(modifiedAt)), 1);
   }
 
   /** A live meal of this modifiedAt is no longer (changed or deleted). */
   remove(id: string, modifiedAt: number): void {
     this.count -= 1;
-    this.sum -= mealDigestTerm(id, modifiedAt);
+    this.addTerm(termHash(id, this.format(modifiedAt)), -1);
+  }
+
+  /** The sum of the terms added less those taken, modulo 2^128. */
+  get sum(): bigint {
+    this.fold();
+    return ((this.folded % MODULUS) + MODULUS) % MODULUS;
   }
 
   /** The digest after the change. */
   applyTo(digest: MealsDigest): MealsDigest {
-    return { count: digest.count + this.count, sum: (((digest.sum + this.sum) % MODULUS) + MODULUS) % MODULUS };
+    return { count: digest.count + this.count, sum: (digest.sum + this.sum) % MODULUS };
+  }
+
+  private addTerm(bytes: Buffer, sign: 1 | -1): void {
+    const limbs = this.limbs;
+    for (let i = 0; i < 4; i += 1) limbs[i] = (limbs[i] ?? 0) + sign * bytes.readUInt32BE(i * 4);
+    this.unfolded += 1;
+    if (this.unfolded === TERMS_PER_FOLD) this.fold();
+  }
+
+  private fold(): void {
+    const [a = 0, b = 0, c = 0, d = 0] = this.limbs;
+    this.folded += (BigInt(a) << 96n) + (BigInt(b) << 64n) + (BigInt(c) << 32n) + BigInt(d);
+    this.folded %= MODULUS;
+    this.limbs.fill(0);
+    this.unfolded = 0;
   }
 }
 
