@@ -10,7 +10,9 @@ import {
   MealExportRateLimitError,
 } from '../client/errors.js';
 import { MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
-import { LocalCopyError, openLocalCopy } from '../client/pull/local-copy.js';
+import { formatMealsDigest } from '../domain/meals-digest.js';
+import type { SyncStep } from '../client/types.js';
+import { type LocalCopy, LocalCopyError, openLocalCopy } from '../client/pull/local-copy.js';
 import { createPullProgress } from '../client/pull/pull-progress.js';
 import { resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
@@ -53,6 +55,8 @@ interface Totals {
   pages: number;
   upserted: number;
   deleted: number;
+  /** The last caught-up page's Meals-Digest matched the copy's. */
+  verified: boolean;
 }
 
 /** The key comes from the environment or a file, never from argv, where every user of the machine sees it. */
@@ -154,6 +158,16 @@ function isTransient(error: unknown, pulledBefore: boolean): boolean {
 }
 
 /**
+ * Why the copy, having applied a caught-up step, is not the server's (its Meals-Digest differs:
+ * docs/api.md#verifying-a-copy-meals-digest); undefined when it is, or when there is nothing to check.
+ */
+function copyDiffers(copy: LocalCopy, step: SyncStep, outPath: string): string | undefined {
+  if (step.digest === null || copy.matches(step) !== false) return undefined;
+  const held = formatMealsDigest(copy.digest);
+  return `${outPath} does not match the server's meals (it holds ${held}, the server ${formatMealsDigest(step.digest)})`;
+}
+
+/**
  * After a failure the SDK gave up on (its own retries, up to 30 s apart, are spent), --follow
  * starts again from the saved position this much later; a spent daily quota, when it resets.
  */
@@ -165,7 +179,9 @@ const FOLLOW_RETRY_MS = 30_000;
  * re-applies one page, which changes nothing
  * (docs/sdk.md#pull-your-meals-in-a-csv-file-kept-current). With --follow it goes on with the SDK's
  * follow: each poll at the end of the feed is held by the server until a change commits (long
- * poll), so a change is written within about a second.
+ * poll), so a change is written within about a second. At every catch-up the copy's digest is
+ * checked against the page's Meals-Digest: a copy that differs (edited by hand, say) is
+ * rebuilt from the beginning, once; one that still differs then is an error, not a loop.
  */
 export async function runPull(argv: string[]): Promise<void> {
   const settings = parseSettings(argv);
@@ -196,7 +212,8 @@ export async function runPull(argv: string[]): Promise<void> {
   const onSignal = () => stop.abort();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const totals: Totals = { pages: 0, upserted: 0, deleted: 0 };
+  const totals: Totals = { pages: 0, upserted: 0, deleted: 0, verified: false };
+  let rebuilding = false;
   const { followWait } = settings;
   if (settings.followCapped !== undefined) {
     progress.notice(
@@ -214,14 +231,26 @@ export async function runPull(argv: string[]): Promise<void> {
             progress.notice(`the server asked for a full resync (410 resync_required): rebuilding ${settings.outPath}`),
           ...(followWait === undefined ? {} : { follow: true, wait: followWait }),
         });
+        let startOver = false;
         for await (const step of steps) {
           const applied = await copy.applyStep(step);
           totals.pages += 1;
           totals.upserted += applied.upserted;
           totals.deleted += applied.deleted;
           progress.page(totals.pages, copy.size);
+          const differs = copyDiffers(copy, step, settings.outPath);
+          if (step.digest !== null) totals.verified = differs === undefined;
+          if (differs !== undefined) {
+            if (rebuilding) throw new CliError(`${differs}, even rebuilt from the beginning`);
+            progress.notice(`${differs}: rebuilding it from the beginning`);
+            copy.startOver();
+            rebuilding = startOver = true;
+            break;
+          }
+          if (step.digest !== null) rebuilding = false;
           if (followWait !== undefined && !step.page.hasMore) progress.following();
         }
+        if (startOver) continue;
         // The end of the feed; a follow ends only by a signal or an error.
         break;
       } catch (error) {
@@ -241,8 +270,9 @@ export async function runPull(argv: string[]): Promise<void> {
     progress.done();
   }
 
-  const summary = { pages: totals.pages, upserted: totals.upserted, deleted: totals.deleted, total: copy.size };
-  const text = `pulled ${summary.pages} page${summary.pages === 1 ? '' : 's'}: ${summary.upserted} upserted, ${summary.deleted} deleted; ${settings.outPath} holds ${summary.total} meal${summary.total === 1 ? '' : 's'}`;
+  const { pages, upserted, deleted, verified } = totals;
+  const summary = { pages, upserted, deleted, total: copy.size, verified };
+  const text = `pulled ${pages} page${pages === 1 ? '' : 's'}: ${upserted} upserted, ${deleted} deleted; ${settings.outPath} holds ${summary.total} meal${summary.total === 1 ? '' : 's'}${verified ? ', verified' : ', not verified'}`;
   printResult(settings.json, summary, text);
   // Interrupted before the end of the feed: the state is saved, the next run resumes.
   if (stop.signal.aborted && followWait === undefined) process.exitCode = 130;

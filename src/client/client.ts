@@ -51,7 +51,7 @@ export interface MealExportClientOptions {
 export interface MealExportClient {
   /** One page of GET /v1/meals, as the server sent it (held first when `wait` is given). */
   listMeals(options: ListMealsOptions): Promise<MealPage>;
-  /** listMeals, with the page's `Meals-Last-Modified` header beside it: for a sync loop of your own. */
+  /** listMeals, with the page's `Meals-Last-Modified` and `Meals-Digest` headers beside it: for a sync loop of your own. */
   listMealsWithHeaders(options: ListMealsOptions): Promise<MealPageAnswer>;
   /**
    * Every page to the end of the feed, each with the position to save after applying it. With
@@ -99,8 +99,9 @@ export function createMealExportClient(options: MealExportClientOptions): MealEx
       return (await fetchOne(query)).page;
     },
     async listMealsWithHeaders(query) {
-      const { page, newestChangeAt } = await fetchOne(query);
-      return { page, mealsLastModified: newestChangeAt === undefined ? null : new Date(newestChangeAt).toISOString() };
+      const { page, newestChangeAt, digest } = await fetchOne(query);
+      const mealsLastModified = newestChangeAt === undefined ? null : new Date(newestChangeAt).toISOString();
+      return { page, mealsLastModified, mealsDigest: digest ?? null };
     },
     sync(syncOptions = {}) {
       return syncPages(fetchOne, syncOptions);

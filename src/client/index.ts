@@ -6,6 +6,8 @@
  *   for await (const { page, position, resynced } of client.sync({ from: saved })) { ... }
  *   // and to follow the changes as they commit (long poll), until the signal aborts:
  *   for await (const step of client.sync({ from: saved, follow: true, signal })) { ... }
+ *   // and to prove the copy: a digest kept beside it, compared with each caught-up step's
+ *   const digest = createMealsDigest(); ... if (step.digest && !digest.equals(step.digest)) rebuild();
  */
 export { createMealExportClient, type MealExportClient, type MealExportClientOptions } from './client.js';
 export {
@@ -27,6 +29,13 @@ export {
 export { createFetchTransport, type FetchFunction, type FetchTransportOptions } from './fetch-transport.js';
 export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
 export { MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
+export {
+  createMealsDigest,
+  formatMealsDigest,
+  type MealsDigest,
+  parseMealsDigest,
+  type RunningMealsDigest,
+} from './meals-digest.js';
 export { EPOCH, FOLLOW_MARGIN_MS } from './sync.js';
 export type { HttpTransport, TransportGetOptions } from './transport.js';
 export {

@@ -1,5 +1,6 @@
 import { parseInstant } from '../domain/instant.js';
-import { MEALS_LAST_MODIFIED } from '../domain/meal-page.js';
+import { MEALS_DIGEST, MEALS_LAST_MODIFIED } from '../domain/meal-page.js';
+import { type MealsDigest, parseMealsDigest } from '../domain/meals-digest.js';
 import { MealExportResponseError } from './errors.js';
 import type { RequestPolicy } from './send-request.js';
 import { sendRequest } from './send-request.js';
@@ -16,6 +17,8 @@ export interface FetchedPage {
    * user has had no change, or something between stripped it) or not an instant.
    */
   readonly newestChangeAt: number | undefined;
+  /** The page's Meals-Digest header, parsed: sent when hasMore is false; undefined when absent or not in its form. */
+  readonly digest: MealsDigest | undefined;
 }
 
 /** `https://host/prefix` and `https://host/prefix/` both lead to `https://host/prefix/v1/meals`. */
@@ -68,9 +71,11 @@ export async function fetchPage(policy: RequestPolicy, endpoint: URL, options: L
   }
   const date = Date.parse(response.headers.date ?? '');
   const lastModified = response.headers[MEALS_LAST_MODIFIED];
+  const digest = response.headers[MEALS_DIGEST];
   return {
     page: body,
     answeredAt: Number.isNaN(date) ? Date.now() : date,
     newestChangeAt: lastModified === undefined ? undefined : parseInstant(lastModified),
+    digest: digest === undefined ? undefined : parseMealsDigest(digest),
   };
 }

@@ -109,7 +109,9 @@ export async function* syncPages(fetchPage: FetchPage, options: SyncOptions = {}
     } else {
       position = { lastModifiedSince: page.lastModifiedSince, cursor, followSince: null };
     }
-    yield { page, position, resynced };
+    // Only a caught-up copy that took tombstones holds exactly the header's meals (SyncStep.digest).
+    const caughtUp = !page.hasMore && pass === null && includeDeleted;
+    yield { page, position, resynced, digest: caughtUp ? (fetched.digest ?? null) : null };
     resynced = false;
     if (page.hasMore) continue;
     if (pass !== null) {

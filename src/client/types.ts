@@ -4,6 +4,7 @@
  */
 import type { MealNutrients, MealType } from '../domain/meal.js';
 import type { MealJson } from '../domain/meal-json.js';
+import type { MealsDigest } from '../domain/meals-digest.js';
 
 export type { MealNutrients, MealType };
 
@@ -90,6 +91,13 @@ export interface MealPageAnswer {
    * Meals-Last-Modified header").
    */
   readonly mealsLastModified: string | null;
+  /**
+   * The page's `Meals-Digest` header, parsed: the count and sum of the user's live meals in
+   * its snapshot, sent when `hasMore` is false; null otherwise, or when absent. A copy that
+   * applied the page compares its own (createMealsDigest) with it (the service's docs/api.md,
+   * "Verifying a copy").
+   */
+  readonly mealsDigest: MealsDigest | null;
 }
 
 export interface SyncStep {
@@ -106,6 +114,15 @@ export interface SyncStep {
    * again from the beginning, so drop your copy and rebuild it from this page on.
    */
   readonly resynced: boolean;
+  /**
+   * On the step that catches up (`hasMore: false` while following the changes with
+   * tombstones): the page's `Meals-Digest`. A copy made from the beginning by this sync, once
+   * it applied the page, holds exactly these meals: if its own digest (createMealsDigest)
+   * differs, the copy is wrong; drop it and sync again from the beginning. Null on every other
+   * step (the end of a full pass without tombstones among them: a meal deleted during the pass
+   * leaves the copy only at the next step), with `includeDeleted: false`, and when the header is absent.
+   */
+  readonly digest: MealsDigest | null;
 }
 
 export interface SyncOptions {

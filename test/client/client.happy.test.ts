@@ -78,7 +78,11 @@ test("listMealsWithHeaders gives the page with the user's newest change (Meals-L
 
   const none = await userWith(0);
   const empty = await clientFor(none.key).listMealsWithHeaders({ lastModifiedSince: '2020-01-01' });
-  assert.deepEqual(empty, { page: { ...empty.page, count: 0, meals: [] }, mealsLastModified: null });
+  assert.deepEqual(empty, {
+    page: { ...empty.page, count: 0, meals: [] },
+    mealsLastModified: null,
+    mealsDigest: { count: 0, sum: 0n },
+  });
 });
 
 test('the ca may be given as bytes (a Uint8Array, not only a Buffer or a string)', async () => {

@@ -2,6 +2,7 @@ import { NO_NUTRIENTS } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MealMirror } from '../../src/client/pull/meal-mirror.js';
+import { createMealsDigest } from '../../src/client/meals-digest.js';
 import { createPullProgress } from '../../src/client/pull/pull-progress.js';
 import type { Meal, Tombstone } from '../../src/client/types.js';
 
@@ -84,4 +85,18 @@ test('progress rewrites one line on a terminal, counts down waits, and stays sil
   quiet.notice('still said');
   quiet.done();
   assert.equal(pipe.text, 'meal-export: still said\n');
+});
+
+test("the mirror's digest moves with every page: a change swaps the meal's term, a tombstone takes it out", () => {
+  const mirror = new MealMirror();
+  mirror.apply([meal('a', '2025-03-01T10:00:00.000Z'), meal('b', '2025-03-01T10:00:00.001Z')]);
+  mirror.apply([meal('a', '2025-03-01T11:00:00.000Z', 'changed'), gone('b', '2025-03-01T11:00:00.001Z')]);
+  mirror.apply([gone('unknown', '2025-03-01T11:00:00.002Z'), meal('ü-☕', '2025-03-01T11:00:00.003Z')]);
+  const expected = createMealsDigest();
+  expected.add('a', '2025-03-01T11:00:00.000Z');
+  expected.add('ü-☕', '2025-03-01T11:00:00.003Z');
+  assert.deepEqual(mirror.digest, expected.value);
+  assert.deepEqual(new MealMirror(mirror.values()).digest, expected.value, 'the same, computed from the copy as read');
+  mirror.clear();
+  assert.deepEqual(mirror.digest, { count: 0, sum: 0n });
 });

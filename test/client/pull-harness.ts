@@ -27,7 +27,13 @@ export function pullArgs(server: TestServer, files: PullFiles, extra: readonly s
 export async function pull(server: TestServer, key: string, files: PullFiles, extra: readonly string[] = []) {
   const run = await runCli([...pullArgs(server, files, extra), '--json'], { env: { MEAL_EXPORT_API_KEY: key } });
   assert.equal(run.code, 0, run.stderr);
-  return JSON.parse(run.stdout) as { pages: number; upserted: number; deleted: number; total: number };
+  return JSON.parse(run.stdout) as {
+    pages: number;
+    upserted: number;
+    deleted: number;
+    total: number;
+    verified: boolean;
+  };
 }
 
 /** A pull left running (for SIGKILL, SIGTERM and --follow). */

@@ -45,7 +45,7 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     const user = await userWith(7, { description: 'with, a comma and "quotes"\nand a line' });
     const files = pullFiles(temp.dir, 'full');
     const summary = await pull(server, user.key, files, ['--limit', '3']);
-    assert.deepEqual(summary, { pages: summary.pages, upserted: 7, deleted: 0, total: 7 });
+    assert.deepEqual(summary, { pages: summary.pages, upserted: 7, deleted: 0, total: 7, verified: true });
     await assertSameAsExport(server, user.userId, files.out, 'csv');
     const state = JSON.parse(readFileSync(files.state, 'utf8')) as Record<string, unknown>;
     assert.equal(state.userId, user.userId);
@@ -67,7 +67,13 @@ describe('meal-export pull', { concurrency: 4 }, () => {
   test('a user with no meals gets the header row only, like `meals export`', async () => {
     const user = await userWith(0);
     const files = pullFiles(temp.dir, 'empty');
-    assert.deepEqual(await pull(server, user.key, files), { pages: 2, upserted: 0, deleted: 0, total: 0 });
+    assert.deepEqual(await pull(server, user.key, files), {
+      pages: 2,
+      upserted: 0,
+      deleted: 0,
+      total: 0,
+      verified: true,
+    });
     await assertSameAsExport(server, user.userId, files.out, 'csv');
   });
 
@@ -81,7 +87,7 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     await cli('meals', 'delete', '--user', user.userId, String(third), '--db', server.db);
 
     const summary = await pull(server, user.key, files, ['--limit', '2']);
-    assert.deepEqual(summary, { pages: 2, upserted: 2, deleted: 2, total: 4 });
+    assert.deepEqual(summary, { pages: 2, upserted: 2, deleted: 2, total: 4, verified: true });
     await assertSameAsExport(server, user.userId, files.out, 'csv');
     const rows = csvRows(fileText(files.out));
     assert.deepEqual(
@@ -96,7 +102,13 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     const files = pullFiles(temp.dir, 'again');
     await pull(server, user.key, files);
     const before = fileText(files.out);
-    assert.deepEqual(await pull(server, user.key, files), { pages: 1, upserted: 0, deleted: 0, total: 3 });
+    assert.deepEqual(await pull(server, user.key, files), {
+      pages: 1,
+      upserted: 0,
+      deleted: 0,
+      total: 3,
+      verified: true,
+    });
     assert.equal(fileText(files.out), before);
   });
 
@@ -107,7 +119,7 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     writeFileSync(keyFile, `${user.key}\n`);
     const run = await runCli(pullArgs(server, files, ['--key-file', keyFile]));
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^pulled \d+ pages: 2 upserted, 0 deleted; .*key-file\.csv holds 2 meals\n$/);
+    assert.match(run.stdout, /^pulled \d+ pages: 2 upserted, 0 deleted; .*key-file\.csv holds 2 meals, verified\n$/);
     assert.equal(run.stderr, '', 'quiet when stderr is not a terminal');
   });
 
@@ -210,12 +222,18 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     assert.equal(code, 0, running.stderr());
     assert.ok(performance.now() - signalled < 2_000, 'the held poll is dropped at once, not waited out');
     // The pass's page, then the follow's poll, held until the import and answered with it.
-    assert.deepEqual(JSON.parse(running.stdout()), { pages: 2, upserted: 3, deleted: 0, total: 3 });
+    assert.deepEqual(JSON.parse(running.stdout()), { pages: 2, upserted: 3, deleted: 0, total: 3, verified: true });
     await assertSameAsExport(server, user.userId, files.out, 'jsonl');
 
     const next = makeMeal();
     await server.importMeals(user.userId, [next]);
-    assert.deepEqual(await pull(server, user.key, files), { pages: 1, upserted: 1, deleted: 0, total: 4 });
+    assert.deepEqual(await pull(server, user.key, files), {
+      pages: 1,
+      upserted: 1,
+      deleted: 0,
+      total: 4,
+      verified: true,
+    });
     assert.equal(lines().length, 4);
     await assertSameAsExport(server, user.userId, files.out, 'jsonl');
   });
@@ -234,7 +252,13 @@ describe('meal-export pull', { concurrency: 4 }, () => {
       "meal-export: --follow 3600: each poll is held up to 120 s, the server's longest wait\n",
     );
     assert.equal((JSON.parse(running.stdout()) as { total: number }).total, 1);
-    assert.deepEqual(await pull(server, user.key, files), { pages: 1, upserted: 0, deleted: 0, total: 1 });
+    assert.deepEqual(await pull(server, user.key, files), {
+      pages: 1,
+      upserted: 0,
+      deleted: 0,
+      total: 1,
+      verified: true,
+    });
     await assertSameAsExport(server, user.userId, files.out, 'csv');
   });
 });

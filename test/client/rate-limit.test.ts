@@ -66,7 +66,7 @@ describe('429 rate_limited', { concurrency: true }, () => {
     const started = Date.now();
     const summary = await pull(server, key, files);
     assert.ok(Date.now() - started >= 1000, 'it waited');
-    assert.deepEqual(summary, { pages: 1, upserted: 3, deleted: 0, total: 3 });
+    assert.deepEqual(summary, { pages: 1, upserted: 3, deleted: 0, total: 3, verified: true });
     await assertSameAsExport(server, userId, files.out, 'csv');
   });
 });

@@ -188,6 +188,7 @@ test('the example syncs from a real server over TLS, keeps its position, and pri
   // A full pass, then the changes since its first page was read (Meals-Last-Modified + 1 ms): none.
   assert.match(first.stdout, /^page 1: 3 items, meals in the copy: 3\npage 2: 0 items, meals in the copy: 3$/m);
   assert.match(first.stdout, /^done: 2 pages, meals received: 3, deletions: 0$/m);
+  assert.match(first.stdout, /^page 2: .*\nverified: count=3, sum=[0-9a-f]{32}$/m, 'checked at the catch-up');
   assert.deepEqual(copy(), ids(meals));
   const position = readJson('position.json') as { lastModifiedSince: string; followSince: unknown };
   assert.equal(position.followSince, null, 'the first pass is over: the position follows changes');
@@ -202,6 +203,13 @@ test('the example syncs from a real server over TLS, keeps its position, and pri
   await server.deleteMeal(userId, String(meals[0]?.id));
   const third = await inProject(RUN, env);
   assert.match(third.stdout, /^done: 1 pages, meals received: 1, deletions: 1$/m);
+  assert.deepEqual(copy(), ids([...meals.slice(1), added]));
+
+  // A meal taken out of the copy by hand: the catch-up's digest differs, the copy is rebuilt.
+  writeFileSync(path.join(project.dir, 'meals.json'), JSON.stringify((readJson('meals.json') as unknown[]).slice(1)));
+  const repaired = await inProject(RUN, env);
+  assert.match(repaired.stdout, /^the copy \(count=2, sum=[0-9a-f]{32}\) differs from the server's \(count=3, /m);
+  assert.match(repaired.stdout, /^verified: count=3, sum=[0-9a-f]{32}$/m);
   assert.deepEqual(copy(), ids([...meals.slice(1), added]));
 
   // Without its settings it says what is missing, in one line, and exits 2; a refused key is

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { DigestChange, EMPTY_DIGEST, formatMealsDigest, mealDigestTerm } from '../../src/domain/meals-digest.js';
+import {
+  DigestChange,
+  EMPTY_DIGEST,
+  formatMealsDigest,
+  mealDigestTerm,
+  parseMealsDigest,
+  sameMealsDigest,
+} from '../../src/domain/meals-digest.js';
 
 const API_PAGE = readFileSync('docs/api.md', 'utf8');
 const SECTION = API_PAGE.slice(API_PAGE.indexOf('## Verifying a copy'), API_PAGE.indexOf('## Limits'));
@@ -58,4 +65,32 @@ test("the docs' Python recipe gives the example's digests", (t) => {
   const printed = execFileSync('python3', ['-c', script, JSON.stringify(meals)], { encoding: 'utf8' });
   const sums = exampleRows().flatMap((row) => (row.meal === undefined ? [row.hex] : []));
   assert.deepEqual(printed.trim().split('\n'), [`count=2, sum=${sums[0]}`, `count=3, sum=${sums[1]}`]);
+});
+
+test('the header is read back to the same digest; anything not in its form is undefined', () => {
+  const digest = new DigestChange();
+  digest.add('café-☕', '2025-03-02T08:00:00.000Z');
+  digest.add('m1', Date.UTC(2025, 2, 1, 7, 30));
+  const value = digest.applyTo(EMPTY_DIGEST);
+  const parsed = parseMealsDigest(formatMealsDigest(value));
+  assert.ok(parsed !== undefined && sameMealsDigest(parsed, value));
+  assert.deepEqual(parseMealsDigest(`count=0, sum=${'0'.repeat(32)}`), EMPTY_DIGEST);
+  assert.deepEqual(parseMealsDigest(` count=2 ,sum=${'F'.repeat(32)} `), { count: 2, sum: (1n << 128n) - 1n });
+  for (const text of [
+    '',
+    'count=1',
+    `count=-1, sum=${'0'.repeat(32)}`,
+    `count=1, sum=${'0'.repeat(31)}`,
+    `sum=${'0'.repeat(32)}, count=1`,
+  ]) {
+    assert.equal(parseMealsDigest(text), undefined, text);
+  }
+});
+
+test('a digest moved by many writes stays under 2^128, and taking out what was put in is back to zero', () => {
+  const digest = new DigestChange();
+  for (let i = 0; i < 1000; i += 1) digest.add(`m${i}`, i);
+  assert.ok(digest.sum < 1n << 128n);
+  for (let i = 0; i < 1000; i += 1) digest.remove(`m${i}`, i);
+  assert.deepEqual(digest.applyTo(EMPTY_DIGEST), EMPTY_DIGEST);
 });

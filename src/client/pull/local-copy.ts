@@ -1,3 +1,4 @@
+import { formatMealsDigest, type MealsDigest, sameMealsDigest } from '../../domain/meals-digest.js';
 import type { MealFileFormat } from '../../meals-io/file-format.js';
 import type { SyncPosition, SyncStep } from '../types.js';
 import { type AppliedPage, MealMirror } from './meal-mirror.js';
@@ -18,8 +19,14 @@ export interface LocalCopy {
   /** Where to resume; undefined for a first pull. */
   readonly position: SyncPosition | undefined;
   readonly size: number;
+  /** The Meals-Digest of the meals in the copy now. */
+  readonly digest: MealsDigest;
   /** Applies a page: the copy is written (atomically), then the position saved (atomically). */
   applyStep(step: SyncStep): Promise<AppliedPage>;
+  /** After applying a caught-up step: does the copy hold exactly its digest's meals? Undefined: no digest to check. */
+  matches(step: SyncStep): boolean | undefined;
+  /** Forgets the copy and the position: the next steps, from the beginning, rebuild --out. */
+  startOver(): void;
 }
 
 const samePosition = (a: SyncPosition | undefined, b: SyncPosition) =>
@@ -55,6 +62,10 @@ async function loadMeals(files: LocalCopyFiles) {
  * only after the copy is written, so a crash between the two re-applies one page, which changes
  * nothing (docs/sdk.md#pull-your-meals-in-a-csv-file-kept-current). With no state, or a state
  * without its copy, the copy is rebuilt from scratch.
+ *
+ * Its digest is computed from --out as read, never taken from the state: a file edited by
+ * hand since, or written by a run that stopped before saving the state, is judged by what it
+ * holds. The state keeps the digest only beside the position, for whoever reads it.
  */
 export async function openLocalCopy(files: LocalCopyFiles, notice: (text: string) => void): Promise<LocalCopy> {
   let state = await loadState(files);
@@ -75,6 +86,9 @@ export async function openLocalCopy(files: LocalCopyFiles, notice: (text: string
     get size() {
       return mirror.size;
     },
+    get digest() {
+      return mirror.digest;
+    },
     async applyStep(step) {
       if (userId !== undefined && step.page.userId !== userId) {
         throw new LocalCopyError(
@@ -90,10 +104,26 @@ export async function openLocalCopy(files: LocalCopyFiles, notice: (text: string
       }
       if (!samePosition(position, step.position)) {
         const savedAt = new Date().toISOString();
-        await writeSyncState(files.statePath, { version: 1, url: files.url, userId, ...step.position, savedAt });
+        const digest = formatMealsDigest(mirror.digest);
+        await writeSyncState(files.statePath, {
+          version: 1,
+          url: files.url,
+          userId,
+          ...step.position,
+          digest,
+          savedAt,
+        });
         position = step.position;
       }
       return applied;
+    },
+    matches(step) {
+      return step.digest === null ? undefined : sameMealsDigest(mirror.digest, step.digest);
+    },
+    startOver() {
+      mirror.clear();
+      position = undefined;
+      outWritten = false;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { writeFileAtomically } from '../../meals-io/atomic-file.js';
 import { readTextIfExists } from '../../meals-io/read-input.js';
+import { parseMealsDigest } from '../../domain/meals-digest.js';
 import type { SyncPosition } from '../types.js';
 
 /**
@@ -14,6 +15,11 @@ export interface SyncState {
   readonly lastModifiedSince: string;
   readonly cursor: string | null;
   readonly followSince: string | null;
+  /**
+   * The Meals-Digest of --out when the position was saved (docs/api.md#verifying-a-copy-meals-digest),
+   * as the header writes it. Absent from states saved before it.
+   */
+  readonly digest?: string;
   readonly savedAt: string;
 }
 
@@ -43,7 +49,8 @@ export async function readSyncState(file: string): Promise<SyncState | undefined
     isText(state.userId) &&
     isText(state.lastModifiedSince) &&
     isTextOrNull(state.cursor) &&
-    isTextOrNull(state.followSince === undefined ? null : state.followSince);
+    isTextOrNull(state.followSince === undefined ? null : state.followSince) &&
+    (state.digest === undefined || (typeof state.digest === 'string' && parseMealsDigest(state.digest) !== undefined));
   if (!valid) throw new SyncStateError('not a pull state (version 1)');
   return { ...(state as unknown as SyncState), followSince: (state.followSince as string | null | undefined) ?? null };
 }
