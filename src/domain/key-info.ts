@@ -1,5 +1,4 @@
 import { formatInstant } from './instant.js';
-import type { ApiKeyRecord } from './key-records.js';
 
 /**
  * The body of GET /v1/key (docs/api.md#your-key-and-its-limits): the key as `keys list` shows
@@ -41,7 +40,20 @@ export interface KeyLimitStanding {
   readonly waitMs: number;
 }
 
-export function keyInfoOf(key: ApiKeyRecord, standing: KeyLimitStanding, now: number): KeyInfo {
+/**
+ * What the body shows of a key (an ApiKeyRecord of key-records.ts has these and more). Declared
+ * here so that the SDK's declarations, which carry KeyInfo, do not carry the store's records.
+ */
+export interface KeyFields {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+}
+
+export function keyInfoOf(key: KeyFields, standing: KeyLimitStanding, now: number): KeyInfo {
   const remaining = Math.min(Math.max(standing.remaining, 0), standing.dailyLimit);
   return {
     ok: true,
