@@ -16,6 +16,7 @@ import type { TrustedProxies } from './http/client-address.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { createFrontDoor, openFrontDoor } from './http/front-door.js';
 import { registerInfoRoutes } from './http/info-routes.js';
+import { registerKeyEndpoint } from './http/key-endpoint.js';
 import { createLargePageGate, type LargePageObserver } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
@@ -156,6 +157,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
+  registerKeyEndpoint(app, {
+    authenticator: deps.authenticator,
+    limiter: deps.limiter,
+    authFailures: deps.authFailures,
+    trustedProxies: deps.trustedProxies,
+    policy: deps.policy,
+  });
   registerInfoRoutes(app, {
     checkReady: async () => {
       await Promise.all([deps.storage.ping(), deps.limiter.ping()]);

@@ -1,11 +1,12 @@
 import { createFetchTransport, type FetchFunction } from './fetch-transport.js';
 import { createHttpsTransport } from './https-transport.js';
+import { fetchKeyInfo, keyUrl } from './key-info-request.js';
 import { createPacer, createWaiter } from './pacer.js';
 import { fetchPage, mealsUrl } from './page-request.js';
 import type { RequestPolicy } from './send-request.js';
 import { syncPages } from './sync.js';
 import type { HttpTransport } from './transport.js';
-import type { ListMealsOptions, MealPage, MealPageAnswer, SyncOptions, SyncStep, WaitEvent } from './types.js';
+import type { KeyInfo, ListMealsOptions, MealPage, MealPageAnswer, SyncOptions, SyncStep, WaitEvent } from './types.js';
 import type { BackoffOptions } from './wait-times.js';
 
 export interface MealExportClientOptions {
@@ -59,6 +60,12 @@ export interface MealExportClient {
    * yields each change within about a second of its commit until `signal` aborts.
    */
   sync(options?: SyncOptions): AsyncGenerator<SyncStep, void, undefined>;
+  /**
+   * GET /v1/key: this client's key and where it stands against its limits (used and left today,
+   * when the next request will be accepted). Free: it never counts against the limits, so it
+   * neither waits for the interval nor delays the next listMeals.
+   */
+  keyInfo(options?: { readonly signal?: AbortSignal }): Promise<KeyInfo>;
   /** Closes kept-alive connections (they never keep the process alive anyway). */
   close(): void;
 }
@@ -79,6 +86,7 @@ function chooseTransport(options: MealExportClientOptions): HttpTransport {
 export function createMealExportClient(options: MealExportClientOptions): MealExportClient {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
   const endpoint = mealsUrl(options.baseUrl);
+  const keyEndpoint = keyUrl(options.baseUrl);
   const transport = chooseTransport(options);
   const wait = createWaiter(options.onWait);
   const policy: RequestPolicy = {
@@ -105,6 +113,9 @@ export function createMealExportClient(options: MealExportClientOptions): MealEx
     },
     sync(syncOptions = {}) {
       return syncPages(fetchOne, syncOptions);
+    },
+    keyInfo(keyOptions = {}) {
+      return fetchKeyInfo(policy, keyEndpoint, keyOptions.signal);
     },
     close() {
       transport.close();

@@ -40,6 +40,7 @@ export { EPOCH, FOLLOW_MARGIN_MS } from './sync.js';
 export type { HttpTransport, TransportGetOptions } from './transport.js';
 export {
   isTombstone,
+  type KeyInfo,
   type ListMealsOptions,
   type Meal,
   type MealFeedItem,

@@ -5,8 +5,9 @@
 import type { MealNutrients, MealType } from '../domain/meal.js';
 import type { MealJson } from '../domain/meal-json.js';
 import type { MealsDigest } from '../domain/meals-digest.js';
+import type { KeyInfo } from '../domain/key-info.js';
 
-export type { MealNutrients, MealType };
+export type { KeyInfo, MealNutrients, MealType };
 
 /**
  * A live meal: every field always present, in contract order (id, description, title, type,

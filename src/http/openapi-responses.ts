@@ -16,12 +16,12 @@ import {
  * (docs/api.md#the-openapi-document). A HEAD's answers are its GET's without the content: one
  * builder makes both, so the two cannot differ.
  */
-interface Example {
+export interface Example {
   readonly summary: string;
   readonly value: unknown;
 }
 
-interface Answer {
+export interface Answer {
   readonly description: string;
   /** The component schema of the body. */
   readonly schema: string;
@@ -29,10 +29,10 @@ interface Answer {
   readonly examples: Readonly<Record<string, Example>>;
 }
 
-type Responses = Record<string, object>;
+export type Responses = Record<string, object>;
 
 /** An error body as the service renders it (errors.ts), as an example; its summary names it. */
-function errorExample(code: ErrorCode, message: string, param?: string, summary: string = code): Example {
+export function errorExample(code: ErrorCode, message: string, param?: string, summary: string = code): Example {
   return { summary, value: JSON.parse(errorBody(code, message, param)) };
 }
 
@@ -53,11 +53,11 @@ function responseOf(answer: Answer, withBody: boolean): object {
   };
 }
 
-function responsesOf(answers: Readonly<Record<string, Answer>>, withBody: boolean): Responses {
+export function responsesOf(answers: Readonly<Record<string, Answer>>, withBody: boolean): Responses {
   return Object.fromEntries(Object.entries(answers).map(([status, answer]) => [status, responseOf(answer, withBody)]));
 }
 
-const error = (description: string, headers: Headers, ...examples: Example[]): Answer => ({
+export const error = (description: string, headers: Headers, ...examples: Example[]): Answer => ({
   description,
   schema: 'Error',
   headers: { ...COMMON_HEADERS, ...headers },
@@ -65,18 +65,18 @@ const error = (description: string, headers: Headers, ...examples: Example[]): A
   examples: Object.fromEntries(examples.map((example) => [example.summary, example])),
 });
 
-const BAD_REQUEST = errorExample('bad_request', 'The request is malformed.');
-const URI_TOO_LONG = error(
+export const BAD_REQUEST = errorExample('bad_request', 'The request is malformed.');
+export const URI_TOO_LONG = error(
   'request_too_large: the URL is over 8 KiB.',
   {},
   errorExample('request_too_large', 'The URL is longer than 8 KiB.'),
 );
-const HEADERS_TOO_LARGE = error(
+export const HEADERS_TOO_LARGE = error(
   'request_too_large: the request headers are over 16 KiB.',
   {},
   errorExample('request_too_large', 'The request headers are larger than 16 KiB.'),
 );
-const INTERNAL_ERROR = (headers: Headers) =>
+export const INTERNAL_ERROR = (headers: Headers) =>
   error(
     'internal_error: a bug of the service; nothing of its internals is in the body.',
     headers,
@@ -86,7 +86,7 @@ const BROWSER_FORBIDDEN = errorExample(
   'browser_forbidden',
   'This API is not for browsers: call it from a server, where the API key stays secret.',
 );
-const ORIGIN_FORBIDDEN = error(
+export const ORIGIN_FORBIDDEN = error(
   'browser_forbidden: the request has an Origin header, which only browsers send; keys must never be used from a browser.',
   {},
   BROWSER_FORBIDDEN,

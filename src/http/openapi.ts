@@ -5,6 +5,8 @@ import {
   readinessResponses,
   RESPONSES_WITHOUT_OPERATION,
 } from './openapi-responses.js';
+import { keyInfoSchema } from './key-info-schema.js';
+import { KEYS_TAG, keyOperations } from './openapi-key.js';
 import {
   errorSchema,
   liveMealSchema,
@@ -92,6 +94,7 @@ export function buildOpenApiDocument(version: string): object {
     servers: [{ url: '/', description: 'The server this document was fetched from.' }],
     tags: [
       { name: 'Meals', description: "A user's meals, read incrementally with an API key." },
+      KEYS_TAG,
       { name: 'Service', description: 'Liveness, readiness and this document: no key needed.' },
       { name: 'Webhooks', description: "Calls the service makes to a user's own endpoint when their meals change." },
     ],
@@ -107,6 +110,7 @@ export function buildOpenApiDocument(version: string): object {
         OpenApiDocument: openApiDocumentSchema,
         MealsChangedEvent: mealsChangedEventSchema,
         WebhookTestEvent: webhookTestEventSchema,
+        KeyInfo: keyInfoSchema,
       },
     },
     webhooks: {
@@ -163,6 +167,7 @@ export function buildOpenApiDocument(version: string): object {
           responses: mealsResponses(false),
         },
       },
+      '/v1/key': keyOperations(),
       '/healthz': infoOperations(
         'Health',
         'Liveness: {"ok":true} while the process runs.',

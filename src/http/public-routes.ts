@@ -5,11 +5,12 @@
  * requests by them.
  */
 export const MEALS_PATH = '/v1/meals';
+export const KEY_PATH = '/v1/key';
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
 export const OPENAPI_PATH = '/v1/openapi.json';
 
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set([MEALS_PATH, HEALTH_PATH, READY_PATH, OPENAPI_PATH]);
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set([MEALS_PATH, KEY_PATH, HEALTH_PATH, READY_PATH, OPENAPI_PATH]);
 
 /** The methods every public route answers (the `Allow` of a 405). */
 export const PUBLIC_METHODS = 'GET, HEAD';

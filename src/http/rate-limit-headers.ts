@@ -11,12 +11,15 @@ export function rateLimitPolicyHeader(policy: RateLimitPolicy): string {
   return policy.minIntervalMs > 0 ? `${daily}, "interval";q=1;w=${Math.ceil(policy.minIntervalMs / 1000)}` : daily;
 }
 
-/** Adds the rate-limit headers of one decision to an authenticated response's headers (name, value, …). */
+/**
+ * Adds the rate-limit headers of one decision to an authenticated response's headers (name,
+ * value, …); or of a key's standing (GET /v1/key), which counts nothing: what is left as it stands.
+ */
 export function addRateLimitHeaders(
   headers: string[],
   policyHeader: string,
   policy: RateLimitPolicy,
-  decision: RateDecision,
+  decision: Pick<RateDecision, 'remaining' | 'resetAt'>,
   now: number,
 ): void {
   const resetSeconds = Math.ceil((decision.resetAt - now) / 1000);

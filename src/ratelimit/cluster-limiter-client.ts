@@ -5,7 +5,7 @@ import {
   type LimiterAnswer,
   type LimiterRequest,
 } from './cluster-limiter-protocol.js';
-import type { AuthFailureLimiter, RateDecision, RateLimiter } from './rate-limiter.js';
+import type { AuthFailureLimiter, RateDecision, RateLimiter, RateStanding } from './rate-limiter.js';
 
 export interface ClusterLimiters {
   readonly limiter: RateLimiter;
@@ -23,7 +23,7 @@ interface Pending {
 const DEFAULT_TIMEOUT_MS = 1_000;
 
 type Question =
-  | { readonly op: 'consume'; readonly keyId: string }
+  | { readonly op: 'consume' | 'peek'; readonly keyId: string }
   | { readonly op: 'registerFailure'; readonly address: string }
   | { readonly op: 'ping' };
 
@@ -96,6 +96,12 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
       async consume(keyId): Promise<RateDecision> {
         const answer = await ask({ op: 'consume', keyId });
         if ('decision' in answer) return answer.decision;
+        throw failure(answer);
+      },
+      // Read by the primary too: the one state of the cluster, on its clock.
+      async peek(keyId): Promise<RateStanding> {
+        const answer = await ask({ op: 'peek', keyId });
+        if ('standing' in answer) return answer.standing;
         throw failure(answer);
       },
       async ping() {

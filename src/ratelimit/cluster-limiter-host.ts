@@ -41,6 +41,8 @@ async function answer(limiters: HostedLimiters, request: LimiterRequest): Promis
     switch (request.op) {
       case 'consume':
         return { type: LIMITER_ANSWER, id, decision: await limiters.limiter.consume(request.keyId, Date.now()) };
+      case 'peek':
+        return { type: LIMITER_ANSWER, id, standing: await limiters.limiter.peek(request.keyId, Date.now()) };
       case 'registerFailure':
         return {
           type: LIMITER_ANSWER,

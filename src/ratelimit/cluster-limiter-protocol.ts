@@ -1,5 +1,5 @@
 import { isRecord } from '../json-record.js';
-import type { RateDecision } from './rate-limiter.js';
+import type { RateDecision, RateStanding } from './rate-limiter.js';
 
 /**
  * The messages between cluster workers and the primary that holds the in-process limiters
@@ -14,7 +14,7 @@ export type LimiterRequest =
   | {
       readonly type: typeof LIMITER_REQUEST;
       readonly id: number;
-      readonly op: 'consume';
+      readonly op: 'consume' | 'peek';
       readonly keyId: string;
     }
   | {
@@ -27,6 +27,7 @@ export type LimiterRequest =
 
 export type LimiterAnswer =
   | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly decision: RateDecision }
+  | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly standing: RateStanding }
   | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly waitMs: number }
   | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly ok: true }
   | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly error: string };
@@ -35,6 +36,7 @@ export function isLimiterRequest(message: unknown): message is LimiterRequest {
   if (!isRecord(message) || message.type !== LIMITER_REQUEST || typeof message.id !== 'number') return false;
   switch (message.op) {
     case 'consume':
+    case 'peek':
       return typeof message.keyId === 'string';
     case 'registerFailure':
       return typeof message.address === 'string';

@@ -32,6 +32,14 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       observer.decision('rate', backend, value.allowed);
       return value;
     },
+    // Not a decision: nothing to report. The store that decides is the one read.
+    async peek(keyId, now) {
+      const { value } = await fallback.run(
+        () => shared.peek(keyId, now),
+        () => local.peek(keyId, now),
+      );
+      return value;
+    },
     // The instance keeps serving with the store down, so it stays ready (/readyz 200).
     async ping() {},
     async close() {

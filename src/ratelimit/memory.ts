@@ -1,6 +1,6 @@
 import { type DurationClock, durationNow } from '../domain/duration-clock.js';
 import { nextUtcMidnight } from '../domain/instant.js';
-import type { RateDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
+import type { RateDecision, RateLimiter, RateLimitPolicy, RateStanding } from './rate-limiter.js';
 import type { KeyUsedQuota, UsedQuota } from './used-quota.js';
 
 interface KeyState {
@@ -45,6 +45,9 @@ export function createMemoryRateLimiter(policy: RateLimitPolicy, options: Memory
     async consume(keyId, now): Promise<RateDecision> {
       return decide(policy, states, keyId, now, durationNow(clock, now), sweep);
     },
+    async peek(keyId, now): Promise<RateStanding> {
+      return standingOf(policy, states.get(keyId), now, durationNow(clock, now));
+    },
     async ping() {},
     async close() {
       states.clear();
@@ -62,6 +65,20 @@ function resumedState(key: KeyUsedQuota, at: number, clock: DurationClock): KeyS
   return { lastAcceptedAt: durationNow(clock, at) - ago, dayResetAt: nextUtcMidnight(at), usedToday: key.usedToday };
 }
 
+/**
+ * Where a key stands at `now` (`elapsed` on the duration clock), without changing it: a state
+ * of an earlier day counts nothing today, while its interval may still run past midnight.
+ */
+function standingOf(policy: RateLimitPolicy, state: KeyState | undefined, now: number, elapsed: number): RateStanding {
+  const resetAt = nextUtcMidnight(now);
+  const used = state === undefined || state.dayResetAt <= now ? 0 : state.usedToday;
+  const intervalWaitMs = (state?.lastAcceptedAt ?? Number.NEGATIVE_INFINITY) + policy.minIntervalMs - elapsed;
+  const remaining = policy.dailyLimit - used;
+  // The next accepted request must wait for both the daily reset and the interval.
+  if (remaining <= 0) return { remaining: 0, resetAt, waitMs: Math.max(resetAt - now, intervalWaitMs) };
+  return { remaining, resetAt, waitMs: Math.max(0, intervalWaitMs) };
+}
+
 function decide(
   policy: RateLimitPolicy,
   states: Map<string, KeyState>,
@@ -72,21 +89,16 @@ function decide(
   sweep: (now: number, elapsed: number) => void,
 ): RateDecision {
   sweep(now, elapsed);
-  const resetAt = nextUtcMidnight(now);
+  const { remaining, resetAt, waitMs } = standingOf(policy, states.get(keyId), now, elapsed);
+  if (waitMs > 0) return { allowed: false, remaining, resetAt, retryAfterMs: waitMs };
   let state = states.get(keyId);
   if (state === undefined) {
-    state = { lastAcceptedAt: Number.NEGATIVE_INFINITY, dayResetAt: resetAt, usedToday: 0 };
+    state = { lastAcceptedAt: elapsed, dayResetAt: resetAt, usedToday: 0 };
     states.set(keyId, state);
   } else if (state.dayResetAt <= now) {
     state.dayResetAt = resetAt;
     state.usedToday = 0;
   }
-  const remaining = policy.dailyLimit - state.usedToday;
-  const intervalWaitMs = state.lastAcceptedAt + policy.minIntervalMs - elapsed;
-  // The next accepted request must wait for both the daily reset and the interval.
-  if (remaining <= 0)
-    return { allowed: false, remaining: 0, resetAt, retryAfterMs: Math.max(resetAt - now, intervalWaitMs) };
-  if (intervalWaitMs > 0) return { allowed: false, remaining, resetAt, retryAfterMs: intervalWaitMs };
   state.lastAcceptedAt = elapsed;
   state.usedToday += 1;
   return { allowed: true, remaining: remaining - 1, resetAt, retryAfterMs: 0 };

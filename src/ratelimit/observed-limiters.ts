@@ -17,6 +17,8 @@ export function observeRateLimiter(
       observer.decision('rate', backend, decision.allowed);
       return decision;
     },
+    // Not a decision: /metrics counts decisions only.
+    peek: (keyId, now) => limiter.peek(keyId, now),
     ping: () => limiter.ping(),
     close: () => limiter.close(),
   };

@@ -21,8 +21,23 @@ export interface RateDecision {
   readonly retryAfterMs: number;
 }
 
+/**
+ * Where a key stands, read without consuming anything (GET /v1/key, docs/api.md#your-key-and-its-limits):
+ * what `consume` would decide at the same instant, without counting it.
+ */
+export interface RateStanding {
+  /** Requests left today (never below 0). */
+  readonly remaining: number;
+  /** Epoch ms of the daily reset (the next 00:00:00Z). */
+  readonly resetAt: number;
+  /** ms until a request would be accepted: 0 when one would be now (the retryAfterMs of a refusal). */
+  readonly waitMs: number;
+}
+
 export interface RateLimiter {
   consume(keyId: string, now: number): Promise<RateDecision>;
+  /** Reads the key's standing at `now` and changes nothing: no count, no interval, no state kept. */
+  peek(keyId: string, now: number): Promise<RateStanding>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

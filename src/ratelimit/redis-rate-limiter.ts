@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { RateDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
+import type { RateDecision, RateLimiter, RateLimitPolicy, RateStanding } from './rate-limiter.js';
 import { DEFAULT_REDIS_PREFIX, redisLimiterKey } from './redis-keys.js';
 import {
   clockArgument,
@@ -17,8 +17,11 @@ import {
  * writes nothing, and the wait covers both the daily reset and the interval
  * (docs/api.md#limits). The key expires once neither its day nor its interval matters any more.
  * ARGV: minIntervalMs, dailyLimit, now ('' = Redis TIME).
+ *
+ * LUA_STANDING is where the key stands (memory.ts's standingOf): shared by the consume script
+ * and the read-only peek, so that a peek says exactly what a consume would decide.
  */
-const CONSUME = defineRedisScript(`${LUA_NOW}
+const LUA_STANDING = `${LUA_NOW}
 local interval = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local DAY = 86400000
@@ -32,13 +35,24 @@ if day == nil or day <= now then
   used = 0
 end
 local remaining = limit - used
-local intervalWait = -1
-if last ~= nil then intervalWait = last + interval - now end
-if remaining <= 0 then return {0, 0, resetAt, math.max(resetAt - now, intervalWait)} end
-if intervalWait > 0 then return {0, remaining, resetAt, intervalWait} end
+local wait = 0
+if last ~= nil then wait = math.max(0, last + interval - now) end
+if remaining <= 0 then
+  remaining = 0
+  wait = math.max(resetAt - now, wait)
+end
+`;
+
+const CONSUME = defineRedisScript(`${LUA_STANDING}
+if wait > 0 then return {0, remaining, resetAt, wait} end
 redis.call('HSET', KEYS[1], 'last', string.format('%.0f', now), 'day', string.format('%.0f', day), 'used', used + 1)
 redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(day, now + interval) - now))
 return {1, remaining - 1, resetAt, 0}
+`);
+
+/** Reads only (HMGET): a peek writes nothing, not even the key's expiry. */
+const PEEK = defineRedisScript(`${LUA_STANDING}
+return {remaining, resetAt, wait}
 `);
 
 export interface RedisRateLimiterOptions {
@@ -69,6 +83,15 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       // integerReply checked the length: the defaults never apply.
       const [allowed, remaining = 0, resetAt = 0, retryAfterMs = 0] = integerReply(reply, 4);
       return { allowed: allowed === 1, remaining, resetAt, retryAfterMs };
+    },
+    async peek(keyId, now): Promise<RateStanding> {
+      const reply = await PEEK.run(
+        redis,
+        [redisLimiterKey(prefix, 'rate', keyId)],
+        [policy.minIntervalMs, policy.dailyLimit, clockArgument(clock, now)],
+      );
+      const [remaining = 0, resetAt = 0, waitMs = 0] = integerReply(reply, 3);
+      return { remaining, resetAt, waitMs };
     },
     async ping() {
       await redis.ping().catch((err: unknown) => {

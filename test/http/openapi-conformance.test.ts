@@ -179,6 +179,40 @@ describe('GET and HEAD /v1/meals answer as the OpenAPI document describes', () =
   });
 });
 
+describe('GET and HEAD /v1/key answer as the OpenAPI document describes', () => {
+  const KEY = { method: 'GET', path: '/v1/key' } as const;
+  const HEAD_KEY = { method: 'HEAD', path: '/v1/key' } as const;
+
+  test('200 with GET and HEAD, 400 for a query parameter, 401 without a key or with a bad one, 403 with an Origin', async () => {
+    await check(server, KEY, { path: '/v1/key', key }, 200, 'key info');
+    await check(server, HEAD_KEY, { method: 'HEAD', path: '/v1/key', key }, 200, 'HEAD key info');
+    await check(server, KEY, { path: '/v1/key?limit=1', key }, 400, 'a query parameter');
+    await check(server, KEY, { path: '/v1/key' }, 401, 'missing_api_key');
+    await check(server, KEY, { path: '/v1/key', key: `mxk_${'0'.repeat(49)}` }, 401, 'invalid_api_key');
+    await check(server, KEY, { path: '/v1/key', key, headers: { origin: 'https://a.example' } }, 403, 'Origin');
+  });
+
+  test('414 and 431, and 405 with Allow among the answers without an operation', async () => {
+    await check(server, KEY, { path: `/v1/key?x=${'a'.repeat(9000)}`, key }, 414, 'URL');
+    await check(server, KEY, { path: '/v1/key', key, headers: { 'x-pad': 'a'.repeat(17 * 1024) } }, 431, 'headers');
+    await check(server, 'without-operation', { method: 'POST', path: '/v1/key', key }, 405, 'POST');
+  });
+
+  test("200 at the key's limits (never refused for them), and 429 only for failed authentications", async () => {
+    const once = await limited.createKey(newUserId('openapi-key-limited'));
+    await check(limited, MEALS, { path: `/v1/meals?${SINCE}`, key: once.key }, 200, 'the one request of the day');
+    await check(limited, KEY, { path: '/v1/key', key: once.key }, 200, 'key info with the day used up');
+    let res: TestResponse | undefined;
+    for (let i = 0; i < 25; i += 1) {
+      res = await request(limited, { path: '/v1/key', key: `mxk_${'2'.repeat(49)}` });
+      if (res.status === 429) break;
+      expectDocumented(KEY, 'GET', res, 401, `failed authentication ${i + 1}`);
+    }
+    assert.ok(res);
+    expectDocumented(KEY, 'GET', res, 429, 'blocked address');
+  });
+});
+
 describe('the routes without a key answer as the OpenAPI document describes', () => {
   for (const path of ['/healthz', '/readyz', '/v1/openapi.json']) {
     test(`GET and HEAD ${path}: 200, and 403 with an Origin, 414 and 431`, async () => {

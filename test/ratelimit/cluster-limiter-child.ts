@@ -21,5 +21,6 @@ const started = Date.now();
 const results = await Promise.all([
   outcome(limiter.consume('ignored', started), started),
   outcome(limiter.consume('answered', started), started),
+  outcome(limiter.peek('peeked', started), started),
 ]);
 process.send?.({ results }, undefined, {}, () => process.disconnect());

@@ -180,5 +180,89 @@ export function runRateLimiterSuite(options: RateLimiterSuiteOptions): void {
         assert.deepEqual(back, { allowed: true, remaining: 0, resetAt: MIDNIGHT + DAY, retryAfterMs: 0 });
       });
     });
+
+    // GET /v1/key reads where a key stands without spending a request (docs/api.md#your-key-and-its-limits).
+    test('a peek of a key never used: the whole quota, the next UTC midnight, and no wait', async () => {
+      await withLimiters(SPEC, async (limiter) => {
+        assert.deepEqual(await limiter.peek('k1', NOON), { remaining: 1000, resetAt: MIDNIGHT, waitMs: 0 });
+      });
+    });
+
+    test('a peek consumes nothing: after peeks the first request is accepted and counts once', async () => {
+      await withLimiters(SPEC, async (limiter) => {
+        for (let i = 0; i < 5; i += 1) await limiter.peek('k1', NOON + i);
+        assert.deepEqual(await limiter.consume('k1', NOON + 10), {
+          allowed: true,
+          remaining: 999,
+          resetAt: MIDNIGHT,
+          retryAfterMs: 0,
+        });
+        for (let i = 0; i < 5; i += 1) await limiter.peek('k1', NOON + 3010 + i);
+        assert.equal(
+          (await limiter.consume('k1', NOON + 3010)).remaining,
+          998,
+          'peeks neither count nor hold the interval',
+        );
+      });
+    });
+
+    test('a peek says what a consume at the same instant would decide, without deciding it', async () => {
+      await withLimiters(SPEC, async (limiter) => {
+        await limiter.consume('k1', NOON);
+        assert.deepEqual(await limiter.peek('k1', NOON + 1000), { remaining: 999, resetAt: MIDNIGHT, waitMs: 2000 });
+        const refused = await limiter.consume('k1', NOON + 1000);
+        assert.equal(refused.retryAfterMs, 2000);
+        assert.deepEqual(await limiter.peek('k1', NOON + 3000), { remaining: 999, resetAt: MIDNIGHT, waitMs: 0 });
+        assert.equal((await limiter.consume('k1', NOON + 3000)).allowed, true);
+      });
+    });
+
+    test('with the daily quota used up, a peek waits until the next UTC midnight, and then sees a fresh day', async () => {
+      await withLimiters({ minIntervalMs: 0, dailyLimit: 2 }, async (limiter) => {
+        await limiter.consume('k1', NOON);
+        await limiter.consume('k1', NOON + 1);
+        const spent = await limiter.peek('k1', NOON + 10);
+        assert.deepEqual(spent, { remaining: 0, resetAt: MIDNIGHT, waitMs: MIDNIGHT - NOON - 10 });
+        assert.equal(NOON + 10 + spent.waitMs, spent.resetAt);
+        assert.deepEqual(await limiter.peek('k1', MIDNIGHT), { remaining: 2, resetAt: MIDNIGHT + DAY, waitMs: 0 });
+      });
+    });
+
+    test('a peek after midnight counts the new day, while an interval begun before it still runs', async () => {
+      await withLimiters({ minIntervalMs: 3000, dailyLimit: 1 }, async (limiter) => {
+        await limiter.consume('k1', MIDNIGHT - 1000);
+        assert.deepEqual(await limiter.peek('k1', MIDNIGHT - 500), { remaining: 0, resetAt: MIDNIGHT, waitMs: 2500 });
+        assert.deepEqual(await limiter.peek('k1', MIDNIGHT + 500), {
+          remaining: 1,
+          resetAt: MIDNIGHT + DAY,
+          waitMs: 1500,
+        });
+      });
+    });
+
+    test('a peek on any instance reads what every instance consumed, exactly', async () => {
+      await withLimiters(SPEC, async (_, instances) => {
+        assert.equal((await spread(instances, 0).consume('k1', NOON)).allowed, true);
+        assert.equal((await spread(instances, 1).consume('k1', NOON + 3000)).allowed, true);
+        const standings = await Promise.all(instances.map((instance) => instance.peek('k1', NOON + 4000)));
+        for (const standing of standings)
+          assert.deepEqual(standing, { remaining: 998, resetAt: MIDNIGHT, waitMs: 2000 });
+      });
+    });
+
+    test('peeks in flight beside simultaneous requests change no decision: exactly one is accepted', async () => {
+      await withLimiters(SPEC, async (_, instances) => {
+        const calls = Array.from({ length: 60 }, (_, i) =>
+          i % 3 === 0 ? spread(instances, i).consume('k1', NOON) : spread(instances, i).peek('k1', NOON),
+        );
+        const answers = await Promise.all(calls);
+        assert.equal(answers.filter((a) => 'allowed' in a && a.allowed).length, 1);
+        assert.deepEqual(await spread(instances, 1).peek('k1', NOON), {
+          remaining: 999,
+          resetAt: MIDNIGHT,
+          waitMs: 3000,
+        });
+      });
+    });
   });
 }

@@ -140,6 +140,10 @@ describe('the shared limiters and their fallback', { skip: skip ?? false }, () =
       );
       await withinFallbackBound('consume', () => set.limiter.consume('k1', Date.now()));
       assert.equal(recorder.lastDecision('rate'), 'decision rate memory true');
+      // A peek reads the same in-process state that decided, within the same bound, and counts nothing.
+      const standing = await withinFallbackBound('peek', () => set.limiter.peek('k1', Date.now()));
+      assert.equal(standing.remaining, 999);
+      assert.ok(standing.waitMs > 0 && standing.waitMs <= 60_000, `${standing.waitMs}`);
 
       proxy.restore();
       await waitFor('the limiters on Redis', () => set.mode() === 'shared', 15_000);
