@@ -14,7 +14,9 @@ export const DATA_DIR = path.join(ROOT, 'bench', '.data');
  */
 const LAYOUT_FILES = [
   'dist/storage/sqlite/migrations.js',
-  'dist/storage/sqlite/sqlite-meals.js',
+  'dist/storage/sqlite/sqlite-meal-writes.js',
+  'dist/storage/sqlite/sqlite-append.js',
+  'dist/storage/sqlite/sqlite-commit.js',
   'dist/domain/meal-json.js',
   'dist/domain/instant.js',
   'dist/meals-io/synthetic-meals.js',
