@@ -25,6 +25,7 @@ import { webhookImportCost } from './scenarios/webhook-import-cost.js';
 import { webhookLatency } from './scenarios/webhook-latency.js';
 import { webhookThroughput } from './scenarios/webhook-throughput.js';
 import { workers } from './scenarios/workers.js';
+import { keyInfo } from './scenarios/key-info.js';
 
 /**
  * `npm run bench` (full) and `npm run bench -- --quick`: seeds (or reuses) the databases,
@@ -38,6 +39,7 @@ import { workers } from './scenarios/workers.js';
 const SCENARIOS: readonly Scenario[] = [
   seedThroughput,
   deltaPoll,
+  keyInfo,
   page100,
   page5000,
   pgRedisSeed,

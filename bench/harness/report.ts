@@ -92,6 +92,16 @@ function targets(rows: readonly ScenarioRow[]): Target[] {
         : `${seedRate} meals/s (${seed?.meals} meals, fresh database); big database: ${seed?.big_meals_per_s} meals/s${seed?.big_seeded_this_run === true ? '' : ' (seeded by an earlier run)'}`,
     met: seedRate === undefined ? undefined : seedRate >= 100_000,
   });
+  const keyInfo = find(rows, 'key-info');
+  const keyCpu = num(keyInfo?.cpu_vs_delta_poll);
+  list.push({
+    what: "`GET /v1/key` CPU per request ≤ a delta poll's (same server, same run)",
+    measured:
+      keyCpu === undefined
+        ? 'not measured'
+        : `${keyCpu} × (${keyInfo?.cpu_us_per_req} µs against ${find(rows, 'key-info-delta-poll')?.cpu_us_per_req} µs)`,
+    met: keyCpu === undefined ? undefined : keyCpu <= 1,
+  });
   const memory = rows.find((row) => row.name.startsWith('memory-'));
   const rss = num(memory?.rss_mb);
   list.push({
