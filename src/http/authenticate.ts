@@ -1,8 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { AppError } from '../errors.js';
 import type { KnownBlocks } from '../ratelimit/known-blocks.js';
 import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
 import type { ApiKeyRecord } from '../domain/key-records.js';
+import { clientAddressOf, type TrustedProxies } from './client-address.js';
 import { retryAfterSeconds } from './rate-limit-headers.js';
 
 /** The challenge of every 401 (docs/api.md#limits); the OpenAPI document describes the same value. */
@@ -67,4 +69,22 @@ export async function authenticateRequest(
     throw new AppError('missing_api_key', 'Missing API key.', { headers: WWW_AUTHENTICATE });
   }
   throw new AppError('invalid_api_key', 'Invalid API key.', { headers: WWW_AUTHENTICATE });
+}
+
+/** What authenticating an API request needs besides the guard: the keys, and whose X-Forwarded-For to trust. */
+export interface RequestAuthentication {
+  readonly authenticator: KeyAuthenticator;
+  readonly trustedProxies: TrustedProxies | undefined;
+}
+
+/** authenticateRequest for a request as Node hands it over: its Authorization header and its client's address. */
+export function authenticateIncoming(
+  request: Pick<IncomingMessage, 'headers' | 'socket'>,
+  deps: RequestAuthentication,
+  guard: AuthFailureGuard,
+  now: number,
+): Promise<ApiKeyRecord> {
+  const address = () =>
+    clientAddressOf(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], deps.trustedProxies);
+  return authenticateRequest(request.headers.authorization, address, deps.authenticator, guard, now);
 }

@@ -5,8 +5,8 @@ import { AppError } from '../errors.js';
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { createKnownBlocks } from '../ratelimit/known-blocks.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
-import { type AuthFailureGuard, authenticateRequest } from './authenticate.js';
-import { clientAddressOf, type TrustedProxies } from './client-address.js';
+import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
+import type { TrustedProxies } from './client-address.js';
 import { sendError } from './error-answer.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
 import { KEY_PATH } from './public-routes.js';
@@ -35,14 +35,7 @@ export function registerKeyEndpoint(app: FastifyInstance, deps: KeyEndpointDeps)
 
   app.get(KEY_PATH, async (request, reply) => {
     const now = Date.now();
-    const key = await authenticateRequest(
-      request.headers.authorization,
-      () =>
-        clientAddressOf(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], deps.trustedProxies),
-      deps.authenticator,
-      guard,
-      now,
-    );
+    const key = await authenticateIncoming(request.raw, deps, guard, now);
     const standing = await deps.limiter.peek(key.id, now);
     // The key was used (keys list's lastUsedAt), but no request was accepted: nothing counts.
     deps.authenticator.noteUse(key.id, now, false);

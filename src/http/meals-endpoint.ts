@@ -8,8 +8,8 @@ import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../rateli
 import type { ChangeSignals } from '../storage/change-signals.js';
 import type { MealFeed } from '../storage/meal-feed.js';
 import { createKnownBlocks } from '../ratelimit/known-blocks.js';
-import { type AuthFailureGuard, authenticateRequest } from './authenticate.js';
-import { clientAddressOf, type TrustedProxies } from './client-address.js';
+import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
+import type { TrustedProxies } from './client-address.js';
 import { commonHeaders } from './json-response.js';
 import { createHeldRequests, type HeldRequest, type HeldRequests } from './held-requests.js';
 import type { LargePageGate } from './large-page-gate.js';
@@ -87,14 +87,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     started: number,
   ): Promise<MealsAnswer> {
     const now = Date.now();
-    const key = await authenticateRequest(
-      request.headers.authorization,
-      () =>
-        clientAddressOf(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], deps.trustedProxies),
-      deps.authenticator,
-      guard,
-      now,
-    );
+    const key = await authenticateIncoming(request, deps, guard, now);
     const decision = await deps.limiter.consume(key.id, now);
     deps.authenticator.noteUse(key.id, now, decision.allowed);
     addRateLimitHeaders(headers, policyHeader, deps.policy, decision, now);
