@@ -36,7 +36,7 @@ export interface ServerOptions {
    * caller closes after close(). For a back end that runs the API in its own process and
    * writes meals through the same handle (host/meal-host.ts createMealHost over it): those
    * writes wake held long polls as they commit (on SQLite, not at the next 100 ms look for
-   * other processes' commits: storage/feed-signals.ts), and the process holds one store, not
+   * other processes' commits: storage/change-signals.ts), and the process holds one store, not
    * two. The benchmark's in-process long-poll latency is measured this way. Open it with
    * `{ serving: true }`, as serve does, so that background writes never block the event loop.
    */
