@@ -37,12 +37,22 @@ const mealProperties = Object.fromEntries(MEAL_FIELDS.map((field) => [field, MEA
  * An item of a page that is not a tombstone: a Meal, with `deleted: false` when the request has
  * includeDeleted=true. The page's items are this or a Tombstone, so that `deleted` can be read
  * on every item of the union a client generator makes (`item.deleted === true`: a tombstone).
+ * `deleted` is a boolean with a one-value enum, not a `const`: openapi-python-client renders an
+ * optional boolean `const` as code that does not parse (docs/api.md#generating-a-client), while
+ * openapi-typescript still makes `deleted?: false` and `deleted: true` of it.
  */
+const liveDeletedSchema = {
+  type: 'boolean',
+  enum: [false],
+  description: 'Present (false) only when the request has includeDeleted=true.',
+} as const;
+const tombstoneDeletedSchema = { type: 'boolean', enum: [true] } as const;
+
 export const liveMealSchema = {
   type: 'object',
   properties: {
     ...mealProperties,
-    deleted: { const: false, description: 'Present (false) only when the request has includeDeleted=true.' },
+    deleted: liveDeletedSchema,
   },
   required: [...MEAL_FIELDS],
   additionalProperties: false,
@@ -50,7 +60,7 @@ export const liveMealSchema = {
 
 export const tombstoneSchema = {
   type: 'object',
-  properties: { id: MEAL_FIELD_SCHEMAS.id, modifiedAt: instantSchema, deleted: { const: true } },
+  properties: { id: MEAL_FIELD_SCHEMAS.id, modifiedAt: instantSchema, deleted: tombstoneDeletedSchema },
   required: ['id', 'modifiedAt', 'deleted'],
   additionalProperties: false,
 } as const;
