@@ -1,7 +1,7 @@
 /**
- * Where a webhook call may go (docs/webhooks.md#the-call): public unicast addresses only, so that a
- * user's URL cannot make the service call its own loopback, the operator's network or a cloud
- * metadata address. Checked on the address the connection is made to, after resolution, so that
+ * Where a webhook call may go (docs/webhooks.md#where-calls-may-go): public unicast addresses only
+ * (plus loopback and private ones under `--webhook-allow-private`), so that a user's URL cannot
+ * make the service call its own loopback, the operator's network or a cloud metadata address. Checked on the address the connection is made to, after resolution, so that
  * a name resolving to a private address (or re-resolving to one, DNS rebinding) is refused too.
  */
 import dns from 'node:dns';
@@ -13,6 +13,17 @@ export type RefusedRange =
   'loopback' | 'private' | 'link-local' | 'shared' | 'multicast' | 'unspecified' | 'broadcast' | 'reserved' | 'invalid';
 
 export type AddressVerdict = { readonly allowed: true } | { readonly allowed: false; readonly range: RefusedRange };
+
+/** `serve --webhook-allow-private`: whether loopback and private addresses are allowed too. */
+export interface AddressPolicy {
+  readonly allowPrivate: boolean;
+}
+
+const STRICT: AddressPolicy = { allowPrivate: false };
+// The flag is for tests and a single host, whose receiver is on loopback or the local network.
+// Nothing a user needs lives at link-local (the cloud metadata address), multicast, unspecified
+// or reserved addresses, so those stay refused whatever the operator passes.
+const LIFTED_BY_ALLOW_PRIVATE: ReadonlySet<RefusedRange> = new Set(['loopback', 'private']);
 
 /** A refused host: thrown by the checking lookup (and so by the connection), or for an IP literal. */
 export class RefusedAddressError extends Error {
@@ -51,7 +62,14 @@ function verdictFor(range: string): AddressVerdict {
 }
 
 /** Whether a call may connect to this IP address (IPv4-mapped IPv6 forms are judged as the IPv4 address). */
-export function classifyWebhookAddress(address: string): AddressVerdict {
+export function classifyWebhookAddress(address: string, policy: AddressPolicy = STRICT): AddressVerdict {
+  const verdict = classifyStrictly(address);
+  return !verdict.allowed && policy.allowPrivate && LIFTED_BY_ALLOW_PRIVATE.has(verdict.range)
+    ? { allowed: true }
+    : verdict;
+}
+
+function classifyStrictly(address: string): AddressVerdict {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     parsed = ipaddr.process(address);
@@ -74,9 +92,27 @@ export function classifyWebhookAddress(address: string): AddressVerdict {
  * URL parser made of `2130706433` or `0x7f.1`), else null. A literal never goes through `lookup`:
  * net.connect dials it directly, so it must be judged before connecting.
  */
-export function classifyLiteralHost(url: URL): AddressVerdict | null {
+export function classifyLiteralHost(url: URL, policy: AddressPolicy = STRICT): AddressVerdict | null {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  return net.isIP(host) === 0 ? null : classifyWebhookAddress(host);
+  return net.isIP(host) === 0 ? null : classifyWebhookAddress(host, policy);
+}
+
+/**
+ * Why a URL can never be called, for registration (docs/webhooks.md#where-calls-may-go): its host
+ * is an IP literal refused even under `--webhook-allow-private`. Refused now, not after a week of
+ * retries. A name, or a literal the flag would lift, is left to the call: the flag is the
+ * sender's, and a name may resolve elsewhere by then. Undefined when there is no such problem.
+ */
+export function webhookHostProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  const verdict = classifyLiteralHost(url, { allowPrivate: true });
+  if (verdict === null || verdict.allowed) return undefined;
+  return `a webhook URL must not have a ${verdict.range} address as its host: calls are never sent there`;
 }
 
 /**
@@ -84,23 +120,28 @@ export function classifyLiteralHost(url: URL): AddressVerdict | null {
  * addresses is refused. net.connect then connects only to the addresses this returned, with no
  * second resolution, so the address checked is the address called.
  */
-export const checkingLookup: net.LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error !== null) {
-      callback(error, '');
-      return;
-    }
-    for (const { address } of addresses) {
-      const verdict = classifyWebhookAddress(address);
-      if (!verdict.allowed) {
-        callback(new RefusedAddressError(verdict.range), '');
+export function createCheckingLookup(policy: AddressPolicy): net.LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) {
+        callback(error, '');
         return;
       }
-    }
-    const first = addresses[0];
-    if (options.all === true) callback(null, addresses);
-    else if (first === undefined)
-      callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
-    else callback(null, first.address, first.family);
-  });
-};
+      for (const { address } of addresses) {
+        const verdict = classifyWebhookAddress(address, policy);
+        if (!verdict.allowed) {
+          callback(new RefusedAddressError(verdict.range), '');
+          return;
+        }
+      }
+      const first = addresses[0];
+      if (options.all === true) callback(null, addresses);
+      else if (first === undefined)
+        callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** The lookup without `--webhook-allow-private`. */
+export const checkingLookup = createCheckingLookup(STRICT);

@@ -10,6 +10,7 @@ import {
 } from '../domain/webhook-endpoint.js';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../domain/webhook-ids.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
+import { webhookHostProblem } from './webhook-address.js';
 
 /**
  * Registers an endpoint with a new id (or the caller's chosen one) and a new secret: the one
@@ -30,7 +31,7 @@ export async function registerWebhook(
   request: WebhookRequest & Partial<ChosenWebhookId>,
   now: number,
 ): Promise<RegisteredWebhook<WebhookRefusal>> {
-  const urlProblem = webhookUrlProblem(request.url);
+  const urlProblem = webhookUrlProblem(request.url) ?? webhookHostProblem(request.url);
   if (urlProblem !== undefined) return { ok: false, reason: 'invalid_url', message: urlProblem };
   const nameProblem = webhookNameProblem(request.name);
   if (nameProblem !== undefined) return { ok: false, reason: 'invalid_name', message: nameProblem };

@@ -10,7 +10,7 @@
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import { checkingLookup, classifyLiteralHost, RefusedAddressError } from './webhook-address.js';
+import { classifyLiteralHost, createCheckingLookup, RefusedAddressError } from './webhook-address.js';
 import { signWebhook } from './webhook-signature.js';
 
 /** Why a call got no usable answer; short, stable, shown in the attempt log. */
@@ -49,7 +49,7 @@ export interface WebhookCall {
 }
 
 export interface WebhookSenderOptions {
-  /** `--webhook-allow-private`: skip the address checks (tests, a single host). */
+  /** `--webhook-allow-private`: loopback and private addresses allowed too (tests, a single host). */
   readonly allowPrivate: boolean;
   /** `--webhook-ca`: PEM certificate(s) trusted in addition to the default trust store. */
   readonly ca?: string | Buffer | undefined;
@@ -111,6 +111,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   // Built once: a `ca` given per call made Node build a TLS context from every default root on
   // each call (~50 ms of CPU, measured by bench/scenarios/webhook-*.ts).
   const secureContext = options.ca === undefined ? undefined : tls.createSecureContext({ ca: trustedWith(options.ca) });
+  const policy = { allowPrivate: options.allowPrivate };
+  const lookup = createCheckingLookup(policy);
   const underWay = new Set<() => void>();
   let closed = false;
 
@@ -133,10 +135,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') {
       return outcome(null, 'invalid_url', 'not an https:// URL without credentials');
     }
-    if (!options.allowPrivate) {
-      const verdict = classifyLiteralHost(url);
-      if (verdict !== null && !verdict.allowed) return outcome(null, 'refused_address', verdict.range);
-    }
+    const verdict = classifyLiteralHost(url, policy);
+    if (verdict !== null && !verdict.allowed) return outcome(null, 'refused_address', verdict.range);
 
     return new Promise<WebhookAttemptOutcome>((resolve) => {
       let status: number | null = null;
@@ -153,7 +153,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           'webhook-timestamp': String(call.timestampS),
           'webhook-signature': signature,
         },
-        ...(options.allowPrivate ? {} : { lookup: checkingLookup }),
+        lookup,
         ...(secureContext === undefined ? {} : { secureContext }),
       });
       const settle = (error: WebhookError | null, detail: string | null) => {

@@ -43,6 +43,10 @@ describe('the host module: webhooks', () => {
     await assert.rejects(host.createWebhook('u_1', 'http://hooks.example.com/'), hostError('invalid_webhook_url'));
     await assert.rejects(host.createWebhook('u_1', 'https://a:b@hooks.example.com/'), hostError('invalid_webhook_url'));
     await assert.rejects(
+      host.createWebhook('u_1', 'https://169.254.169.254/latest/meta-data'),
+      (error: unknown) => hostError('invalid_webhook_url')(error) && /link-local/.test(String(error)),
+    );
+    await assert.rejects(
       host.createWebhook('u_1', 'https://hooks.example.com/', { name: 'x'.repeat(101) }),
       hostError('invalid_argument'),
     );

@@ -107,6 +107,21 @@ describe('the app page: webhook endpoints, security', () => {
     assert.deepEqual(await storage.webhooks.listWebhooks(user.userId), []);
   });
 
+  test('a host that is a link-local or multicast IP literal is refused with the range named', async () => {
+    const user = await signedInUser('whrange');
+    const refused: ReadonlyArray<readonly [string, string]> = [
+      ['https://169.254.169.254/latest/meta-data', 'link-local'],
+      ['https://[::ffff:169.254.169.254]/x', 'link-local'],
+      ['https://[ff02::1]/x', 'multicast'],
+    ];
+    for (const [url, range] of refused) {
+      const answer = await user.add(url);
+      assert.equal(answer.status, 400, url);
+      assert.match(answer.text, new RegExp(`must not have a ${range} address as its host`), url);
+    }
+    assert.deepEqual(await storage.webhooks.listWebhooks(user.userId), []);
+  });
+
   test('a 6th endpoint is refused (409): 5 per user', async () => {
     const user = await signedInUser('whsix');
     for (let i = 1; i <= 5; i += 1) assert.equal((await user.add(`https://example.com/${i}`)).status, 200);

@@ -5,7 +5,9 @@ import {
   checkingLookup,
   classifyLiteralHost,
   classifyWebhookAddress,
+  createCheckingLookup,
   RefusedAddressError,
+  webhookHostProblem,
 } from '../../src/webhooks/webhook-address.js';
 
 // Only classified here: no traffic is ever sent to these addresses.
@@ -77,6 +79,77 @@ describe('classifyWebhookAddress', () => {
   });
 });
 
+// docs/webhooks.md#where-calls-may-go: the flag lifts loopback and private, each in IPv4 and
+// IPv4-mapped IPv6 form; every other family stays refused in both forms.
+const LIFTED: ReadonlyArray<readonly [string, string]> = [
+  ['127.0.0.1', '::ffff:127.0.0.1'],
+  ['10.0.0.1', '::ffff:10.0.0.1'],
+  ['172.16.0.1', '::ffff:172.16.0.1'],
+  ['192.168.1.1', '::ffff:192.168.1.1'],
+];
+const KEPT: ReadonlyArray<readonly [string, string, string]> = [
+  ['169.254.169.254', '::ffff:169.254.169.254', 'link-local'],
+  ['100.64.0.1', '::ffff:100.64.0.1', 'shared'],
+  ['224.0.0.1', '::ffff:224.0.0.1', 'multicast'],
+  ['0.0.0.0', '::ffff:0.0.0.0', 'unspecified'],
+  ['255.255.255.255', '::ffff:255.255.255.255', 'broadcast'],
+  ['240.0.0.1', '::ffff:240.0.0.1', 'reserved'],
+  ['192.0.2.1', '::ffff:192.0.2.1', 'reserved'],
+];
+
+describe('classifyWebhookAddress with allowPrivate', () => {
+  const allowPrivate = { allowPrivate: true };
+
+  it('allows loopback and private addresses, IPv4 and IPv4-mapped, and IPv6 ::1 and fc00::/7', () => {
+    for (const address of [...LIFTED.flat(), '::1', 'fd12:3456::1']) {
+      assert.deepEqual(classifyWebhookAddress(address, allowPrivate), { allowed: true }, address);
+    }
+  });
+
+  for (const [v4, mapped, range] of KEPT) {
+    it(`still refuses ${v4} and ${mapped} as ${range}`, () => {
+      assert.deepEqual(classifyWebhookAddress(v4, allowPrivate), { allowed: false, range });
+      assert.deepEqual(classifyWebhookAddress(mapped, allowPrivate), { allowed: false, range });
+    });
+  }
+
+  it('still refuses IPv6 link-local, multicast, unspecified and reserved addresses', () => {
+    const kept: ReadonlyArray<readonly [string, string]> = [
+      ['fe80::1', 'link-local'],
+      ['ff02::1', 'multicast'],
+      ['::', 'unspecified'],
+      ['2001:db8::1', 'reserved'],
+    ];
+    for (const [address, range] of kept) {
+      assert.deepEqual(classifyWebhookAddress(address, allowPrivate), { allowed: false, range }, address);
+    }
+  });
+});
+
+describe('webhookHostProblem', () => {
+  it('names the range of a literal refused even with allowPrivate, in IPv4 and IPv4-mapped form', () => {
+    for (const [v4, mapped, range] of KEPT) {
+      for (const url of [`https://${v4}/x`, `https://[${mapped}]/x`]) {
+        assert.equal(
+          webhookHostProblem(url),
+          `a webhook URL must not have a ${range} address as its host: calls are never sent there`,
+          url,
+        );
+      }
+    }
+  });
+
+  it('leaves names, public addresses and what allowPrivate lifts to the call', () => {
+    for (const [v4, mapped] of LIFTED) {
+      assert.equal(webhookHostProblem(`https://${v4}/x`), undefined, v4);
+      assert.equal(webhookHostProblem(`https://[${mapped}]/x`), undefined, mapped);
+    }
+    for (const url of ['https://hooks.example.com/', 'https://8.8.8.8/', 'https://[2606:4700:4700::1111]/']) {
+      assert.equal(webhookHostProblem(url), undefined, url);
+    }
+  });
+});
+
 describe('classifyLiteralHost', () => {
   it('judges IP literals in every form the URL parser accepts', () => {
     const literals: ReadonlyArray<readonly [string, string]> = [
@@ -122,6 +195,18 @@ describe('checkingLookup', () => {
       assert.equal(error.range, 'loopback');
       assert.equal(error.message, "refused: the host's address is loopback");
     }
+  });
+
+  it('with allowPrivate lets localhost through but still refuses a link-local address', async () => {
+    const lenient = createCheckingLookup({ allowPrivate: true });
+    const answer = (hostname: string) =>
+      new Promise<NodeJS.ErrnoException | null>((resolve) =>
+        lenient(hostname, { all: true }, (error) => resolve(error)),
+      );
+    assert.equal(await answer('localhost'), null);
+    const error = await answer('169.254.169.254');
+    assert.ok(error instanceof RefusedAddressError);
+    assert.equal(error.range, 'link-local');
   });
 
   it('answers a public address in the shape net.connect asked for', async () => {

@@ -140,6 +140,26 @@ describe('meal-export webhooks', () => {
     assert.equal((await create(user, longest)).url, longest);
   });
 
+  test('refuses a host that is an IP literal of a range never called, naming the range; loopback and private pass', async () => {
+    const user = newUser();
+    const refused: [string, string][] = [
+      ['https://169.254.169.254/latest/meta-data', 'link-local'],
+      ['https://[::ffff:169.254.169.254]/x', 'link-local'],
+      ['https://[fe80::1]/x', 'link-local'],
+      ['https://224.0.0.1/x', 'multicast'],
+      ['https://0.0.0.0/x', 'unspecified'],
+      ['https://100.64.0.1/x', 'shared'],
+      ['https://192.0.2.1/x', 'reserved'],
+    ];
+    for (const [url, range] of refused) {
+      assertRefused(await webhooks('create', '--user', user, '--url', url), new RegExp(`a ${range} address`));
+    }
+    assert.deepEqual(await listed(user), []);
+    // `serve --webhook-allow-private` may call these, so registration leaves them to the sender.
+    await create(user, 'https://127.0.0.1:8443/hook');
+    await create(user, 'https://[::ffff:192.168.1.10]/hook');
+  });
+
   test('refuses a 6th endpoint of a user with one line, and the others are untouched', async () => {
     const user = newUser();
     for (let i = 0; i < 5; i += 1) await create(user, `https://hooks.example.com/${i}`);
