@@ -27,7 +27,7 @@ const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|
 const DELETE_USAGE = 'meal-export meals delete --user ID MEAL_ID [--db PATH] [--json]';
 const PRUNE_USAGE = 'meal-export meals prune [--tombstone-days 30] [--db PATH] [--json]';
 const EXPORT_USAGE =
-  'meal-export meals export --user ID [--since ISO] [--format csv|jsonl] [--out FILE] [--db PATH] [--json]';
+  'meal-export meals export --user ID [--since ISO] [--format csv|jsonl] [--out FILE] [--for-spreadsheet] [--db PATH] [--json]';
 
 const USER = USER_FLAG;
 const FORMAT = {
@@ -51,6 +51,11 @@ const EXPORT_FLAGS = {
     help: 'only meals modified at or after this instant',
   },
   out: { type: 'string', value: 'FILE', shown: 'stdout', help: 'the file to write, replaced atomically' },
+  'for-spreadsheet': {
+    type: 'boolean',
+    default: false,
+    help: "CSV for a person's spreadsheet: a UTF-8 byte order mark, and ' before a text cell that would run as a formula",
+  },
 } as const satisfies Flags;
 
 /** `--format`, when given, must name one of the two layouts. */
@@ -160,23 +165,28 @@ async function runExport(argv: string[]): Promise<void> {
   if (out === '') throw new CliError(`--out needs a file name (usage: ${EXPORT_USAGE})`, { usage: true });
   const format =
     formatFlag(values.format, EXPORT_USAGE) ?? (out === undefined ? undefined : formatFromExtension(out)) ?? 'csv';
+  // The spreadsheet form changes what a program would read back, so it is asked for, and only of CSV.
+  const forSpreadsheet = values['for-spreadsheet'];
+  if (forSpreadsheet && format !== 'csv') {
+    throw new CliError(`--for-spreadsheet writes CSV, not ${format} (usage: ${EXPORT_USAGE})`, { usage: true });
+  }
 
   await withStorage(
     resolveDatabase(values.db),
     async (storage) => {
       const meals = storage.feed.exportMeals(userId, since);
       if (out === undefined) {
-        await writeMealExport(meals, format, createStdoutSink());
+        await writeMealExport(meals, format, createStdoutSink(), { forSpreadsheet });
         return;
       }
-      const count = await writeFileAtomically(out, (sink) => writeMealExport(meals, format, sink)).catch(
-        (error: unknown) => {
-          // File-system failures (a missing folder, no permission, a full disk) are the user's to fix.
-          const { code, syscall } = error as NodeJS.ErrnoException;
-          if (syscall === undefined) throw error;
-          throw new CliError(`cannot write ${out}: ${code ?? syscall}`, { cause: error });
-        },
-      );
+      const count = await writeFileAtomically(out, (sink) =>
+        writeMealExport(meals, format, sink, { forSpreadsheet }),
+      ).catch((error: unknown) => {
+        // File-system failures (a missing folder, no permission, a full disk) are the user's to fix.
+        const { code, syscall } = error as NodeJS.ErrnoException;
+        if (syscall === undefined) throw error;
+        throw new CliError(`cannot write ${out}: ${code ?? syscall}`, { cause: error });
+      });
       printResult(values.json, { exported: count, out }, `exported ${count} meal${count === 1 ? '' : 's'} to ${out}`);
     },
     EXISTING_STORE,

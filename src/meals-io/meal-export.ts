@@ -1,6 +1,6 @@
 import type { Meal } from '../domain/meal.js';
 import { encodeMeal } from '../domain/meal-json.js';
-import { CSV_HEADER, csvRow } from './csv-writer.js';
+import { type CsvOptions, csvHeader, csvRow } from './csv-writer.js';
 import type { MealFileFormat } from './file-format.js';
 
 /** Where an export goes. `write` resolves false when the reader has gone (a closed pipe): stop. */
@@ -13,17 +13,19 @@ const CHUNK_CHARS = 64 * 1024;
 
 /**
  * Streams meals into a sink as CSV (header first) or JSON Lines (one Meal JSON per line, LF),
- * never holding more than one chunk. Returns how many meals were written.
+ * never holding more than one chunk. Returns how many meals were written. `csv` chooses the
+ * CSV's form (csv-writer.ts): exact by default, for programs and `pull`.
  */
 export async function writeMealExport(
   meals: AsyncIterable<Meal>,
   format: MealFileFormat,
   sink: TextSink,
+  csv: CsvOptions = {},
 ): Promise<number> {
-  let chunk = format === 'csv' ? CSV_HEADER : '';
+  let chunk = format === 'csv' ? csvHeader(csv) : '';
   let count = 0;
   for await (const meal of meals) {
-    chunk += format === 'csv' ? csvRow(meal) : `${encodeMeal(meal, meal.modifiedAt)}\n`;
+    chunk += format === 'csv' ? csvRow(meal, csv) : `${encodeMeal(meal, meal.modifiedAt)}\n`;
     count += 1;
     if (chunk.length >= CHUNK_CHARS) {
       // Returning ends the loop, which closes the store's iterator too.

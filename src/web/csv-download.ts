@@ -55,12 +55,14 @@ function streamSink(out: PassThrough): TextSink {
 }
 
 /**
- * The user's live meals eaten within the range, in the CSV of `meals export` (docs/cli.md#meals,
- * the same writer), streamed: one person's meals are never held whole.
+ * The user's live meals eaten within the range, in the CSV of `meals export --for-spreadsheet`
+ * (docs/app.md, docs/cli.md#meals, the same writer): a person opens it in a spreadsheet, so it
+ * has a byte order mark and runs no formula. Streamed: one person's meals are never held whole.
  */
 export function streamMealsCsv(storage: Storage, userId: string, range: DateRange, onError: (error: unknown) => void) {
   const out = new PassThrough();
-  writeMealExport(eatenWithin(storage.feed.exportMeals(userId, 0), range), 'csv', streamSink(out)).then(
+  const meals = eatenWithin(storage.feed.exportMeals(userId, 0), range);
+  writeMealExport(meals, 'csv', streamSink(out), { forSpreadsheet: true }).then(
     () => out.end(),
     (error: unknown) => {
       onError(error);

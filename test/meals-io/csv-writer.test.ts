@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Meal } from '../../src/domain/meal.js';
 import { readCsv } from '../../src/meals-io/csv-reader.js';
-import { CSV_HEADER, csvField, csvRow } from '../../src/meals-io/csv-writer.js';
+import { CSV_HEADER, csvField, csvHeader, csvRow } from '../../src/meals-io/csv-writer.js';
 import { parseMealRecord } from '../../src/meals-io/meal-record.js';
 
 const MEAL: Meal = {
@@ -48,6 +48,37 @@ test('a field is quoted, with its quotes doubled, only when it holds a comma, a 
 test('values that a spreadsheet would take for a formula are written unchanged', () => {
   assert.equal(csvField('=1+1'), '=1+1');
   assert.equal(csvRow({ ...MEAL, title: '@SUM(A1)' }).split(',')[2], '@SUM(A1)');
+  assert.equal(
+    csvRow({ ...MEAL, title: '@SUM(A1)' }, { forSpreadsheet: false }),
+    csvRow({ ...MEAL, title: '@SUM(A1)' }),
+  );
+  assert.equal(csvHeader(), CSV_HEADER, 'no byte order mark');
+});
+
+test('the spreadsheet form starts with a UTF-8 byte order mark before the same header', () => {
+  assert.equal(csvHeader({ forSpreadsheet: true }), `\uFEFF${CSV_HEADER}`);
+  assert.deepEqual([...Buffer.from(csvHeader({ forSpreadsheet: true }), 'utf8').subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+});
+
+test("the spreadsheet form puts ' before a text cell that starts with =, +, -, @, a tab or a CR, and only there", () => {
+  const row = (meal: Partial<Meal>) => csvRow({ ...MEAL, ...meal }, { forSpreadsheet: true });
+  assert.equal(
+    row({ id: '-m', description: '=SUM(A1:A9)', title: "+cmd|' /C calc'!A0" }),
+    "'-m,'=SUM(A1:A9),'+cmd|' /C calc'!A0,breakfast,2025-03-01T07:05:09.012Z,350.5,0,,1e+21,0.1,,2.25,120,2025-06-01T00:00:00.000Z\r\n",
+  );
+  assert.equal(row({ title: '@SUM(A1)' }).split(',')[2], "'@SUM(A1)");
+  assert.equal(row({ title: '\tx' }).split(',')[2], "'\tx");
+  assert.equal(row({ title: '\rx' }).split(',')[2], `"'\rx"`, 'still quoted for its CR');
+  assert.equal(row({ title: '=1,2' }).split('",')[0], `m_1,plain,"'=1,2`, 'guarded, then quoted');
+  for (const plain of ['Crème brûlée', 'a=b', ' =1', "'quoted", '', '1-2']) {
+    assert.equal(row({ title: plain }), csvRow({ ...MEAL, title: plain }), JSON.stringify(plain));
+  }
+});
+
+test('the spreadsheet form leaves numbers alone: a negative number is a number, not a formula', () => {
+  const negative = { ...MEAL, caloriesTotal: -5, proteins_g: -0.5, fats_g: -1e21 };
+  assert.equal(csvRow(negative, { forSpreadsheet: true }), csvRow(negative));
+  assert.match(csvRow(negative, { forSpreadsheet: true }), /,-5,-0\.5,-1e\+21,/);
 });
 
 test('an exported row reads back through the importer as the same meal', () => {

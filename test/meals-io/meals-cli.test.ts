@@ -320,10 +320,40 @@ describe('meals export', () => {
     assert.match(stdout.stdout, /^id,description,title,/);
   });
 
+  test('--for-spreadsheet adds a byte order mark and guards formula cells; without it the CSV stays exact', async () => {
+    const user = newUser();
+    const titles = ['=SUM(A1:A9)', "+cmd|' /C calc'!A0", 'Crème brûlée'];
+    // A description of "-5" is text, so it is guarded; the number 350 is not.
+    const records = titles.map((title, i) => record(`x${i}`, { title, description: '-5', caloriesTotal: 350 }));
+    assert.equal((await importFile(user, 'x.jsonl', jsonl(records))).code, 0);
+    const [plain, guarded] = [
+      await meals('export', '--user', user),
+      await meals('export', '--user', user, '--for-spreadsheet'),
+    ];
+    assert.equal(guarded.code, 0, guarded.stderr);
+    const modified = (await exported(user)).map((m) => m.modifiedAt);
+    const rows = (cells: readonly string[], dash = '') =>
+      cells
+        .map((title, i) => `x${i},${dash}-5,${title},lunch,2025-03-01T12:00:00.000Z,350,,,,,,,,${modified[i]}\r\n`)
+        .join('');
+    const header =
+      'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n';
+    assert.equal(plain.stdout, header + rows(titles), 'byte for byte as before, for programs');
+    assert.equal(
+      guarded.stdout,
+      `\uFEFF${header}${rows(["'=SUM(A1:A9)", "'+cmd|' /C calc'!A0", 'Crème brûlée'], "'")}`,
+    );
+    const out = path.join(temp.dir, 'x-export.csv');
+    assert.equal((await meals('export', '--user', user, '--for-spreadsheet', '--out', out)).code, 0);
+    assert.deepEqual([...fs.readFileSync(out).subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    assert.equal(fs.readFileSync(out, 'utf8'), guarded.stdout);
+  });
+
   test('refuses a bad --since, a bad --format, a missing --user or subcommand with exit 2', async () => {
     const cases = [
       ['export', '--user', 'u', '--since', '2025-02-30'],
       ['export', '--user', 'u', '--format', 'xml'],
+      ['export', '--user', 'u', '--format', 'jsonl', '--for-spreadsheet'],
       ['export'],
       ['import', '--user', 'u'],
       ['frobnicate'],

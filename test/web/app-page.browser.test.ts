@@ -139,8 +139,8 @@ describe('the app page in Chromium', { skip: missing }, () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  test('the CSV download is the file `meals export` writes, whole or for a range of days', async () => {
-    const exported = await runCli(['meals', 'export', '--user', userId, '--db', server.db]);
+  test('the CSV download is the file `meals export --for-spreadsheet` writes, whole or for a range of days', async () => {
+    const exported = await runCli(['meals', 'export', '--user', userId, '--for-spreadsheet', '--db', server.db]);
     assert.equal(exported.code, 0);
     const [whole] = await Promise.all([
       page.waitForEvent('download'),

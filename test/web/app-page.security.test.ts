@@ -6,7 +6,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/web/page-headers.js';
 import { digestSecretToken, newSecretToken } from '../../src/web/secret-token.js';
 import { SESSION_COOKIE } from '../../src/web/sessions.js';
-import { cliJson } from '../support/cli.js';
+import { cliJson, runCli } from '../support/cli.js';
 import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
 import { appPageUrl, pageRequest, tokenOf } from './page-client.js';
 
@@ -172,6 +172,32 @@ describe('the app page: security over HTTPS', () => {
     const fresh = /name="keyId" value="([^"]+)"/.exec(second.text)?.[1];
     assert.ok(fresh !== undefined && fresh !== keyId, 'each page gives its form a new id');
     assert.equal((await send({ keyId: fresh, name: 'another' })).status, 200);
+  });
+
+  test('the CSV download opens safely in a spreadsheet: a byte order mark, and no text cell runs as a formula', async () => {
+    const userId = newUserId('csv');
+    const titles = ['=SUM(A1:A9)', "+cmd|' /C calc'!A0", '@SUM(A1)', '-2+3', 'Crème brûlée'];
+    const meals = titles.map((title, i) => ({ id: `c${i}`, title, type: 'snack', date: '2025-03-01T10:00:00Z' }));
+    const input = meals.map((meal) => JSON.stringify(meal)).join('\n');
+    await cliJson(['meals', 'import', '--user', userId, '-', '--format', 'jsonl', '--db', server.db], { input });
+    const cookie = cookieOf((await signIn(await loginLink(userId))).headers['set-cookie']);
+
+    const download = await pageRequest(app, { path: '/export.csv', headers: { cookie } });
+    assert.equal(download.status, 200);
+    assert.equal(download.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.deepEqual([...download.raw.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'a UTF-8 byte order mark');
+    const rows = download.text.split('\r\n').slice(1, -1);
+    assert.deepEqual(
+      rows.map((row) => row.split(',')[2]),
+      ["'=SUM(A1:A9)", "'+cmd|' /C calc'!A0", "'@SUM(A1)", "'-2+3", 'Crème brûlée'],
+    );
+
+    // The page's file is `meals export --for-spreadsheet`'s; plain `meals export` stays exact.
+    const cli = (...extra: string[]) => runCli(['meals', 'export', '--user', userId, '--db', server.db, ...extra]);
+    const [forPeople, forPrograms] = [await cli('--for-spreadsheet'), await cli()];
+    assert.equal(download.text, forPeople.stdout);
+    assert.equal(forPrograms.stdout, download.text.slice(1).replace(/,'([=+\-@])/g, ',$1'));
+    assert.ok(!forPrograms.stdout.startsWith('\uFEFF') && forPrograms.stdout.includes(',=SUM(A1:A9),'));
   });
 
   test('the JSON API stays as it was: it has no page routes and still refuses browsers', async () => {

@@ -15,6 +15,8 @@ export interface PageResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly text: string;
+  /** The bytes as they came over the wire (a byte order mark included). */
+  readonly raw: Buffer;
 }
 
 /** One HTTPS request to the app page from Node (as a forger would send it), self-signed certificate accepted. */
