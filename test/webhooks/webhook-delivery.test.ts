@@ -166,7 +166,11 @@ describe('webhooks on the embedded default', () => {
       await sleep(2_500);
       assert.equal(callsOf(userId).length, 3, 'a disabled endpoint is not called');
       await cliJson(['webhooks', 'enable', endpoint.id, '--db', server.db]);
-      await waitFor('the pending event once enabled', () => callsOf(userId).length === 4, 3_000);
+      // docs/webhooks.md#the-call: the event that was failing first, then what collected meanwhile.
+      await waitFor('both pending events once enabled', () => callsOf(userId).length === 5, 3_000);
+      const [, , refused, pending, collected] = callsOf(userId).map((call) => call.headers['webhook-id']);
+      assert.equal(pending, refused, 'the failing event goes first, with its webhook-id');
+      assert.notEqual(collected, refused, 'then one call for the changes collected while disabled');
     } finally {
       answer = (response) => response.writeHead(204).end();
     }
