@@ -1,5 +1,6 @@
 import { resolveDatabase } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
+import { describeAttemptOutcome } from '../domain/webhook-attempt-outcome.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
@@ -88,13 +89,26 @@ async function listWebhooks(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USER_FLAG, USAGE.list);
   expectPositionals(positionals, 0, USAGE.list);
   const userId = requireUserId(values.user, USAGE.list);
-  const endpoints = (
-    await withStorage(resolveDatabase(values.db), (storage) => storage.webhooks.listWebhooks(userId), EXISTING_STORE)
-  ).map(publicView);
-  const lines = endpoints.map(
-    (e) =>
-      `${e.id}  ${e.status.padEnd(8)}  ${e.url}  last attempt ${e.lastAttemptAt === null ? 'never' : `${e.lastAttemptAt} (${e.lastStatus ?? 'no answer'})`}${e.name === '' ? '' : `  ${e.name}`}`,
+  // The endpoint keeps only the last status; its newest logged attempt also says why there was none.
+  const rows = await withStorage(
+    resolveDatabase(values.db),
+    async (storage) => {
+      const endpoints = await storage.webhooks.listWebhooks(userId);
+      return Promise.all(
+        endpoints.map(async (endpoint) => ({
+          view: publicView(endpoint),
+          last: (await storage.webhooks.listWebhookAttempts(endpoint.id))[0],
+        })),
+      );
+    },
+    EXISTING_STORE,
   );
+  const lines = rows.map(({ view: e, last }) => {
+    const fate = describeAttemptOutcome(last ?? { status: e.lastStatus, error: null });
+    const outcome = e.lastAttemptAt === null ? 'never' : `${e.lastAttemptAt} (${fate})`;
+    return `${e.id}  ${e.status.padEnd(8)}  ${e.url}  last attempt ${outcome}${e.name === '' ? '' : `  ${e.name}`}`;
+  });
+  const endpoints = rows.map((row) => row.view);
   printResult(values.json, endpoints, lines.length === 0 ? `no webhooks for user ${userId}` : lines.join('\n'));
 }
 
@@ -164,6 +178,6 @@ async function listAttempts(argv: string[]): Promise<void> {
   );
   if (attempts === undefined) throw unknown(id);
   const views = attempts.map(attemptView);
-  const lines = views.map((a) => `${a.at}  ${a.eventId}  ${a.status ?? a.error ?? 'no answer'}  ${a.ms} ms`);
+  const lines = views.map((a) => `${a.at}  ${a.eventId}  ${describeAttemptOutcome(a)}  ${a.ms} ms`);
   printResult(json, views, lines.length === 0 ? `no attempts yet for webhook ${id}` : lines.join('\n'));
 }

@@ -1,5 +1,11 @@
 import type { FeedPosition } from '../domain/meal.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
+import {
+  DEFAULT_LIMIT,
+  FINAL_READ_SECONDS,
+  MAX_LIMIT,
+  MAX_WAIT_SECONDS,
+  PROXY_IDLE_TIMEOUT_SECONDS,
+} from '../domain/page-bounds.js';
 import { checkedText, exactBoolean, type QueryParameterRule, requiredInstant, wholeNumber } from './query-rule.js';
 
 /**
@@ -46,7 +52,7 @@ export const MEALS_QUERY_RULES = {
   wait: wholeNumber({
     minimum: 1,
     maximum: MAX_WAIT_SECONDS,
-    description: `Long poll: when the page would hold no meal, hold the request for up to this many seconds (ASCII digits, 1 to ${MAX_WAIT_SECONDS}) and answer within 1 s of the commit of a change that belongs in it, with the page as it then stands; after the wait with no such change, the empty page. A page with meals is answered at once. One request for the rate limits, counted when accepted; a newer accepted request of the same key answers a held one at once. A proxy in front needs an idle timeout above ${MAX_WAIT_SECONDS} s.`,
+    description: `Long poll: when the page would hold no meal, hold the request for up to this many seconds (ASCII digits, 1 to ${MAX_WAIT_SECONDS}) and answer within 1 s of the commit of a change that belongs in it, with the page as it then stands; after the wait with no such change, the empty page. A page with meals is answered at once. One request for the rate limits, counted when accepted; a newer accepted request of the same key answers a held one at once. A proxy in front needs an idle timeout above ${PROXY_IDLE_TIMEOUT_SECONDS} s: the longest wait plus up to ${FINAL_READ_SECONDS} s to read the page at its end.`,
     invalid: `wait must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}.`,
   }),
 } satisfies Record<string, QueryParameterRule<unknown, MealsQueryContext>>;

@@ -9,10 +9,10 @@
  * server and for every CLI call on it) and gives `serve` the shared Redis, then runs this
  * build's dist/bin.js in the same process (so the suite's signals reach the server itself).
  *
- *   npm run build && node --import tsx test/scale-out/run-conformance.ts
+ *   npm run build && node --import tsx test/scale-out/run-conformance.ts [SUITE_FOLDER]
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -21,7 +21,7 @@ import { PROJECT_ROOT } from '../support/project.js';
 import { connectTestRedis, deleteKeysUnder, redisSkipReason, TEST_REDIS_URL } from '../support/redis.js';
 
 const DATABASE_PREFIX = 'me_conf_';
-const CONFORMANCE = path.resolve(PROJECT_ROOT, '..', 'shared', 'conformance');
+const CONFORMANCE = path.resolve(process.argv[2] ?? path.join(PROJECT_ROOT, '..', 'shared', 'conformance'));
 
 const BIN = `#!/usr/bin/env node
 // The conformance suite's \`meal-export\`: this build, on PostgreSQL and Redis (run-conformance.ts).
@@ -68,6 +68,12 @@ async function dropDatabases(): Promise<void> {
   const redis = connectTestRedis();
   await deleteKeysUnder(redis, DATABASE_PREFIX);
   await redis.quit();
+}
+
+// Without this, `node --test` says only "Could not find" and a run of no case, which reads as a pass.
+if (!existsSync(CONFORMANCE)) {
+  process.stderr.write(`conformance: no suite at ${CONFORMANCE} (expected ../shared/conformance beside the clone)\n`);
+  process.exit(2);
 }
 
 const skip = (await postgresSkipReason()) ?? (await redisSkipReason());

@@ -6,6 +6,7 @@ import { escapeHtml, html } from '../../src/web/html.js';
 import { newSecretToken } from '../../src/web/secret-token.js';
 import { readCookie } from '../../src/web/sessions.js';
 import { renderUsageChart } from '../../src/web/usage-chart.js';
+import { renderWebhooksSection } from '../../src/web/pages/webhooks-section.js';
 
 const DAY = 20_000;
 
@@ -68,5 +69,28 @@ describe('the app page parts', () => {
     assert.match(chart, /12 requests in the last 30 days; the busiest day was 2024-10-\d\d with 8\./);
     assert.ok(!chart.includes('style='), 'no inline style: the CSP forbids it');
     assert.match(renderUsageChart(DAY, []).text, /No requests in the last 30 days\./);
+  });
+  test('the webhooks section names an attempt’s outcome as the CLI does: HTTP 204, refused_address', () => {
+    const endpoint = {
+      id: 'wh_1',
+      userId: 'u_1',
+      url: 'https://hooks.example.com/a',
+      name: '',
+      status: 'enabled' as const,
+      createdAt: 0,
+      secret: 'whsec_x',
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      lastAttemptAt: 2,
+      lastStatus: null,
+    };
+    const attempt = { endpointId: 'wh_1', eventId: 'msg_1', at: 1, ms: 5 };
+    const attempts = [
+      { ...attempt, status: null, error: 'refused_address' },
+      { ...attempt, status: 204, error: null },
+    ];
+    const { text } = renderWebhooksSection({ csrf: 'c', nextWebhookId: 'wh_2', rows: [{ endpoint, attempts }] });
+    const shown = [...text.matchAll(/<span class="attempt-(?:ok|failed)">([^<]*)<\/span>/g)].map((m) => m[1]);
+    assert.deepEqual(shown, ['refused_address', 'HTTP 204']);
   });
 });

@@ -209,6 +209,35 @@ describe('meal-export webhooks', () => {
     });
   });
 
+  test('list and attempts name an attempt’s outcome in the same words: HTTP 500, refused_address', async () => {
+    const user = newUser();
+    const created = await create(user, 'https://hooks.example.com/words');
+    await withStore(async (storage) => {
+      await storage.webhooks.queueWebhookTest(created.id, 'msg_words', Date.now());
+      const claimed = await storage.webhooks.claimDueWebhookEvents(Date.now() + 1000, 60_000, 100);
+      const event = claimed.find((e) => e.endpointId === created.id);
+      assert.ok(event !== undefined);
+      const at = Date.UTC(2026, 1, 1);
+      const tries = [
+        { status: 500, error: null },
+        { status: null, error: 'refused_address' },
+      ];
+      for (const [i, t] of tries.entries())
+        await storage.webhooks.recordWebhookAttempt(
+          event,
+          { ...t, endpointId: created.id, eventId: event.eventId, at: at + i, ms: 5 },
+          { kind: 'retry', at },
+        );
+    });
+    const list = await webhooks('list', '--user', user);
+    const attempts = await webhooks('attempts', created.id);
+    assert.match(list.stdout, /last attempt \S+ \(refused_address\)/);
+    assert.match(
+      attempts.stdout,
+      /^\S+ {2}msg_words {2}refused_address {2}5 ms\n\S+ {2}msg_words {2}HTTP 500 {2}5 ms\n$/,
+    );
+  });
+
   test('attempts prints the last 50 attempts newest first as {"at","eventId","status","error","ms"}; enable and delete', async () => {
     const user = newUser();
     const created = await create(user, 'https://hooks.example.com/attempts');

@@ -7,7 +7,7 @@ import { isDiskFull, isUnavailable } from './postgres-errors.js';
  * How long one call may take before the caller gets `503 unavailable`: a server that stopped
  * answering (a network cut, a hung host) must not hold requests until TCP gives up.
  */
-const CALL_DEADLINE_MS = 5_000;
+export const CALL_DEADLINE_MS = 5_000;
 
 function unavailable(error: unknown): AppError {
   return storageUnavailable(error, isDiskFull(error));

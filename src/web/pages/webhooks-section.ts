@@ -3,6 +3,7 @@ import {
   MAX_WEBHOOK_URL_LENGTH,
   MAX_WEBHOOKS_PER_USER,
 } from '../../domain/webhook-endpoint.js';
+import { describeAttemptOutcome } from '../../domain/webhook-attempt-outcome.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../domain/webhook-records.js';
 import { type Html, html } from '../html.js';
 import { csrfField, type Notice, renderNotice } from './layout.js';
@@ -60,19 +61,15 @@ function renderNewSecret(newSecret: NonNullable<WebhooksSectionView['newSecret']
   </div>`;
 }
 
-function outcomeOf(attempt: WebhookAttemptRecord): string {
-  if (attempt.status !== null) return `HTTP ${attempt.status}`;
-  return attempt.error ?? 'no answer';
-}
-
 function renderAttempts(row: WebhookRow): Html {
   if (row.attempts.length === 0) return html`<p class="muted">No calls yet.</p>`;
   return html`<ul class="attempts">
     ${row.attempts.slice(0, ATTEMPTS_SHOWN).map((attempt) => {
       const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
       return html`<li>
-        ${when(attempt.at)} · <span class="${ok ? 'attempt-ok' : 'attempt-failed'}">${outcomeOf(attempt)}</span> ·
-        ${attempt.ms} ms
+        ${when(attempt.at)} ·
+        <span class="${ok ? 'attempt-ok' : 'attempt-failed'}">${describeAttemptOutcome(attempt)}</span> · ${attempt.ms}
+        ms
       </li>`;
     })}
   </ul>`;
