@@ -13,6 +13,9 @@ export const ENV = {
   redisUrl: 'MEAL_EXPORT_REDIS_URL',
   apiKey: 'MEAL_EXPORT_API_KEY',
   publicUrl: 'MEAL_EXPORT_PUBLIC_URL',
+  port: 'MEAL_EXPORT_PORT',
+  adminPort: 'MEAL_EXPORT_ADMIN_PORT',
+  appPort: 'MEAL_EXPORT_APP_PORT',
   /** Set by `serve --workers N` for each worker it forks (1..N), never by users. */
   workerSlot: 'MEAL_EXPORT_WORKER_SLOT',
 } as const;

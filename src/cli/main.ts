@@ -21,6 +21,9 @@ const ENV_HELP: Readonly<Partial<Record<keyof typeof ENV, string>>> = {
   tlsCert: '--tls-cert (serve)',
   tlsKey: '--tls-key (serve)',
   logLevel: '--log-level (serve)',
+  port: '--port (serve)',
+  adminPort: '--admin-port (serve)',
+  appPort: '--app-port (serve)',
   publicUrl: '--public-url (serve, users login-link)',
   apiKey: 'the API key of pull',
 };

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runClusterPrimary } from '../cluster/primary.js';
 import { runClusterWorker } from '../cluster/worker.js';
-import { DEFAULT_DATA_DIR, resolveSetting } from '../config.js';
+import { DEFAULT_DATA_DIR, ENV, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { type AdminListener, startAdminListener } from '../metrics/admin-listener.js';
 import { scrapeRegistry } from '../metrics/cluster-metrics.js';
@@ -39,8 +39,20 @@ const DEFAULT_LOG_LEVEL = 'info';
 /** Every flag of `serve`, with what `serve --help` says of it. */
 const SERVE_FLAGS = {
   host: { type: 'string', default: '127.0.0.1', value: 'HOST', help: 'the address the API listens on' },
-  port: { type: 'string', value: 'N', shown: String(DEFAULT_PORT), help: 'the API port, 0 for any free one' },
-  'admin-port': { type: 'string', value: 'N', shown: 'none', help: 'GET /metrics, plain HTTP on 127.0.0.1' },
+  port: {
+    type: 'string',
+    value: 'N',
+    shown: String(DEFAULT_PORT),
+    env: 'port',
+    help: 'the API port, 0 for any free one',
+  },
+  'admin-port': {
+    type: 'string',
+    value: 'N',
+    shown: 'none',
+    env: 'adminPort',
+    help: 'GET /metrics, plain HTTP on 127.0.0.1',
+  },
   workers: { type: 'string', value: 'N', shown: '1', help: `processes sharing the port, 1 to ${MAX_WORKERS}` },
   'data-dir': {
     type: 'string',
@@ -96,7 +108,13 @@ const SERVE_FLAGS = {
     shown: DEFAULT_REDIS_PREFIX,
     help: 'the start of every Redis key',
   },
-  'app-port': { type: 'string', value: 'N', shown: 'none', help: 'the app page (sign-in, keys) on this port' },
+  'app-port': {
+    type: 'string',
+    value: 'N',
+    shown: 'none',
+    env: 'appPort',
+    help: 'the app page (sign-in, keys) on this port',
+  },
   'public-url': {
     type: 'string',
     value: 'URL',
@@ -137,6 +155,18 @@ function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefi
   return parsed;
 }
 
+/** A port from its flag, else its variable (named in the message, when it is the one that is wrong). */
+function resolvePort(
+  flag: string | undefined,
+  name: 'port' | 'admin-port' | 'app-port',
+  env: 'port' | 'adminPort' | 'appPort',
+): number | undefined {
+  const value = resolveSetting(flag, env);
+  if (value === undefined) return undefined;
+  const label = flag === undefined ? `${name} (from ${ENV[env]})` : name;
+  return parseIntegerFlag(value, label, 0, 0, 65535);
+}
+
 /** `serve`: runs the API until SIGTERM or SIGINT, then drains and exits 0. */
 export async function runServe(argv: string[]): Promise<void> {
   // First of all: a signal that arrives while the service starts is a stop asked, not a death.
@@ -166,7 +196,7 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     // Without --db, the database lives in the data folder (./data/meal-export.db by default).
     database: resolveSetting(values.db, 'databaseUrl', path.join(dataDir, 'meal-export.db')),
     host: values.host,
-    port: parseIntegerFlag(values.port, 'port', DEFAULT_PORT, 0, 65535),
+    port: resolvePort(values.port, 'port', 'port') ?? DEFAULT_PORT,
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -175,15 +205,11 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', DEFAULT_DAILY_LIMIT, 1),
     tombstoneDays: parseTombstoneDaysFlag(values['tombstone-days']),
     logLevel,
-    adminPort:
-      values['admin-port'] === undefined
-        ? undefined
-        : parseIntegerFlag(values['admin-port'], 'admin-port', 0, 0, 65535),
+    adminPort: resolvePort(values['admin-port'], 'admin-port', 'adminPort'),
     workers: parseIntegerFlag(values.workers, 'workers', 1, 1, MAX_WORKERS),
     redisUrl: resolveSetting(values.redis, 'redisUrl'),
     redisPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX,
-    appPort:
-      values['app-port'] === undefined ? undefined : parseIntegerFlag(values['app-port'], 'app-port', 0, 0, 65535),
+    appPort: resolvePort(values['app-port'], 'app-port', 'appPort'),
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),

@@ -40,6 +40,7 @@ describe('a command line people can learn from itself', () => {
     }
     assert.match(run.stdout, /MEAL_EXPORT_DATABASE_URL/);
     assert.match(run.stdout, /MEAL_EXPORT_API_KEY/);
+    for (const name of ['PORT', 'ADMIN_PORT', 'APP_PORT']) assert.match(run.stdout, new RegExp(`MEAL_EXPORT_${name} `));
   });
 
   test('every group answers --help with exit 0 and a usage line per subcommand', async () => {
@@ -78,7 +79,9 @@ describe('a command line people can learn from itself', () => {
       }
     }
     const serve = await runCli(['serve', '--help']);
-    assert.match(serve.stdout, /--port N .*\(default: 8443\)/);
+    assert.match(serve.stdout, /--port N .*\(default: 8443; env: MEAL_EXPORT_PORT\)/);
+    assert.match(serve.stdout, /--admin-port N .*env: MEAL_EXPORT_ADMIN_PORT/);
+    assert.match(serve.stdout, /--app-port N .*env: MEAL_EXPORT_APP_PORT/);
     assert.match(serve.stdout, /--tls-cert FILE .*env: MEAL_EXPORT_TLS_CERT/);
     assert.match(serve.stdout, /--log-level LEVEL .*default: info; env: MEAL_EXPORT_LOG_LEVEL/);
     const pull = await runCli(['pull', '--help']);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -72,4 +73,24 @@ test('the README stays a front page: short, with short lines', () => {
   assert.ok(readme.split('\n').length <= 120, `README.md has ${readme.split('\n').length} lines`);
   const longest = Math.max(...readme.split('\n').map((line) => line.length));
   assert.ok(longest <= 250, `README.md has a line of ${longest} characters`);
+});
+
+test('the README says how to change the port, by flag and by environment', () => {
+  const readme = PAGES.get('README.md') ?? '';
+  assert.match(readme, /`npm start -- --port \d+`/);
+  assert.match(readme, /`MEAL_EXPORT_PORT=\d+ npm start`/);
+});
+
+test("the files the README's commands write land where git ignores them, not in git status", () => {
+  const readme = PAGES.get('README.md') ?? '';
+  const commands = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').split('\n'));
+  const written = commands.flatMap((line) => [...line.replace(/#.*$/, '').matchAll(/(?:^|\s)>\s*([^\s&|;<>]+)/g)]);
+  assert.ok(written.length > 0, 'the README writes a file (its meals to import)');
+  for (const [, file = ''] of written) {
+    // `git check-ignore` exits 0 for an ignored path and 1 for one git status would show.
+    assert.doesNotThrow(
+      () => execFileSync('git', ['check-ignore', '-q', file], { cwd: PROJECT_ROOT }),
+      `the README writes ${file}, which git status would show`,
+    );
+  }
 });
