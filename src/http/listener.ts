@@ -3,6 +3,7 @@ import https from 'node:https';
 import { CliError } from '../errors.js';
 import { type ConnectionDrain, trackConnections } from './connection-drain.js';
 import { limitConnections, MAX_CONNECTIONS, TLS_HANDSHAKE_TIMEOUT_MS } from './connection-limits.js';
+import { refusePlainHttp } from './plain-http-refusal.js';
 
 /**
  * Headers within 10 s, the whole request within 30 s (docs/api.md#the-rest-of-the-transport),
@@ -58,6 +59,8 @@ export function createListener(
           },
           handler,
         );
+  // Before the drain's 'connection' listener: see plain-http-refusal.ts.
+  if (server instanceof https.Server) refusePlainHttp(server, TLS_HANDSHAKE_TIMEOUT_MS);
   const connections = trackConnections(server, tls !== undefined);
   limitConnections(server, tls !== undefined, options.maxConnections ?? MAX_CONNECTIONS);
   return { server, connections };
