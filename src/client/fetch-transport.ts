@@ -1,4 +1,4 @@
-import { explainPlainHttpFailure } from './tls-probe.js';
+import { explainPlainHttpFailure, plainHttpRefusal } from './tls-probe.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type HttpTransport, responseTooLarge } from './transport.js';
 
 /** The part of a body stream's reader the transport uses: chunks, and cancel to hang up. */
@@ -64,6 +64,8 @@ export function createFetchTransport(fetchFn: FetchFunction, options: FetchTrans
         // A hang-up on an http:// URL may be an HTTPS server refusing plain HTTP.
         throw signal?.aborted === true ? error : await explainPlainHttpFailure(url, error);
       });
+      const refused = await plainHttpRefusal(url, response.status);
+      if (refused !== undefined) throw refused;
       const received: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         received[name.toLowerCase()] = value;

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { ResponseInfo } from './errors.js';
-import { explainPlainHttpFailure } from './tls-probe.js';
+import { explainPlainHttpFailure, plainHttpRefusal } from './tls-probe.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type HttpTransport, responseTooLarge } from './transport.js';
 
 const gunzip = promisify(zlib.gunzip);
@@ -95,14 +95,15 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
           });
           response.on('error', reject);
           response.on('end', () => {
-            decode(Buffer.concat(chunks), response.headers['content-encoding'], maxBytes)
-              .then((body) =>
-                resolve({
-                  status: response.statusCode ?? 0,
-                  headers: flatHeaders(response.headers),
-                  text: body.toString('utf8'),
-                }),
-              )
+            const status = response.statusCode ?? 0;
+            Promise.all([
+              decode(Buffer.concat(chunks), response.headers['content-encoding'], maxBytes),
+              plainHttpRefusal(url, status),
+            ])
+              .then(([body, refused]) => {
+                if (refused !== undefined) reject(refused);
+                else resolve({ status, headers: flatHeaders(response.headers), text: body.toString('utf8') });
+              })
               .catch(reject);
           });
         });

@@ -48,3 +48,14 @@ export async function explainPlainHttpFailure(url: URL, error: unknown): Promise
   const message = `${url.origin} completed a TLS handshake: the server speaks HTTPS, the URL says http://`;
   return Object.assign(new Error(message, { cause: error }), { code: SPEAKS_HTTPS });
 }
+
+/**
+ * A 400 to an http:// URL may be an HTTPS server answering plain HTTP as nginx and this
+ * service do (a 400 in plain HTTP, then close): the same mismatch as a hang-up, so the same
+ * error, told apart from a real 400 by a TLS handshake on that port. Undefined otherwise.
+ */
+export async function plainHttpRefusal(url: URL, status: number): Promise<Error | undefined> {
+  if (url.protocol !== 'http:' || status !== 400 || !(await speaksTls(url))) return undefined;
+  const message = `${url.origin} completed a TLS handshake: the server speaks HTTPS, the URL says http://`;
+  return Object.assign(new Error(message), { code: SPEAKS_HTTPS });
+}
