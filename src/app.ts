@@ -23,6 +23,8 @@ import { buildOpenApiDocument } from './http/openapi.js';
 import { createRequestReport, type RequestMetrics } from './http/request-report.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
+import type { AuthFailureGuard } from './http/authenticate.js';
+import { createKnownBlocks } from './ratelimit/known-blocks.js';
 
 export interface AppDeps {
   readonly storage: Storage;
@@ -80,13 +82,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const largePages = createLargePageGate(
     deps.metrics === undefined ? LARGE_PAGES : { ...LARGE_PAGES, observer: deps.metrics.largePages },
   );
+  const authGuard: AuthFailureGuard = { limiter: deps.authFailures, known: createKnownBlocks() };
   const meals = createMealsEndpoint({
     feed: deps.storage.feed,
     signals: deps.storage.signals,
     maxWaiting: deps.maxWaiting,
     authenticator: deps.authenticator,
     limiter: deps.limiter,
-    authFailures: deps.authFailures,
+    authGuard,
     trustedProxies: deps.trustedProxies,
     policy: deps.policy,
     cursors: createCursorCodec(await deps.storage.settings.cursorSecret()),
@@ -160,7 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerKeyEndpoint(app, {
     authenticator: deps.authenticator,
     limiter: deps.limiter,
-    authFailures: deps.authFailures,
+    authGuard,
     trustedProxies: deps.trustedProxies,
     policy: deps.policy,
   });

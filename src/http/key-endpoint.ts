@@ -3,8 +3,7 @@ import { redactApiKeys } from '../domain/api-key.js';
 import { keyInfoOf } from '../domain/key-info.js';
 import { AppError } from '../errors.js';
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
-import { createKnownBlocks } from '../ratelimit/known-blocks.js';
-import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
+import type { RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
 import type { TrustedProxies } from './client-address.js';
 import { sendError } from './error-answer.js';
@@ -15,7 +14,8 @@ import { addRateLimitHeaders, rateLimitPolicyHeader } from './rate-limit-headers
 export interface KeyEndpointDeps {
   readonly authenticator: KeyAuthenticator;
   readonly limiter: RateLimiter;
-  readonly authFailures: AuthFailureLimiter;
+  /** The brute-force guard, one for every authenticated route, so a block learnt on one holds on all. */
+  readonly authGuard: AuthFailureGuard;
   /** Proxies whose X-Forwarded-For names the client, for the brute-force guard (undefined: none). */
   readonly trustedProxies: TrustedProxies | undefined;
   readonly policy: RateLimitPolicy;
@@ -31,11 +31,10 @@ export interface KeyEndpointDeps {
  */
 export function registerKeyEndpoint(app: FastifyInstance, deps: KeyEndpointDeps): void {
   const policyHeader = rateLimitPolicyHeader(deps.policy);
-  const guard: AuthFailureGuard = { limiter: deps.authFailures, known: createKnownBlocks() };
 
   app.get(KEY_PATH, async (request, reply) => {
     const now = Date.now();
-    const key = await authenticateIncoming(request.raw, deps, guard, now);
+    const key = await authenticateIncoming(request.raw, deps, deps.authGuard, now);
     const standing = await deps.limiter.peek(key.id, now);
     // The key was used (keys list's lastUsedAt), but no request was accepted: nothing counts.
     deps.authenticator.noteUse(key.id, now, false);

@@ -4,10 +4,9 @@ import type { CursorCodec } from '../domain/cursor.js';
 import { type FeedStart, feedStart } from '../domain/feed-start.js';
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { AppError } from '../errors.js';
-import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
+import type { RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { ChangeSignals } from '../storage/change-signals.js';
 import type { MealFeed } from '../storage/meal-feed.js';
-import { createKnownBlocks } from '../ratelimit/known-blocks.js';
 import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
 import type { TrustedProxies } from './client-address.js';
 import { commonHeaders } from './json-response.js';
@@ -27,7 +26,8 @@ export interface MealsEndpointDeps {
   readonly maxWaiting: number;
   readonly authenticator: KeyAuthenticator;
   readonly limiter: RateLimiter;
-  readonly authFailures: AuthFailureLimiter;
+  /** The brute-force guard, one for every authenticated route, so a block learnt on one holds on all. */
+  readonly authGuard: AuthFailureGuard;
   /** Proxies whose X-Forwarded-For names the client, for the brute-force guard (undefined: none). */
   readonly trustedProxies: TrustedProxies | undefined;
   readonly policy: RateLimitPolicy;
@@ -75,7 +75,6 @@ interface HeldMealsRequest extends HeldRequest {
 export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
   const policyHeader = rateLimitPolicyHeader(deps.policy);
   const fixedHeaders = Object.entries(commonHeaders(deps.tls)).flat();
-  const guard: AuthFailureGuard = { limiter: deps.authFailures, known: createKnownBlocks() };
   const { report } = deps;
   const readAdmitted = createMealsPageReader(deps);
   const send = createMealsAnswerWriter(deps.log, report);
@@ -87,7 +86,7 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     started: number,
   ): Promise<MealsAnswer> {
     const now = Date.now();
-    const key = await authenticateIncoming(request, deps, guard, now);
+    const key = await authenticateIncoming(request, deps, deps.authGuard, now);
     const decision = await deps.limiter.consume(key.id, now);
     deps.authenticator.noteUse(key.id, now, decision.allowed);
     addRateLimitHeaders(headers, policyHeader, deps.policy, decision, now);
