@@ -44,6 +44,14 @@ export interface MealContent extends MealNutrients {
   readonly date: number;
 }
 
+/**
+ * A meal as a write records it: its content and, optionally, the version the app's back end
+ * gives this save (domain/source-version.ts), which orders saves that race or arrive late.
+ */
+export interface MealSave extends MealContent {
+  readonly sourceVersion?: number | undefined;
+}
+
 /** A live meal with its place on the user's change clock. */
 export interface Meal extends MealContent {
   /** Epoch milliseconds of the meal's last change. */

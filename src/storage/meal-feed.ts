@@ -10,8 +10,23 @@ export interface MealFeed {
    * snapshot: items, hasMore, the user's change clock and the pruned-tombstone watermark.
    */
   listFeed(query: FeedQuery): Promise<FeedPage>;
+  /**
+   * One meal of a user, live or tombstone, as a page with includeDeleted shows it, and the
+   * newest sourceVersion the store holds for it; undefined when the user has no such meal
+   * (another user's is as unknown as a made-up id).
+   */
+  getMeal(userId: string, mealId: string): Promise<StoredMeal | undefined>;
   /** A user's live meals with modifiedAt >= since, in feed order (for exports). */
   exportMeals(userId: string, since: number): AsyncIterable<Meal>;
+}
+
+export interface StoredMeal {
+  /** The item's JSON text as a page with includeDeleted sends it (a Meal with `"deleted":false`, or a tombstone). */
+  readonly item: string;
+  readonly modifiedAt: number;
+  readonly deleted: boolean;
+  /** Null when no write gave one. */
+  readonly sourceVersion: number | null;
 }
 
 export interface FeedQuery {

@@ -1,4 +1,4 @@
-import type { MealContent } from '../domain/meal.js';
+import type { MealSave } from '../domain/meal.js';
 import type { CallTraits } from './guarded-concerns.js';
 
 /**
@@ -12,9 +12,17 @@ export interface MealWrites {
    * user's change clock, in the order given. A deleted meal comes back to life. A meal equal in
    * every field to the user's live meal of that id (an earlier one of the same call included)
    * is no change: nothing is written for it and the clock does not move (docs/cli.md#importing-meals).
-   * An id that belongs to another user writes nothing.
+   * An id that belongs to another user writes nothing. A meal whose `sourceVersion` is not
+   * greater than the one stored for it (live or tombstone) is stale: nothing is written for it
+   * (domain/source-version.ts); an unchanged meal with a greater one records that version
+   * alone, moving no clock.
    */
-  upsertMeals(userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult>;
+  upsertMeals(userId: string, meals: readonly MealSave[], now: number): Promise<UpsertResult>;
+  /**
+   * upsertMeals of one meal, answering what became of it and the meal's modifiedAt after the
+   * call (the stored one when unchanged or stale): the host API's `PUT`.
+   */
+  saveMeal(userId: string, meal: MealSave, now: number): Promise<SaveResult>;
   /**
    * upsertMeals for meals that come in batches (`meals import`): the same rules in ONE
    * transaction over every batch, each written as it comes, so memory holds one batch. A
@@ -22,9 +30,15 @@ export interface MealWrites {
    * the transaction rolls back and the error passes on. Nothing else may use this handle
    * meanwhile: on SQLite the transaction is held across the awaits.
    */
-  importMeals(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number): Promise<UpsertResult>;
-  /** Turns a live meal into a tombstone (a new change). */
-  deleteMeal(userId: string, mealId: string, now: number): Promise<DeleteResult>;
+  importMeals(userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult>;
+  /**
+   * Turns a live meal into a tombstone (a new change). With a `sourceVersion`: stale when not
+   * greater than the stored one; a tombstone already there records a greater one
+   * (`already_deleted`, no change); an id no user has gets a tombstone (`deleted`), so that an
+   * older save arriving later is stale; another user's id is `foreign_id`. Without one, an id
+   * this user does not have is `not_found`.
+   */
+  deleteMeal(userId: string, mealId: string, now: number, sourceVersion?: number): Promise<DeleteResult>;
   /**
    * Removes tombstones whose modifiedAt is before `before`; returns how many. In the same
    * transaction each user's watermark (`FeedPage.prunedThrough`) moves up to the newest
@@ -34,14 +48,27 @@ export interface MealWrites {
 }
 
 export type UpsertResult =
-  | { readonly ok: true; readonly created: number; readonly updated: number; readonly unchanged: number }
+  | {
+      readonly ok: true;
+      readonly created: number;
+      readonly updated: number;
+      readonly unchanged: number;
+      readonly stale: number;
+    }
   /** `index`: the position in the input of the meal whose id belongs to another user. */
   | { readonly ok: false; readonly reason: 'foreign_id'; readonly index: number };
 
-export type DeleteResult = 'deleted' | 'already_deleted' | 'not_found';
+export type SaveOutcome = 'created' | 'updated' | 'unchanged' | 'stale';
+
+export type SaveResult =
+  | { readonly ok: true; readonly outcome: SaveOutcome; readonly modifiedAt: number }
+  | { readonly ok: false; readonly reason: 'foreign_id'; readonly index: 0 };
+
+export type DeleteResult = 'deleted' | 'already_deleted' | 'not_found' | 'stale' | 'foreign_id';
 
 export const MEAL_WRITES_TRAITS: CallTraits<MealWrites> = {
   upsertMeals: ['long'],
+  saveMeal: ['long'],
   importMeals: ['long', 'exclusive'],
   pruneTombstones: ['long', 'background'],
 };

@@ -3,6 +3,7 @@ import type { KeyStore } from './key-store.js';
 import type { MealFeed } from './meal-feed.js';
 import type { MealWrites } from './meal-writes.js';
 import type { QuotaStore } from './quota-store.js';
+import type { ServiceTokenStore } from './service-token-store.js';
 import type { SettingsStore } from './settings-store.js';
 import type { SignInStore } from './sign-in-store.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -24,6 +25,7 @@ export interface Storage {
   readonly quota: QuotaStore;
   readonly signIns: SignInStore;
   readonly webhooks: WebhookStore;
+  readonly serviceTokens: ServiceTokenStore;
   readonly settings: SettingsStore;
   readonly signals: ChangeSignals;
   /** Resolves when the store answers (readiness). */

@@ -161,4 +161,24 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX user_clocks_digest_pending ON user_clocks (user_id) WHERE live_count IS NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'source versions of meals, service tokens',
+    // The newest sourceVersion the app's back end gave each meal, live or tombstone
+    // (domain/source-version.ts), beside the body, never in it. Service tokens as SHA-256
+    // digests (docs/host-api.md#service-tokens).
+    sql: `
+      ALTER TABLE meals ADD COLUMN source_version bigint;
+
+      CREATE TABLE service_tokens (
+        id           text   COLLATE "C" NOT NULL PRIMARY KEY,
+        name         text   NOT NULL,
+        prefix       text   NOT NULL,
+        digest       bytea  NOT NULL UNIQUE,
+        created_at   bigint NOT NULL,
+        last_used_at bigint,
+        revoked_at   bigint
+      );
+    `,
+  },
 ];

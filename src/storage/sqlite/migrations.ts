@@ -187,4 +187,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX user_clocks_digest_pending ON user_clocks (user_id) WHERE live_count IS NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'source versions of meals, service tokens',
+    // The newest sourceVersion the app's back end gave each meal, live or tombstone
+    // (domain/source-version.ts): null when no write gave one. Beside the body, never in it:
+    // pages send the body as it is.
+    // Service tokens: the host API's credentials, as SHA-256 digests (docs/host-api.md#service-tokens).
+    sql: `
+      ALTER TABLE meals ADD COLUMN source_version INTEGER;
+
+      CREATE TABLE service_tokens (
+        id           TEXT    NOT NULL PRIMARY KEY,
+        name         TEXT    NOT NULL,
+        prefix       TEXT    NOT NULL,
+        digest       BLOB    NOT NULL UNIQUE,
+        created_at   INTEGER NOT NULL,
+        last_used_at INTEGER,
+        revoked_at   INTEGER
+      );
+    `,
+  },
 ];
