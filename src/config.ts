@@ -16,6 +16,7 @@ export const ENV = {
   port: 'MEAL_EXPORT_PORT',
   adminPort: 'MEAL_EXPORT_ADMIN_PORT',
   appPort: 'MEAL_EXPORT_APP_PORT',
+  hostApiPort: 'MEAL_EXPORT_HOST_API_PORT',
   /** Set by `serve --workers N` for each worker it forks (1..N), never by users. */
   workerSlot: 'MEAL_EXPORT_WORKER_SLOT',
 } as const;

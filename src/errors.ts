@@ -2,7 +2,7 @@
  * Every error code of the public API, one table mapping each to its HTTP status. Codes are
  * stable and never reused; docs/errors.md documents each.
  */
-export const STATUS_BY_CODE = {
+export const PUBLIC_STATUS_BY_CODE = {
   missing_parameter: 400,
   invalid_parameter: 400,
   bad_request: 400,
@@ -18,11 +18,25 @@ export const STATUS_BY_CODE = {
   unavailable: 503,
 } as const satisfies Record<string, number>;
 
+/** The codes only the host API answers besides the public ones it shares (docs/host-api.md#errors). */
+export const HOST_STATUS_BY_CODE = {
+  missing_token: 401,
+  invalid_token: 401,
+  id_taken: 409,
+  too_many_keys: 409,
+  too_many_webhooks: 409,
+  invalid_record: 422,
+} as const satisfies Record<string, number>;
+
+export const STATUS_BY_CODE = { ...PUBLIC_STATUS_BY_CODE, ...HOST_STATUS_BY_CODE } as const;
+
 export type ErrorCode = keyof typeof STATUS_BY_CODE;
 
 export interface AppErrorOptions {
-  /** The query parameter at fault; rendered as `error.param`. */
+  /** The query parameter (or the host API's record field) at fault; rendered as `error.param`. */
   readonly param?: string;
+  /** The host API's import: the 1-based line at fault; rendered as `error.line`. */
+  readonly line?: number;
   /** Overrides the table's status where one code has two (request_too_large: 414 or 431). */
   readonly status?: number;
   /** Extra response headers (Retry-After, Allow, WWW-Authenticate). */
@@ -34,6 +48,7 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly param: string | undefined;
+  readonly line: number | undefined;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
@@ -42,15 +57,16 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.param = options.param;
+    this.line = options.line;
     this.status = options.status ?? STATUS_BY_CODE[code];
     this.headers = options.headers ?? {};
   }
 }
 
-/** The contract's error body: `{ "error": { "message", "code", "param"? } }`. */
-export function errorBody(code: ErrorCode, message: string, param?: string): string {
+/** The contract's error body: `{ "error": { "message", "code", "param"?, "line"? } }`. */
+export function errorBody(code: ErrorCode, message: string, param?: string, line?: number): string {
   const error = param === undefined ? { message, code } : { message, code, param };
-  return JSON.stringify({ error });
+  return JSON.stringify({ error: line === undefined ? error : { ...error, line } });
 }
 
 /**

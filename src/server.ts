@@ -10,6 +10,8 @@ import { createTimedStorage } from './metrics/timed-storage.js';
 import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
 import type { Limiters } from './ratelimit/limiter-set.js';
 import { startServedAppPage } from './serve/app-page-listener.js';
+import { startServedHostApi } from './serve/host-api-listener.js';
+import type { RunningHostApi } from './host-api/host-listener.js';
 import type { ServeConfig } from './serve/serve-config.js';
 import { openServeLimiters } from './serve/serve-limiters.js';
 import { loadServeTls } from './serve/serve-tls.js';
@@ -55,6 +57,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   /** The app page's address (`https://HOST:PORT`) when `appPort` is set. */
   readonly appUrl: string | undefined;
+  /** The host API's address when `hostApiPort` is set. */
+  readonly hostApiUrl: string | undefined;
   /** Stops accepting, finishes the responses in flight (up to 30 s), releases everything. */
   close(): Promise<void>;
   /** Writes the log lines held while starting, and every later one (with `holdLogs`). */
@@ -125,9 +129,10 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   }
 
   let appPage: RunningAppPage | undefined;
+  let hostApi: RunningHostApi | undefined;
   const ownsStorage = options.storage === undefined;
   const close = () =>
-    closeServer({ app, connections: api.connections(), appPage, jobs, limiters, storage, ownsStorage });
+    closeServer({ app, connections: api.connections(), appPage, hostApi, jobs, limiters, storage, ownsStorage });
   if (config.appPort !== undefined) {
     const page = { config, port: config.appPort, storage, tlsMaterial, apiUrl: url, log: app.log };
     // A page that cannot start (its port in use) fails the command: everything opened above
@@ -141,11 +146,24 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     }
   }
 
+  if (config.hostApiPort !== undefined) {
+    const { metrics } = options;
+    const served = { config, port: config.hostApiPort, storage, ownsStorage, tlsMaterial, authFailures, log: app.log };
+    try {
+      hostApi = await startServedHostApi({ ...served, metrics, version });
+    } catch (error) {
+      startupLog.discard();
+      await close();
+      throw error;
+    }
+  }
+
   if (options.holdLogs !== true) startupLog.release();
   return {
     url,
     app,
     appUrl: appPage?.url,
+    hostApiUrl: hostApi?.url,
     close,
     releaseLogs: () => startupLog.release(),
     discardLogs: () => startupLog.discard(),

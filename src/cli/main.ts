@@ -24,6 +24,7 @@ const ENV_HELP: Readonly<Partial<Record<keyof typeof ENV, string>>> = {
   port: '--port (serve)',
   adminPort: '--admin-port (serve)',
   appPort: '--app-port (serve)',
+  hostApiPort: '--host-api-port (serve)',
   publicUrl: '--public-url (serve, users login-link)',
   apiKey: 'the API key of pull',
 };

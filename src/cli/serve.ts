@@ -32,6 +32,7 @@ const MAX_WORKERS = 64;
 /** Held long polls per process (docs/operations.md#long-polls-and-webhooks); 0 answers every `wait` at once. */
 const DEFAULT_MAX_WAITING = 10_000;
 const DEFAULT_PORT = 8443;
+const DEFAULT_HOST_API_HOST = '127.0.0.1';
 const DEFAULT_MIN_INTERVAL_MS = 3000;
 const DEFAULT_DAILY_LIMIT = 1000;
 const DEFAULT_LOG_LEVEL = 'info';
@@ -115,6 +116,19 @@ const SERVE_FLAGS = {
     env: 'appPort',
     help: 'the app page (sign-in, keys) on this port',
   },
+  'host-api-port': {
+    type: 'string',
+    value: 'N',
+    shown: 'none',
+    env: 'hostApiPort',
+    help: "the host API (the app's back end records meals, manages keys) on this port",
+  },
+  'host-api-host': {
+    type: 'string',
+    value: 'ADDRESS',
+    shown: '127.0.0.1',
+    help: 'the address the host API listens on',
+  },
   'public-url': {
     type: 'string',
     value: 'URL',
@@ -158,8 +172,8 @@ function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefi
 /** A port from its flag, else its variable (named in the message, when it is the one that is wrong). */
 function resolvePort(
   flag: string | undefined,
-  name: 'port' | 'admin-port' | 'app-port',
-  env: 'port' | 'adminPort' | 'appPort',
+  name: 'port' | 'admin-port' | 'app-port' | 'host-api-port',
+  env: 'port' | 'adminPort' | 'appPort' | 'hostApiPort',
 ): number | undefined {
   const value = resolveSetting(flag, env);
   if (value === undefined) return undefined;
@@ -210,6 +224,8 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     redisUrl: resolveSetting(values.redis, 'redisUrl'),
     redisPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX,
     appPort: resolvePort(values['app-port'], 'app-port', 'appPort'),
+    hostApiPort: resolvePort(values['host-api-port'], 'host-api-port', 'hostApiPort'),
+    hostApiHost: values['host-api-host'] ?? DEFAULT_HOST_API_HOST,
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),

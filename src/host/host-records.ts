@@ -44,3 +44,16 @@ export function attemptInfo(record: WebhookAttemptRecord): WebhookAttemptInfo {
     ms: record.ms,
   };
 }
+
+/** A key as `keys list --json` shows it (and the host API's list): never the secret. */
+export function keyListView(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    createdAt: formatInstant(record.createdAt),
+    expiresAt: orNull(record.expiresAt),
+    lastUsedAt: orNull(record.lastUsedAt),
+    revokedAt: orNull(record.revokedAt),
+  };
+}

@@ -31,29 +31,41 @@ export interface AuthFailureGuard {
   readonly known: KnownBlocks;
 }
 
+/** The two refusals of a listener's credentials: none given, and any other fault (one answer: no oracle). */
+export interface CredentialRefusals {
+  readonly missing: () => AppError;
+  readonly invalid: () => AppError;
+}
+
+const API_KEY_REFUSALS: CredentialRefusals = {
+  missing: () => new AppError('missing_api_key', 'Missing API key.', { headers: WWW_AUTHENTICATE }),
+  invalid: () => new AppError('invalid_api_key', 'Invalid API key.', { headers: WWW_AUTHENTICATE }),
+};
+
 /**
- * The key of the request, or the contract's refusal: 401 missing_api_key / invalid_api_key
- * (one message for every kind of bad key: no oracle), or 429 once the client address has
- * failed too often. The block is checked first, from memory: a blocked
- * address's request is refused without asking the guard, and its key, which must still pass
- * if valid (docs/api.md#limits), is looked up in a paced batch, not with a query of its own.
+ * The credential of a request as `lookup` finds it, or the listener's refusal (401), or 429
+ * once the client address has failed too often: the one brute-force rule of every listener
+ * that takes a bearer credential (docs/api.md#limits). The block is checked first, from
+ * memory: a blocked address's request is refused without asking the guard, and its
+ * credential, which must still pass if valid, is looked up with `paced` set.
  */
-export async function authenticateRequest(
+export async function authenticateBearer<T>(
   authorization: string | undefined,
-  /** Read only when some address is blocked or the key is refused (the first read on a connection is a system call). */
+  /** Read only when some address is blocked or the credential is refused (the first read on a connection is a system call). */
   clientAddress: () => string,
-  authenticator: KeyAuthenticator,
+  lookup: (token: string, paced: boolean) => Promise<T | undefined>,
   guard: AuthFailureGuard,
   now: number,
-): Promise<ApiKeyRecord> {
+  refusals: CredentialRefusals,
+): Promise<T> {
   const credentials = readCredentials(authorization);
   // Read at most once: behind trusted proxies it walks X-Forwarded-For (http/client-address.ts).
   let address: string | undefined;
   const addressOnce = () => (address ??= clientAddress());
   const blockedMs = guard.known.size === 0 ? 0 : guard.known.remainingMs(addressOnce(), now);
   if (credentials.kind === 'token') {
-    const key = await authenticator.authenticate(credentials.token, now, blockedMs > 0 ? 'paced' : 'at-once');
-    if (key !== undefined) return key;
+    const found = await lookup(credentials.token, blockedMs > 0);
+    if (found !== undefined) return found;
   }
   let waitMs = blockedMs;
   if (waitMs === 0) {
@@ -65,10 +77,23 @@ export async function authenticateRequest(
       headers: { 'retry-after': retryAfterSeconds(waitMs) },
     });
   }
-  if (credentials.kind === 'missing') {
-    throw new AppError('missing_api_key', 'Missing API key.', { headers: WWW_AUTHENTICATE });
-  }
-  throw new AppError('invalid_api_key', 'Invalid API key.', { headers: WWW_AUTHENTICATE });
+  throw credentials.kind === 'missing' ? refusals.missing() : refusals.invalid();
+}
+
+/**
+ * The key of the request, or the contract's refusal: 401 missing_api_key / invalid_api_key,
+ * or 429 once the client address has failed too often (authenticateBearer). A blocked
+ * address's valid key is looked up in a paced batch, not with a query of its own.
+ */
+export function authenticateRequest(
+  authorization: string | undefined,
+  clientAddress: () => string,
+  authenticator: KeyAuthenticator,
+  guard: AuthFailureGuard,
+  now: number,
+): Promise<ApiKeyRecord> {
+  const lookup = (token: string, paced: boolean) => authenticator.authenticate(token, now, paced ? 'paced' : 'at-once');
+  return authenticateBearer(authorization, clientAddress, lookup, guard, now, API_KEY_REFUSALS);
 }
 
 /** What authenticating an API request needs besides the guard: the keys, and whose X-Forwarded-For to trust. */

@@ -21,7 +21,7 @@ export function errorAnswer(error: AppError): ErrorAnswer {
   return {
     status: error.status,
     headers: { ...error.headers, 'content-type': JSON_CONTENT_TYPE },
-    body: errorBody(error.code, error.message, error.param),
+    body: errorBody(error.code, error.message, error.param, error.line),
   };
 }
 

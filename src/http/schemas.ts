@@ -1,5 +1,5 @@
 import { MEAL_FIELDS, MEAL_TYPES, type MealField } from '../domain/meal.js';
-import { STATUS_BY_CODE } from '../errors.js';
+import { PUBLIC_STATUS_BY_CODE } from '../errors.js';
 import { MEALS_QUERY_PARAMETERS, MEALS_QUERY_RULES } from './meals-query-rules.js';
 
 /**
@@ -92,7 +92,7 @@ export const errorSchema = {
       type: 'object',
       properties: {
         message: { type: 'string' },
-        code: { type: 'string', enum: Object.keys(STATUS_BY_CODE) },
+        code: { type: 'string', enum: Object.keys(PUBLIC_STATUS_BY_CODE) },
         param: { type: 'string', description: 'The query parameter at fault.' },
       },
       required: ['message', 'code'],

@@ -20,6 +20,8 @@ export interface ServiceMetrics extends RequestMetrics {
   /** Registers the webhook sender's metrics: only the process that sends has them (not a worker). */
   webhooks(): WebhookMetrics;
   readonly storageQuery: StorageTimer;
+  /** The host API's requests, by route (method and path template) and status (docs/host-api.md#metrics-and-logs). */
+  readonly hostRequests: RequestMetrics;
 }
 
 // Seconds: from a cached key's small page (~1 ms) to a first sync's 5000 meals on a busy host.
@@ -101,6 +103,20 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
     },
   });
 
+  const hostRequests = new Counter({
+    name: 'meal_export_host_api_requests_total',
+    help: 'Requests answered by the host API, by route (method and path template; other: unknown paths) and status.',
+    labelNames: ['route', 'status'] as const,
+    registers,
+  });
+  const hostLatency = new Histogram({
+    name: 'meal_export_host_api_request_duration_seconds',
+    help: 'Time from a host API request to its answer, by route.',
+    labelNames: ['route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+
   // One child per label set, kept: the hot path then skips prom-client's label hashing.
   const requestCounters = new Map<string, Counter.Internal>();
   const latencyHistograms = new Map<string, Histogram.Internal<'route'>>();
@@ -149,6 +165,12 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
     heldRequests: {
       count(size) {
         heldNow = size;
+      },
+    },
+    hostRequests: {
+      request(route, status, seconds) {
+        hostRequests.inc({ route, status: status === null ? 'aborted' : String(status) });
+        hostLatency.observe({ route }, seconds);
       },
     },
     storageQuery(method, seconds) {

@@ -24,6 +24,10 @@ export interface ServeConfig {
   readonly redisPrefix: string;
   /** The app page's listener (src/web): off when undefined; 0 picks a free port. */
   readonly appPort?: number | undefined;
+  /** The host API's listener (src/host-api): off when undefined; 0 picks a free port. */
+  readonly hostApiPort?: number | undefined;
+  /** Where the host API listens: loopback unless the app's back end runs elsewhere. */
+  readonly hostApiHost?: string | undefined;
   /** The app page's address as browsers see it, when behind a proxy. */
   readonly publicUrl?: string | undefined;
   /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (http/client-address.ts). */

@@ -4,6 +4,7 @@ import type { ConnectionDrain } from '../http/connection-drain.js';
 import type { LimiterSet } from '../ratelimit/limiter-set.js';
 import type { Storage } from '../storage/storage.js';
 import type { RunningAppPage } from '../web/app-page.js';
+import type { RunningHostApi } from '../host-api/host-listener.js';
 
 const DRAIN_TIMEOUT_MS = 30_000;
 
@@ -13,6 +14,8 @@ export interface ServerParts {
   /** The API listener's connections, cut when the drain's deadline passes. */
   readonly connections: ConnectionDrain | undefined;
   readonly appPage: RunningAppPage | undefined;
+  /** The host API: drained with the public listener, under the same deadline. */
+  readonly hostApi?: RunningHostApi | undefined;
   readonly jobs: BackgroundJobs;
   readonly limiters: LimiterSet;
   readonly storage: Storage;
@@ -30,7 +33,7 @@ export async function closeServer(parts: ServerParts): Promise<void> {
   jobs.stopPruning();
   const webhooksStopped = jobs.webhooks?.stop();
   // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
-  const drained = app.close();
+  const drained = Promise.all([app.close(), parts.hostApi?.close()]);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {
     timer = setTimeout(() => resolve('deadline'), DRAIN_TIMEOUT_MS);
@@ -38,6 +41,7 @@ export async function closeServer(parts: ServerParts): Promise<void> {
   if ((await Promise.race([drained, deadline])) === 'deadline') {
     app.log.warn('responses still in flight after 30 s: closing their connections');
     parts.connections?.destroyAll();
+    parts.hostApi?.connections?.destroyAll();
     await drained;
   }
   clearTimeout(timer);

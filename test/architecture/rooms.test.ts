@@ -29,6 +29,7 @@ const ROOMS = [
   'key-use-flush.ts',
   'web',
   'host',
+  'host-api',
   'app.ts',
   'serve',
   'server.ts',

@@ -1,0 +1,137 @@
+import type { Socket } from 'node:net';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerFactory,
+  LogController,
+} from 'fastify';
+import { redactApiKeys } from '../domain/api-key.js';
+import { AppError } from '../errors.js';
+import { sendError } from '../http/error-answer.js';
+import { failureOf } from '../http/error-handler.js';
+import { commonHeaders } from '../http/json-response.js';
+import type { RequestMetrics } from '../http/request-report.js';
+import { authenticateService, type HostAuthentication } from './host-auth.js';
+import { MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
+import type { HostRouteConfig } from './host-resource.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The id of the service token that authenticated the request, for its log line. */
+    serviceTokenId: string | undefined;
+  }
+}
+
+export interface HostAppDeps {
+  readonly auth: HostAuthentication;
+  /** True when the listener speaks TLS (HSTS is sent then). */
+  readonly tls: boolean;
+  readonly log: FastifyBaseLogger;
+  /** One log line per request (info level and below). */
+  readonly logRequests: boolean;
+  /** What /metrics counts of the host API (metrics/service-metrics.ts). */
+  readonly metrics: RequestMetrics | undefined;
+  readonly serverFactory: FastifyServerFactory;
+  /** Answers what the HTTP parser refuses (http/client-error.ts). */
+  readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
+  /** Registers the routes (host-routes.ts). */
+  readonly routes: (app: FastifyInstance) => void;
+}
+
+const NOT_FOUND_MESSAGE = 'No such resource: the host API lives under /host/v1 (see /host/v1/openapi.json).';
+
+function routeConfig(request: FastifyRequest): HostRouteConfig | undefined {
+  const config = request.routeOptions.config as Partial<HostRouteConfig> | undefined;
+  return config?.template === undefined ? undefined : (config as HostRouteConfig);
+}
+
+/**
+ * The first refusal before the handler, in the public listener's order (docs/host-api.md#errors):
+ * OPTIONS, route, method, Origin, then the service token.
+ */
+async function guardRequest(request: FastifyRequest, deps: HostAppDeps): Promise<void> {
+  // The host API is for the app's back end: a browser never holds a service token.
+  const forBrowsers = () =>
+    new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.");
+  if (request.method === 'OPTIONS') throw forBrowsers();
+  const route = routeConfig(request);
+  if (route === undefined) throw new AppError('not_found', NOT_FOUND_MESSAGE);
+  if (!route.allow.includes(request.method)) {
+    throw new AppError('method_not_allowed', `${request.method} is not allowed here.`, {
+      headers: { allow: route.allow.join(', ') },
+    });
+  }
+  if (request.headers.origin !== undefined) throw forBrowsers();
+  if (!route.authenticated) return;
+  const token = await authenticateService(request.raw, deps.auth, Date.now());
+  request.serviceTokenId = token.id;
+}
+
+/**
+ * The host API's Fastify instance (docs/host-api.md): JSON in and out, every answer
+ * `Cache-Control: no-store`, every error of the public shape. Its listener (host-listener.ts)
+ * shares no route with the public one: each answers the other's paths 404.
+ */
+export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> {
+  const { log, tls } = deps;
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: false,
+    forceCloseConnections: false,
+    bodyLimit: MAX_JSON_BODY_BYTES,
+    // HEAD is registered beside GET by host-resource.ts, with every other method.
+    exposeHeadRoutes: false,
+    serverFactory: deps.serverFactory,
+    ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
+    frameworkErrors: (error, _request, reply) => {
+      reply.headers(commonHeaders(tls));
+      if ((error.statusCode ?? 400) >= 500) reply.log.error({ err: error }, 'framework error');
+      sendError(reply, new AppError('bad_request', 'The request is malformed.'));
+    },
+  });
+  app.decorateRequest('serviceTokenId', undefined);
+  registerBodyParsers(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers(commonHeaders(tls));
+    await guardRequest(request, deps);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = routeConfig(request);
+    const label = route === undefined ? 'other' : `${request.method} ${route.template}`;
+    deps.metrics?.request(label, reply.statusCode, reply.elapsedTime / 1000);
+    if (!deps.logRequests) return;
+    const fields = {
+      method: request.method,
+      url: redactApiKeys(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+      token: request.serviceTokenId ?? null,
+    };
+    request.log.info(fields, 'host request');
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply: FastifyReply) => {
+    if (error instanceof AppError) return sendError(reply, failureOf(error, request.log));
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, new AppError('request_too_large', 'The body is larger than 1 MiB.', { status: 413 }));
+    }
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, new AppError('bad_request', 'The request is malformed.'));
+    }
+    return sendError(reply, failureOf(error, request.log));
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    const refusal =
+      request.method === 'OPTIONS'
+        ? new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.")
+        : new AppError('not_found', NOT_FOUND_MESSAGE);
+    return sendError(reply, refusal);
+  });
+  deps.routes(app);
+  return app;
+}

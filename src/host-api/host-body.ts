@@ -1,0 +1,83 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { isRecord } from '../json-record.js';
+
+/** A JSON body at most 1 MiB (docs/host-api.md#errors). */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+/** An import's JSON Lines at most 64 MiB, read as they stream in (host-import.ts). */
+export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
+
+export const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl'];
+
+/** An import body: the request's stream, handed over unread. */
+export interface StreamedBody {
+  readonly stream: Readable;
+}
+
+function isStreamedBody(body: unknown): body is StreamedBody {
+  return typeof body === 'object' && body !== null && 'stream' in body;
+}
+
+/**
+ * JSON bodies parsed by the service's own parser, so that one that is not JSON is the
+ * contract's `400 bad_request` (Fastify's own would say so in its words); JSON Lines left as
+ * a stream for the import; any other type refused with the same 400 before it is read.
+ */
+export function registerBodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    // An empty body is no body: a POST whose fields are all optional may send none.
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text as string) as unknown);
+    } catch {
+      done(new AppError('bad_request', 'The body is not JSON.'), undefined);
+    }
+  });
+  app.addContentTypeParser(NDJSON_TYPES, (_request, payload, done) => done(null, { stream: payload }));
+  app.addContentTypeParser('*', (_request, _payload, done) =>
+    done(new AppError('bad_request', 'The body must be JSON, sent as Content-Type: application/json.'), undefined),
+  );
+}
+
+/**
+ * A JSON body as an object of known fields: absent is `{}` when `optional`; an array, a string,
+ * or a field not in `fields` is `422 invalid_record` naming it (unknown fields are refused: they
+ * are usually typos that would otherwise be dropped silently).
+ */
+export function jsonObjectBody(
+  request: FastifyRequest,
+  /** The fields allowed; `any` when the caller checks them itself. */
+  fields: readonly string[] | 'any',
+  options: { readonly optional?: boolean } = {},
+): Readonly<Record<string, unknown>> {
+  const { body } = request;
+  if (body === undefined && options.optional === true) return {};
+  if (isStreamedBody(body))
+    throw new AppError('bad_request', 'The body must be JSON, sent as Content-Type: application/json.');
+  if (body === undefined) throw new AppError('bad_request', 'The body is missing: send a JSON object.');
+  if (!isRecord(body) || Array.isArray(body)) throw new AppError('invalid_record', 'The body must be a JSON object.');
+  for (const name of Object.keys(body)) {
+    if (fields !== 'any' && !fields.includes(name)) {
+      throw new AppError('invalid_record', `Unknown field ${JSON.stringify(name).slice(0, 80)}.`, { param: name });
+    }
+  }
+  return body;
+}
+
+/** The import's body stream, or a 400 when it came as something else than JSON Lines. */
+export function streamedBody(request: FastifyRequest): Readable {
+  if (!isStreamedBody(request.body)) {
+    throw new AppError('bad_request', 'The import is JSON Lines, sent as Content-Type: application/x-ndjson.');
+  }
+  return request.body.stream;
+}
+
+/** An optional text field: absent or null is undefined. */
+export function optionalText(body: Readonly<Record<string, unknown>>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new AppError('invalid_record', `${field} must be a string.`, { param: field });
+  return value;
+}

@@ -1,0 +1,22 @@
+import { AppError } from '../errors.js';
+import type { MealRefusal } from '../host/host-meal-operations.js';
+
+/** A field at fault as the host API answers it: the ids of the path are its parameters (400), the rest the record's (422). */
+export function refusalError(refusal: MealRefusal, line?: number): AppError {
+  if (refusal.reason === 'foreign_id') {
+    return new AppError('id_taken', refusal.message, line === undefined ? {} : { line });
+  }
+  const message = `${refusal.message.charAt(0).toUpperCase()}${refusal.message.slice(1)}.`;
+  if (refusal.field === 'userId' || refusal.field === 'mealId') {
+    return new AppError('invalid_parameter', message, { param: refusal.field });
+  }
+  return new AppError('invalid_record', message, {
+    ...(refusal.field === undefined ? {} : { param: refusal.field }),
+    ...(line === undefined ? {} : { line }),
+  });
+}
+
+/** `404 not_found` for an id of the store's that is unknown (another user's is as unknown). */
+export function unknownId(what: string): AppError {
+  return new AppError('not_found', `No such ${what}.`);
+}

@@ -1,0 +1,109 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { createClientErrorHandler } from '../http/client-error.js';
+import type { AuthFailureGuard } from '../http/authenticate.js';
+import type { TrustedProxies } from '../http/client-address.js';
+import type { ConnectionDrain } from '../http/connection-drain.js';
+import { createListener } from '../http/listener.js';
+import { listenApi } from '../http/api-listener.js';
+import type { RequestMetrics } from '../http/request-report.js';
+import { createServiceTokenAuthenticator } from '../keys/service-token-authenticator.js';
+import type { Storage } from '../storage/storage.js';
+import type { TlsMaterial } from '../tls/certificate.js';
+import { buildHostApp } from './host-app.js';
+import type { ImportStore } from './host-import.js';
+import { buildHostOpenApiDocument } from './host-openapi.js';
+import { registerHostRoutes } from './host-routes.js';
+import { createWriteLane, OPEN_LANE } from './write-lane.js';
+
+export interface HostApiOptions {
+  readonly storage: Storage;
+  /** Opens a store handle of the import's own (SQLite); undefined: imports write through `storage`. */
+  readonly openImportStore: (() => Promise<Storage>) | undefined;
+  readonly host: string;
+  readonly port: number;
+  readonly tlsMaterial: TlsMaterial | undefined;
+  readonly guard: AuthFailureGuard;
+  readonly trustedProxies: TrustedProxies | undefined;
+  readonly publicUrl: string | undefined;
+  readonly log: FastifyBaseLogger;
+  readonly logRequests: boolean;
+  readonly metrics: RequestMetrics | undefined;
+  readonly version: string;
+}
+
+export interface RunningHostApi {
+  /** `https://HOST:PORT` (http:// with --insecure-http), the port actually bound. */
+  readonly url: string;
+  /** Its connections, cut when the drain's deadline passes. */
+  readonly connections: ConnectionDrain | undefined;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** The import's writer: its own SQLite handle opened once, on the first import; else the serving store. */
+function importStoreOf(options: HostApiOptions): ImportStore {
+  const { openImportStore } = options;
+  if (openImportStore === undefined) {
+    return { writes: async () => options.storage.writes, close: async () => undefined };
+  }
+  let opened: Promise<Storage> | undefined;
+  return {
+    writes: async () => (await (opened ??= openImportStore())).writes,
+    async close() {
+      if (opened !== undefined) await (await opened).close();
+    },
+  };
+}
+
+/**
+ * The host API's listener beside the public one (docs/host-api.md#running-it-beside-the-app):
+ * the same certificate and connection limits, its own routes and credentials. Rejects when it
+ * cannot listen (its port in use).
+ */
+export async function startHostApi(options: HostApiOptions): Promise<RunningHostApi> {
+  const tls = options.tlsMaterial !== undefined;
+  let connections: ConnectionDrain | undefined;
+  const imports = importStoreOf(options);
+  const app = await buildHostApp({
+    auth: {
+      tokens: createServiceTokenAuthenticator(options.storage.serviceTokens),
+      guard: options.guard,
+      trustedProxies: options.trustedProxies,
+    },
+    tls,
+    log: options.log,
+    logRequests: options.logRequests,
+    metrics: options.metrics,
+    serverFactory: (handler) => {
+      const listener = createListener(handler, { tls: options.tlsMaterial });
+      connections = listener.connections;
+      return listener.server;
+    },
+    clientErrorHandler: createClientErrorHandler(tls),
+    routes: (instance) =>
+      registerHostRoutes(instance, {
+        storage: options.storage,
+        imports,
+        lane: options.storage.kind === 'sqlite' ? createWriteLane() : OPEN_LANE,
+        publicUrl: options.publicUrl,
+        openApiJson: JSON.stringify(buildHostOpenApiDocument(options.version)),
+      }),
+  });
+  let url: string;
+  try {
+    url = await listenApi(app, options.host, options.port, tls);
+  } catch (error) {
+    await app.close();
+    await imports.close();
+    throw error;
+  }
+  return {
+    url,
+    connections,
+    app,
+    async close() {
+      await app.close();
+      await imports.close();
+    },
+  };
+}

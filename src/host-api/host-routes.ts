@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { Storage } from '../storage/storage.js';
+import type { ImportStore } from './host-import.js';
+import { registerHostKeyRoutes } from './host-key-routes.js';
+import { registerHostMealRoutes } from './host-meal-routes.js';
+import { registerResource } from './host-resource.js';
+import { registerHostWebhookRoutes } from './host-webhook-routes.js';
+import type { WriteLane } from './write-lane.js';
+
+export interface HostRoutesDeps {
+  readonly storage: Storage;
+  readonly imports: ImportStore;
+  readonly lane: WriteLane;
+  readonly publicUrl: string | undefined;
+  /** The OpenAPI document's JSON text, made once (host-openapi.ts). */
+  readonly openApiJson: string;
+}
+
+/** Every path of the host API (docs/host-api.md). */
+export function registerHostRoutes(app: FastifyInstance, deps: HostRoutesDeps): void {
+  registerResource(
+    app,
+    '/host/v1/openapi.json',
+    { GET: async () => ({ status: 200, raw: deps.openApiJson }) },
+    { authenticated: false },
+  );
+  registerHostMealRoutes(app, deps);
+  registerHostKeyRoutes(app, deps);
+  registerHostWebhookRoutes(app, deps);
+}

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { formatInstant } from '../domain/instant.js';
+import { AppError } from '../errors.js';
+import { attemptInfo, webhookInfo } from '../host/host-records.js';
+import type { Storage } from '../storage/storage.js';
+import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
+import { jsonObjectBody, optionalText } from './host-body.js';
+import { unknownId } from './host-errors.js';
+import { idOf, queryOf, userIdOf } from './host-paths.js';
+import { type HostAnswer, registerResource } from './host-resource.js';
+import type { WriteLane } from './write-lane.js';
+
+export interface HostWebhookRoutesDeps {
+  readonly storage: Storage;
+  readonly lane: WriteLane;
+}
+
+/** The endpoint id of the path, after a request's checks; no body is read. */
+function endpointIdOf(request: FastifyRequest): string {
+  queryOf(request, []);
+  return idOf(request, 'webhookId');
+}
+
+const unknownEndpoint = () => unknownId('webhook endpoint');
+
+/** A user's webhook endpoints, as the `webhooks` commands (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links). */
+export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhookRoutesDeps): void {
+  const { storage, lane } = deps;
+  const { webhooks } = storage;
+
+  registerResource(app, '/host/v1/users/:userId/webhooks', {
+    async POST(request) {
+      const userId = userIdOf(request);
+      queryOf(request, []);
+      const body = jsonObjectBody(request, ['url', 'name']);
+      const url = optionalText(body, 'url');
+      if (url === undefined) throw new AppError('invalid_record', 'url is required.', { param: 'url' });
+      const name = optionalText(body, 'name') ?? '';
+      const result = await lane(() => registerWebhook(webhooks, { userId, url, name }, Date.now()));
+      if (!result.ok) {
+        if (result.reason === 'too_many_webhooks') throw new AppError('too_many_webhooks', `${result.message}.`);
+        const param = result.reason === 'invalid_url' ? 'url' : 'name';
+        throw new AppError('invalid_record', `${result.message}.`, { param });
+      }
+      const { endpoint } = result;
+      const created = {
+        id: endpoint.id,
+        userId: endpoint.userId,
+        url: endpoint.url,
+        name: endpoint.name,
+        secret: endpoint.secret,
+        createdAt: formatInstant(endpoint.createdAt),
+      };
+      return { status: 201, body: created };
+    },
+    async GET(request) {
+      const userId = userIdOf(request);
+      queryOf(request, []);
+      return { status: 200, body: (await webhooks.listWebhooks(userId)).map(webhookInfo) };
+    },
+  });
+
+  registerResource(app, '/host/v1/webhooks/:webhookId', {
+    async DELETE(request) {
+      const id = endpointIdOf(request);
+      if (!(await lane(() => webhooks.deleteWebhook(id)))) throw unknownEndpoint();
+      return { status: 200, body: { id, deleted: true } };
+    },
+  });
+
+  const action = (path: string, act: (id: string) => Promise<HostAnswer>) =>
+    registerResource(app, `/host/v1/webhooks/:webhookId/${path}`, {
+      POST: (request) => act(endpointIdOf(request)),
+    });
+  action('enable', async (id) => {
+    if (!(await lane(() => webhooks.enableWebhook(id, Date.now())))) throw unknownEndpoint();
+    return { status: 200, body: { id, enabled: true } };
+  });
+  action('rotate-secret', async (id) => {
+    const secret = await lane(() => rotateWebhookSecret(webhooks, id, Date.now()));
+    if (secret === undefined) throw unknownEndpoint();
+    return { status: 200, body: { id, secret } };
+  });
+  action('test', async (id) => {
+    const eventId = await lane(() => queueWebhookTest(webhooks, id, Date.now()));
+    if (eventId === undefined) throw unknownEndpoint();
+    return { status: 200, body: { id, eventId } };
+  });
+
+  registerResource(app, '/host/v1/webhooks/:webhookId/attempts', {
+    async GET(request) {
+      const id = endpointIdOf(request);
+      if ((await webhooks.findWebhook(id)) === undefined) throw unknownEndpoint();
+      return { status: 200, body: (await webhooks.listWebhookAttempts(id)).map(attemptInfo) };
+    },
+  });
+}
