@@ -5,7 +5,7 @@ import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import type { ApiKeyRecord } from '../domain/key-records.js';
+import { createdKeyView, keyListView } from '../host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -15,8 +15,6 @@ const USAGE = {
   list: 'meal-export keys list --user ID [--db FILE] [--json]',
   revoke: 'meal-export keys revoke KEY_ID [--db FILE] [--json]',
 };
-
-const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
 /** `keys create|list|revoke`. */
 export async function runKeys(argv: string[]): Promise<void> {
@@ -58,28 +56,9 @@ async function createKey(argv: string[]): Promise<void> {
   const { key, record } = result;
   printResult(
     values.json,
-    {
-      id: record.id,
-      key,
-      userId: record.userId,
-      name: record.name,
-      createdAt: formatInstant(record.createdAt),
-      expiresAt: instantOrNull(record.expiresAt),
-    },
+    createdKeyView(key, record),
     `${key}\n\nkey id ${record.id} for user ${userId}${record.expiresAt === null ? '' : `, expires ${formatInstant(record.expiresAt)}`}.\nThis is the only time the key is shown: store it in a secret manager now.`,
   );
-}
-
-function publicView(record: ApiKeyRecord) {
-  return {
-    id: record.id,
-    name: record.name,
-    prefix: record.prefix,
-    createdAt: formatInstant(record.createdAt),
-    expiresAt: instantOrNull(record.expiresAt),
-    lastUsedAt: instantOrNull(record.lastUsedAt),
-    revokedAt: instantOrNull(record.revokedAt),
-  };
 }
 
 async function listKeys(argv: string[]): Promise<void> {
@@ -88,7 +67,7 @@ async function listKeys(argv: string[]): Promise<void> {
   const userId = requireUserId(values.user, USAGE.list);
   const keys = (
     await withStorage(resolveDatabase(values.db), (storage) => storage.keys.listApiKeys(userId), EXISTING_STORE)
-  ).map(publicView);
+  ).map(keyListView);
   const lines = keys.map(
     (k) =>
       `${k.id}  ${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.name === '' ? '' : `  ${k.name}`}`,

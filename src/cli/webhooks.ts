@@ -1,10 +1,9 @@
 import { resolveDatabase } from '../config.js';
-import { formatInstant } from '../domain/instant.js';
 import { describeAttemptOutcome } from '../domain/webhook-attempt-outcome.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
+import { attemptInfo, createdWebhookView, webhookInfo } from '../host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireFlag, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -18,8 +17,6 @@ const USAGE = {
   test: 'meal-export webhooks test WEBHOOK_ID [--db FILE] [--json]',
   attempts: 'meal-export webhooks attempts WEBHOOK_ID [--db FILE] [--json]',
 };
-
-const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
 /** `webhooks create|list|delete|enable|rotate-secret|test|attempts` (docs/cli.md#webhooks). */
 export async function runWebhooks(argv: string[]): Promise<void> {
@@ -60,29 +57,9 @@ async function createWebhook(argv: string[]): Promise<void> {
   const { endpoint } = result;
   printResult(
     values.json,
-    {
-      id: endpoint.id,
-      userId: endpoint.userId,
-      url: endpoint.url,
-      name: endpoint.name,
-      secret: endpoint.secret,
-      createdAt: formatInstant(endpoint.createdAt),
-    },
+    createdWebhookView(endpoint),
     `${endpoint.secret}\n\nwebhook ${endpoint.id} for user ${userId} calls ${endpoint.url}.\nThis is the only time the signing secret is shown: store it with the receiving server now.`,
   );
-}
-
-/** An endpoint as `webhooks list` shows it: never a secret. */
-function publicView(endpoint: WebhookEndpointRecord) {
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    name: endpoint.name,
-    status: endpoint.status,
-    createdAt: formatInstant(endpoint.createdAt),
-    lastAttemptAt: instantOrNull(endpoint.lastAttemptAt),
-    lastStatus: endpoint.lastStatus,
-  };
 }
 
 async function listWebhooks(argv: string[]): Promise<void> {
@@ -96,7 +73,7 @@ async function listWebhooks(argv: string[]): Promise<void> {
       const endpoints = await storage.webhooks.listWebhooks(userId);
       return Promise.all(
         endpoints.map(async (endpoint) => ({
-          view: publicView(endpoint),
+          view: webhookInfo(endpoint),
           last: (await storage.webhooks.listWebhookAttempts(endpoint.id))[0],
         })),
       );
@@ -158,16 +135,6 @@ async function testWebhook(argv: string[]): Promise<void> {
   printResult(json, { id, eventId }, `queued a webhook.test call to webhook ${id} (webhook-id ${eventId})`);
 }
 
-function attemptView(attempt: WebhookAttemptRecord) {
-  return {
-    at: formatInstant(attempt.at),
-    eventId: attempt.eventId,
-    status: attempt.status,
-    error: attempt.error,
-    ms: attempt.ms,
-  };
-}
-
 async function listAttempts(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.attempts);
   const attempts = await withStorage(
@@ -177,7 +144,7 @@ async function listAttempts(argv: string[]): Promise<void> {
     EXISTING_STORE,
   );
   if (attempts === undefined) throw unknown(id);
-  const views = attempts.map(attemptView);
+  const views = attempts.map(attemptInfo);
   const lines = views.map((a) => `${a.at}  ${a.eventId}  ${describeAttemptOutcome(a)}  ${a.ms} ms`);
   printResult(json, views, lines.length === 0 ? `no attempts yet for webhook ${id}` : lines.join('\n'));
 }

@@ -3,7 +3,7 @@ import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { AppError } from '../errors.js';
-import { keyListView, orNull } from '../host/host-records.js';
+import { createdKeyView, keyListView } from '../host/host-records.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import type { Storage } from '../storage/storage.js';
 import { mintLoginLink } from '../web/login-link.js';
@@ -44,16 +44,7 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
       if (!issued.ok) {
         throw new AppError('too_many_keys', `The user already has ${MAX_ACTIVE_KEYS} active keys: revoke one first.`);
       }
-      const { key, record } = issued;
-      const created = {
-        id: record.id,
-        key,
-        userId: record.userId,
-        name: record.name,
-        createdAt: formatInstant(record.createdAt),
-        expiresAt: orNull(record.expiresAt),
-      };
-      return { status: 201, body: created };
+      return { status: 201, body: createdKeyView(issued.key, issued.record) };
     },
     async GET(request) {
       const userId = userIdOf(request);

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { formatInstant } from '../domain/instant.js';
 import { AppError } from '../errors.js';
-import { attemptInfo, webhookInfo } from '../host/host-records.js';
+import { attemptInfo, createdWebhookView, webhookInfo } from '../host/host-records.js';
 import type { Storage } from '../storage/storage.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { jsonObjectBody, optionalText } from './host-body.js';
@@ -42,16 +41,7 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
         const param = result.reason === 'invalid_url' ? 'url' : 'name';
         throw new AppError('invalid_record', `${result.message}.`, { param });
       }
-      const { endpoint } = result;
-      const created = {
-        id: endpoint.id,
-        userId: endpoint.userId,
-        url: endpoint.url,
-        name: endpoint.name,
-        secret: endpoint.secret,
-        createdAt: formatInstant(endpoint.createdAt),
-      };
-      return { status: 201, body: created };
+      return { status: 201, body: createdWebhookView(result.endpoint) };
     },
     async GET(request) {
       const userId = userIdOf(request);

@@ -57,3 +57,27 @@ export function keyListView(record: ApiKeyRecord) {
     revokedAt: orNull(record.revokedAt),
   };
 }
+
+/** A key just made, as `keys create --json` shows it (and the host API's 201): the key itself, once. */
+export function createdKeyView(key: string, record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    key,
+    userId: record.userId,
+    name: record.name,
+    createdAt: formatInstant(record.createdAt),
+    expiresAt: orNull(record.expiresAt),
+  };
+}
+
+/** An endpoint just registered, as `webhooks create --json` shows it (and the host API's 201): its secret, once. */
+export function createdWebhookView(endpoint: WebhookEndpointRecord) {
+  return {
+    id: endpoint.id,
+    userId: endpoint.userId,
+    url: endpoint.url,
+    name: endpoint.name,
+    secret: endpoint.secret,
+    createdAt: formatInstant(endpoint.createdAt),
+  };
+}

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type HostApiServer, hostCall, hostRecord, mealPath } from '../support/host-api.js';
+import { getMeals, newUserId, request, type TestResponse } from '../support/server.js';
+
+const HOST_CHALLENGE = 'Bearer realm="meal-export-host"';
+
+/** A JSON error of the contract's shape, with its code (and param, line where given). */
+function assertError(res: TestResponse, status: number, code: string, extra: Record<string, unknown> = {}): void {
+  assert.equal(res.status, status, res.text);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  const error = (res.json as { error: Record<string, unknown> }).error;
+  assert.equal(error.code, code, res.text);
+  assert.equal(typeof error.message, 'string');
+  for (const [name, value] of Object.entries(extra)) assert.equal(error[name], value, `${name} of ${res.text}`);
+}
+
+/** Nothing was written: the meal is unknown. */
+async function assertNotWritten(server: HostApiServer, userId: string, mealId: string): Promise<void> {
+  assert.equal((await hostCall(server, { path: mealPath(userId, mealId) })).status, 404, 'nothing was written');
+}
+
+/** Bad input gets a clear JSON error and writes nothing, on the store `open` serves. */
+export function hostErrorRules(name: string, open: () => HostApiServer) {
+  describe(`${name}: refusals`, () => {
+    test('every answer is JSON with no-store, nosniff and HSTS; the document needs no token', async () => {
+      const server = open();
+      const res = await hostCall(server, { path: '/host/v1/openapi.json', token: null });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.headers['strict-transport-security'], 'max-age=31536000');
+      assert.equal((res.json as { openapi: string }).openapi, '3.1.0');
+    });
+
+    test('tokens: none is missing_token, anything else invalid_token; a user key is refused here, a token on the public listener', async () => {
+      const server = open();
+      const path = mealPath(newUserId('auth'), 'm');
+      const missing = await hostCall(server, { path, token: null });
+      assertError(missing, 401, 'missing_token', { message: 'Missing service token.' });
+      assert.equal(missing.headers['www-authenticate'], HOST_CHALLENGE);
+      for (const token of ['nonsense', `${server.token.slice(0, -1)}x`, (await server.createKey('someone')).key]) {
+        const res = await hostCall(server, { path, token });
+        assertError(res, 401, 'invalid_token', { message: 'Invalid service token.' });
+        assert.equal(res.headers['www-authenticate'], HOST_CHALLENGE);
+      }
+      const onPublic = await getMeals(server, server.token, { lastModifiedSince: '2000-01-01T00:00:00Z' });
+      assertError(onPublic, 401, 'invalid_api_key');
+    });
+
+    test("the two listeners share no route: each answers the other's paths 404", async () => {
+      const server = open();
+      assertError(
+        await hostCall(server, { path: '/v1/meals?lastModifiedSince=2000-01-01T00:00:00Z' }),
+        404,
+        'not_found',
+      );
+      assertError(await hostCall(server, { path: '/v1/openapi.json' }), 404, 'not_found');
+      assertError(await hostCall(server, { path: '/healthz' }), 404, 'not_found');
+      const { key } = await server.createKey(newUserId('cross'));
+      assertError(await request(server, { path: mealPath('u', 'm'), key }), 404, 'not_found');
+      assertError(await request(server, { path: '/host/v1/openapi.json' }), 404, 'not_found');
+    });
+
+    test('another method on a known path is 405 with Allow, before the token is asked for', async () => {
+      const server = open();
+      const res = await hostCall(server, { method: 'PATCH', path: mealPath('u', 'm'), token: null });
+      assertError(res, 405, 'method_not_allowed');
+      assert.equal(res.headers.allow, 'GET, HEAD, PUT, DELETE');
+      const keys = await hostCall(server, { method: 'PUT', path: '/host/v1/users/u/keys' });
+      assert.equal(keys.headers.allow, 'POST, GET, HEAD');
+      assertError(await hostCall(server, { method: 'GET', path: '/host/v1/keys/key_x' }), 405, 'method_not_allowed');
+    });
+
+    test('browsers are refused: OPTIONS and an Origin header are 403', async () => {
+      const server = open();
+      assertError(await hostCall(server, { method: 'OPTIONS', path: mealPath('u', 'm') }), 403, 'browser_forbidden');
+      const withOrigin = { path: mealPath('u', 'm'), headers: { origin: 'https://evil.example' } };
+      assertError(await hostCall(server, withOrigin), 403, 'browser_forbidden');
+    });
+
+    test('user ids: a control character or over 200 characters is 400 invalid_parameter userId; bad escapes 400', async () => {
+      const server = open();
+      const record = hostRecord();
+      for (const userId of ['a\nb', 'tab\there', 'x'.repeat(201)]) {
+        const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, 'm'), json: record });
+        assertError(res, 400, 'invalid_parameter', { param: 'userId' });
+      }
+      assertError(
+        await hostCall(server, { method: 'PUT', path: mealPath('u', 'a\u0000'), json: record }),
+        400,
+        'invalid_parameter',
+        {
+          param: 'mealId',
+        },
+      );
+      assertError(await hostCall(server, { path: '/host/v1/users/%ZZ/meals/m' }), 400, 'bad_request');
+    });
+
+    test('a body that is not JSON is 400 bad_request; over 1 MiB 413; nothing written', async () => {
+      const server = open();
+      const userId = newUserId('body');
+      const path = mealPath(userId, 'm');
+      const headers = { 'content-type': 'application/json' };
+      assertError(await hostCall(server, { method: 'PUT', path, body: '{"type": ', headers }), 400, 'bad_request');
+      assertError(await hostCall(server, { method: 'PUT', path, body: '', headers }), 400, 'bad_request');
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      assertError(
+        await hostCall(server, { method: 'PUT', path, body: 'type=lunch', headers: form }),
+        400,
+        'bad_request',
+      );
+      const huge = hostRecord({ description: 'x'.repeat(1024 * 1024) });
+      assertError(await hostCall(server, { method: 'PUT', path, json: huge }), 413, 'request_too_large');
+      await assertNotWritten(server, userId, 'm');
+    });
+
+    test('a record that breaks the rules is 422 invalid_record naming the field; unknown fields too', async () => {
+      const server = open();
+      const userId = newUserId('record');
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [hostRecord({ type: 'brunch' }), 'type'],
+        [hostRecord({ date: 'yesterday' }), 'date'],
+        [hostRecord({ caloriesTotal: -1 }), 'caloriesTotal'],
+        [hostRecord({ title: 42 }), 'title'],
+        [hostRecord({ sourceVersion: 1.5 }), 'sourceVersion'],
+        [hostRecord({ sourceVersion: -1 }), 'sourceVersion'],
+        [hostRecord({ sourceVersion: 2 ** 53 }), 'sourceVersion'],
+        [hostRecord({ calories: 300 }), 'calories'],
+        [hostRecord({ id: 'm' }), 'id'],
+        [hostRecord({ modifiedAt: '2026-01-01T00:00:00Z' }), 'modifiedAt'],
+        [{ ...hostRecord(), type: undefined }, 'type'],
+      ];
+      for (const [record, param] of cases) {
+        const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, 'm'), json: record });
+        assertError(res, 422, 'invalid_record', { param });
+      }
+      assertError(
+        await hostCall(server, { method: 'PUT', path: mealPath(userId, 'm'), json: [1] }),
+        422,
+        'invalid_record',
+      );
+      await assertNotWritten(server, userId, 'm');
+    });
+
+    test('query parameters: unknown ones and a bad sourceVersion are 400 invalid_parameter', async () => {
+      const server = open();
+      const path = mealPath(newUserId('query'), 'm');
+      assertError(await hostCall(server, { path: `${path}?x=1` }), 400, 'invalid_parameter', { param: 'x' });
+      for (const version of ['-1', '1.5', 'abc', '9007199254740992', '']) {
+        const res = await hostCall(server, { method: 'DELETE', path: `${path}?sourceVersion=${version}` });
+        assertError(res, 400, 'invalid_parameter', { param: 'sourceVersion' });
+      }
+    });
+  });
+}

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type HostApiServer, hostCall, hostRecord, mealPath } from '../support/host-api.js';
+import { getMeals, newUserId } from '../support/server.js';
+
+const SINCE = { lastModifiedSince: '2000-01-01T00:00:00Z', includeDeleted: 'true' };
+
+interface Answer {
+  readonly id: string;
+  readonly outcome: string;
+  readonly modifiedAt?: string;
+}
+
+/** PUT of a record; its answer's body. */
+async function put(server: HostApiServer, userId: string, mealId: string, record: object, status = 200) {
+  const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: record });
+  assert.equal(res.status, status, res.text);
+  return res.json as Answer;
+}
+
+async function remove(server: HostApiServer, userId: string, mealId: string, version?: number) {
+  const query = version === undefined ? '' : `?sourceVersion=${version}`;
+  return hostCall(server, { method: 'DELETE', path: `${mealPath(userId, mealId)}${query}` });
+}
+
+async function stored(server: HostApiServer, userId: string, mealId: string) {
+  const res = await hostCall(server, { path: mealPath(userId, mealId) });
+  assert.equal(res.status, 200, res.text);
+  return res.json as Record<string, unknown>;
+}
+
+/** The user's feed as a key of theirs reads it, with tombstones. */
+async function feed(server: HostApiServer, userId: string) {
+  const { key } = await server.createKey(userId);
+  const res = await getMeals(server, key, SINCE);
+  assert.equal(res.status, 200, res.text);
+  return (res.json as { meals: Array<Record<string, unknown>> }).meals;
+}
+
+/** The rules of one meal's PUT, GET and DELETE, over HTTPS, on the store `open` serves. */
+export function hostMealRules(name: string, open: () => HostApiServer) {
+  describe(`${name}: one meal`, () => {
+    test('PUT creates, updates, is unchanged for the same record, and GET shows it as the feed does', async () => {
+      const server = open();
+      const userId = newUserId('put');
+      const created = await put(server, userId, 'm1', hostRecord());
+      assert.equal(created.outcome, 'created');
+      assert.equal(created.id, 'm1');
+      const again = await put(server, userId, 'm1', hostRecord());
+      assert.deepEqual(again, { ...created, outcome: 'unchanged' }, 'unchanged keeps its modifiedAt');
+      const updated = await put(server, userId, 'm1', hostRecord({ title: 'Oats' }));
+      assert.equal(updated.outcome, 'updated');
+      assert.ok(updated.modifiedAt! > created.modifiedAt!);
+      const [item] = await feed(server, userId);
+      assert.deepEqual(await stored(server, userId, 'm1'), { ...item, sourceVersion: null });
+      assert.equal(item?.modifiedAt, updated.modifiedAt);
+      assert.equal(item?.title, 'Oats');
+    });
+
+    test('sourceVersion: an older or equal save is stale, a newer one applies, an unchanged newer one is recorded', async () => {
+      const server = open();
+      const userId = newUserId('version');
+      const first = await put(server, userId, 'm', hostRecord({ sourceVersion: 5 }));
+      assert.equal(first.outcome, 'created');
+      const stale = await put(server, userId, 'm', hostRecord({ title: 'older', sourceVersion: 4 }));
+      assert.deepEqual(stale, { id: 'm', outcome: 'stale', modifiedAt: first.modifiedAt });
+      assert.equal((await put(server, userId, 'm', hostRecord({ title: 'same', sourceVersion: 5 }))).outcome, 'stale');
+      const unchanged = await put(server, userId, 'm', hostRecord({ sourceVersion: 7 }));
+      assert.deepEqual(unchanged, { id: 'm', outcome: 'unchanged', modifiedAt: first.modifiedAt });
+      assert.equal((await stored(server, userId, 'm')).sourceVersion, 7, 'the newer version is recorded');
+      assert.equal((await put(server, userId, 'm', hostRecord({ title: 'six', sourceVersion: 6 }))).outcome, 'stale');
+      const withoutVersion = await put(server, userId, 'm', hostRecord({ title: 'no version' }));
+      assert.equal(withoutVersion.outcome, 'updated', 'a save without a version always applies');
+      const meal = await stored(server, userId, 'm');
+      assert.equal(meal.title, 'no version');
+      assert.equal(meal.sourceVersion, 7, 'and keeps the stored version');
+    });
+
+    test('DELETE: deleted, then unchanged; stale against a newer version; a deleted meal comes back as updated', async () => {
+      const server = open();
+      const userId = newUserId('delete');
+      await put(server, userId, 'd', hostRecord({ sourceVersion: 10 }));
+      assert.deepEqual((await remove(server, userId, 'd', 9)).json, { id: 'd', outcome: 'stale' });
+      assert.deepEqual((await remove(server, userId, 'd', 11)).json, { id: 'd', outcome: 'deleted' });
+      const tombstone = await stored(server, userId, 'd');
+      assert.deepEqual(Object.keys(tombstone), ['id', 'modifiedAt', 'deleted', 'sourceVersion']);
+      assert.equal(tombstone.sourceVersion, 11);
+      assert.deepEqual((await remove(server, userId, 'd', 12)).json, { id: 'd', outcome: 'unchanged' });
+      assert.equal((await stored(server, userId, 'd')).sourceVersion, 12, 'a greater version is still recorded');
+      assert.deepEqual((await remove(server, userId, 'd')).json, { id: 'd', outcome: 'unchanged' });
+      assert.equal((await put(server, userId, 'd', hostRecord({ sourceVersion: 12 }))).outcome, 'stale');
+      const back = await put(server, userId, 'd', hostRecord({ sourceVersion: 13 }));
+      assert.equal(back.outcome, 'updated', 'a deleted meal comes back as updated');
+      assert.equal((await stored(server, userId, 'd')).deleted, false);
+    });
+
+    test('DELETE of an id the user never had: 404 without a version, a tombstone with one, so a late save is stale', async () => {
+      const server = open();
+      const userId = newUserId('unknown');
+      const res = await remove(server, userId, 'never');
+      assert.equal(res.status, 404, res.text);
+      assert.equal((res.json as { error: { code: string } }).error.code, 'not_found');
+      assert.deepEqual((await remove(server, userId, 'late', 3)).json, { id: 'late', outcome: 'deleted' });
+      const items = await feed(server, userId);
+      assert.deepEqual(
+        items.map((item) => [item.id, item.deleted]),
+        [['late', true]],
+        'the tombstone is in the feed',
+      );
+      assert.equal((await put(server, userId, 'late', hostRecord({ sourceVersion: 2 }))).outcome, 'stale');
+      assert.equal((await put(server, userId, 'late', hostRecord({ sourceVersion: 4 }))).outcome, 'updated');
+    });
+
+    test("another user's meal id: 409 id_taken for PUT and a versioned DELETE, 404 for GET and a plain DELETE", async () => {
+      const server = open();
+      const [owner, other] = [newUserId('owner'), newUserId('other')];
+      await put(server, owner, 'shared', hostRecord());
+      const taken = await hostCall(server, { method: 'PUT', path: mealPath(other, 'shared'), json: hostRecord() });
+      assert.equal(taken.status, 409, taken.text);
+      assert.equal((taken.json as { error: { code: string } }).error.code, 'id_taken');
+      assert.equal((await remove(server, other, 'shared', 1)).status, 409);
+      assert.equal((await remove(server, other, 'shared')).status, 404);
+      assert.equal((await hostCall(server, { path: mealPath(other, 'shared') })).status, 404);
+      assert.equal((await stored(server, owner, 'shared')).deleted, false, "the owner's meal is untouched");
+    });
+
+    test('percent-encoded ids round-trip: a slash, a space, non-ASCII, and the id `import`', async () => {
+      const server = open();
+      const userId = `user/${newUserId('enc')} é`;
+      for (const mealId of ['a/b c', 'déjà vu', 'import', '100%']) {
+        assert.equal((await put(server, userId, mealId, hostRecord())).id, mealId);
+        const meal = await stored(server, userId, mealId);
+        assert.equal(meal.id, mealId);
+      }
+      const ids = (await feed(server, userId)).map((item) => item.id);
+      assert.deepEqual([...ids].sort(), ['100%', 'a/b c', 'déjà vu', 'import'].sort());
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import { cliJson } from './cli.js';
+import { request, type StartOptions, startTestServer, type TestResponse, type TestServer } from './server.js';
+import { waitFor } from './wait-for.js';
+
+/** A served meal-export with its host API listening, and a service token for it. */
+export interface HostApiServer extends TestServer {
+  /** `https://127.0.0.1:PORT` of the host API. */
+  readonly hostUrl: string;
+  readonly hostApi: { readonly host: string; readonly port: number };
+  /** A service token made with `service-tokens create`. */
+  readonly token: string;
+  readonly tokenId: string;
+}
+
+// The host API's address, as the server logs it (serve/host-api-listener.ts).
+const HOST_API_LINE_RE = /"url":"(https?:\/\/[^"]+)"[^\n]*"msg":"host API listening"/;
+
+/** Starts `serve --host-api-port 0` (and whatever `options` add) and makes a service token on its store. */
+export async function startHostApiServer(options: StartOptions = {}): Promise<HostApiServer> {
+  const server = await startTestServer({
+    ...options,
+    extraArgs: [...(options.extraArgs ?? []), '--host-api-port', '0'],
+  });
+  await waitFor('the host API line in the log', () => HOST_API_LINE_RE.test(server.logs()));
+  const hostUrl = HOST_API_LINE_RE.exec(server.logs())?.[1] ?? '';
+  const { hostname, port } = new URL(hostUrl);
+  const made = await cliJson<{ id: string; token: string }>([
+    'service-tokens',
+    'create',
+    '--name',
+    'tests',
+    '--db',
+    server.db,
+    '--json',
+  ]);
+  return { ...server, hostUrl, hostApi: { host: hostname, port: Number(port) }, token: made.token, tokenId: made.id };
+}
+
+export interface HostCall {
+  readonly method?: string;
+  readonly path: string;
+  /** JSON body (sent as application/json), or text with its own content type in `headers`. */
+  readonly json?: unknown;
+  readonly body?: string;
+  /** The token to send; the server's own by default; null: no Authorization header. */
+  readonly token?: string | null;
+  readonly headers?: Record<string, string>;
+}
+
+/** One call to the host API over HTTPS with the server's token (or the one given). */
+export function hostCall(server: HostApiServer, call: HostCall): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...call.headers };
+  let body = call.body;
+  if (call.json !== undefined) {
+    body = JSON.stringify(call.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const token = call.token === undefined ? server.token : call.token;
+  return request(server.hostApi, {
+    method: call.method ?? 'GET',
+    path: call.path,
+    headers,
+    body,
+    ...(token === null ? {} : { key: token }),
+  });
+}
+
+/** `/host/v1/users/{userId}/meals/{mealId}` with both ids percent-encoded. */
+export function mealPath(userId: string, mealId: string): string {
+  return `/host/v1/users/${encodeURIComponent(userId)}/meals/${encodeURIComponent(mealId)}`;
+}
+
+/** A record as PUT takes it: the Meal's fields but id and modifiedAt. */
+export function hostRecord(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: 'Porridge',
+    description: 'oats, milk',
+    type: 'breakfast',
+    date: '2026-11-20T07:30:00.000Z',
+    caloriesTotal: 320,
+    proteins_g: 12,
+    fats_g: 6,
+    carbs_g: 54,
+    fibers_g: 7,
+    sodium_mg: 80,
+    iron_mg: 2.1,
+    calcium_mg: 250,
+    ...overrides,
+  };
+}
