@@ -6,6 +6,7 @@ import { PACKAGE_VERSION } from '../version.js';
 const COMMAND_LIST: readonly (readonly [string, string])[] = [
   ['serve', 'run the HTTPS API'],
   ['keys create|list|revoke', 'manage API keys'],
+  ['service-tokens create|list|revoke', "manage the host API's service tokens"],
   ['webhooks create|list|delete|enable', 'endpoints called when meals change'],
   ['webhooks rotate-secret|test|attempts', "a webhook's secret, a test call, its last calls"],
   ['users login-link', 'a one-time link that signs a user in to the app page'],
@@ -55,6 +56,7 @@ type Command = (argv: string[]) => Promise<void>;
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   serve: async () => (await import('./serve.js')).runServe,
   keys: async () => (await import('./keys.js')).runKeys,
+  'service-tokens': async () => (await import('./service-tokens.js')).runServiceTokens,
   webhooks: async () => (await import('./webhooks.js')).runWebhooks,
   users: async () => (await import('./users.js')).runUsers,
   meals: async () => (await import('./meals.js')).runMeals,

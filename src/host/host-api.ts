@@ -53,6 +53,24 @@ export interface KeyInfo {
   readonly revokedAt: string | null;
 }
 
+export interface CreatedServiceToken {
+  readonly id: string;
+  /** The token itself (`mxs_…`): shown once, stored only as a digest (docs/host-api.md#service-tokens). */
+  readonly token: string;
+  readonly name: string;
+  readonly createdAt: string;
+}
+
+/** A service token as `service-tokens list` shows it: never the secret. */
+export interface ServiceTokenInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
 export interface CreatedWebhook {
   readonly id: string;
   readonly url: string;
@@ -114,5 +132,11 @@ export interface MealHost {
   testWebhook(userId: string, webhookId: string): Promise<{ id: string; eventId: string } | undefined>;
   /** The endpoint's last 50 attempts, newest first ([] when the user has no such endpoint). */
   listWebhookAttempts(userId: string, webhookId: string): Promise<WebhookAttemptInfo[]>;
+  /** A host API credential for a back end; `name` (trimmed, 1 to 100 characters) says which. */
+  createServiceToken(options: { name: string }): Promise<CreatedServiceToken>;
+  /** Every service token, oldest first, revoked ones too. */
+  listServiceTokens(): Promise<ServiceTokenInfo[]>;
+  /** Refused on every instance within 1 s; false when no token has that id (true again for a revoked one). */
+  revokeServiceToken(id: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -14,7 +14,7 @@ export type MealHostErrorCode =
   | 'invalid_user_id'
   /**
    * An `expiresIn` that is not like 90s, 30m, 12h or 30d, a public URL that is not an origin,
-   * or a webhook name over 100 characters.
+   * a webhook name over 100 characters, or a service token name not 1 to 100 characters.
    */
   | 'invalid_argument';
 

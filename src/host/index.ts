@@ -10,11 +10,13 @@
 export { MealHostError, type MealHostErrorCode } from './host-error.js';
 export type {
   CreatedKey,
+  CreatedServiceToken,
   CreatedWebhook,
   KeyInfo,
   MealHost,
   MealHostOptions,
   MealInput,
+  ServiceTokenInfo,
   UpsertOutcome,
   WebhookAttemptInfo,
   WebhookInfo,

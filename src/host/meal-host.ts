@@ -11,6 +11,7 @@ import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
 import { keyInfo, orNull } from './host-records.js';
+import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
 
 /** The host over an open store, which close() closes: meals, keys and login links; webhooks in host-webhooks.ts. */
@@ -92,6 +93,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
     },
 
     ...createHostWebhooks(storage),
+    ...createHostServiceTokens(storage),
     close: () => storage.close(),
   };
 }

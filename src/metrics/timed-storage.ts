@@ -56,6 +56,7 @@ export function createTimedStorage(storage: Storage, timer: StorageTimer): Stora
     quota: concern(storage.quota),
     signIns: concern(storage.signIns),
     webhooks: concern(storage.webhooks),
+    serviceTokens: concern(storage.serviceTokens),
     settings: concern(storage.settings),
     signals: storage.signals,
     ping: timedMethod(() => storage.ping(), 'ping', timer) as Storage['ping'],

@@ -10,6 +10,7 @@ const PACKAGE = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'),
 /** The subcommands of each group, as docs/cli.md names them. */
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   keys: ['create', 'list', 'revoke'],
+  'service-tokens': ['create', 'list', 'revoke'],
   webhooks: ['create', 'list', 'delete', 'enable', 'rotate-secret', 'test', 'attempts'],
   users: ['login-link'],
   meals: ['import', 'delete', 'prune', 'export'],

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { generateApiKey, isWellFormedApiKey, redactApiKeys } from '../../src/domain/api-key.js';
+import { generateServiceToken } from '../../src/domain/service-token.js';
 import { RUNS } from '../support/arbitraries.js';
 
 // Property-based tests, against a model written from the docs rather than from src: fast-check
@@ -38,20 +39,30 @@ describe('API keys', () => {
     );
   });
 
-  test('a key in any text, any of its characters percent-encoded once or twice, is redacted', () => {
+  test('a key or a service token in any text, any of its characters percent-encoded once or twice, is redacted', () => {
+    const credential = fc.oneof(
+      key,
+      fc.constant(null).map(() => generateServiceToken()),
+    );
     const around = fc.string({ unit: fc.constantFrom(...'abc%ZZ&=?/é%E0%A4 ') });
     fc.assert(
-      fc.property(key, around, around, fc.array(fc.integer({ min: 0, max: 2 })), (sent, before, after, encodings) => {
-        const encoded = [...sent]
-          .map((char, i) => {
-            const times = encodings[i % Math.max(1, encodings.length)] ?? 0;
-            const once = `%${char.charCodeAt(0).toString(16).toUpperCase()}`;
-            return times === 0 ? char : times === 1 ? once : once.replace('%', '%25');
-          })
-          .join('');
-        const logged = redactApiKeys(`${before}${encoded}${after}`);
-        assert.ok(!logged.includes(sent.slice(4, 24)), logged);
-      }),
+      fc.property(
+        credential,
+        around,
+        around,
+        fc.array(fc.integer({ min: 0, max: 2 })),
+        (sent, before, after, encodings) => {
+          const encoded = [...sent]
+            .map((char, i) => {
+              const times = encodings[i % Math.max(1, encodings.length)] ?? 0;
+              const once = `%${char.charCodeAt(0).toString(16).toUpperCase()}`;
+              return times === 0 ? char : times === 1 ? once : once.replace('%', '%25');
+            })
+            .join('');
+          const logged = redactApiKeys(`${before}${encoded}${after}`);
+          assert.ok(!logged.includes(sent.slice(4, 24)), logged);
+        },
+      ),
       RUNS,
     );
   });

@@ -9,6 +9,7 @@ import {
   isWellFormedApiKey,
   redactApiKeys,
 } from '../../src/domain/api-key.js';
+import { generateServiceToken } from '../../src/domain/service-token.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -113,6 +114,25 @@ describe('API keys', () => {
       assert.ok(redacted.includes('mxk_[redacted]'), redacted);
     }
     assert.equal(redactApiKeys('/v1/meals?x=%ZZ&t=%C3%A9'), '/v1/meals?x=%ZZ&t=%C3%A9', 'the rest is kept as it came');
+  });
+
+  test('redaction removes service tokens too, as mxs_[redacted], encoded or not, beside keys', () => {
+    const key = generateApiKey();
+    const token = generateServiceToken();
+    for (const text of [
+      `Authorization: Bearer ${token}`,
+      `/host/v1/meals?token=${token}&key=${key}`,
+      `/host/v1/meals?token=${token.replace('_', '%5F')}`,
+      `/host/v1/meals?token=${token.replace('_', '%255F')}&x=%ZZ`,
+    ]) {
+      const redacted = redactApiKeys(text);
+      assert.equal(redacted.includes(token.slice(4, 20)), false, `${text} -> ${redacted}`);
+      assert.equal(redacted.includes(key.slice(4, 20)), false, `${text} -> ${redacted}`);
+      assert.ok(redacted.includes('mxs_[redacted]'), redacted);
+    }
+    assert.equal(redactApiKeys(`Bearer ${token}`), 'Bearer mxs_[redacted]');
+    assert.equal(redactApiKeys(`Bearer ${key}`), 'Bearer mxk_[redacted]');
+    assert.equal(redactApiKeys('mxa_abcdefgh mxs_ab'), 'mxa_abcdefgh mxs_ab', 'other prefixes and short runs are kept');
   });
 
   test('10000 generated keys are all distinct', () => {

@@ -15,6 +15,8 @@ import { startTestServer } from '../support/server.js';
 const EXISTING_ONLY: readonly (readonly string[])[] = [
   ['keys', 'list', '--user', 'u_1'],
   ['keys', 'revoke', 'key_1'],
+  ['service-tokens', 'list'],
+  ['service-tokens', 'revoke', 'svc_1'],
   ['meals', 'export', '--user', 'u_1'],
   ['meals', 'delete', '--user', 'u_1', 'meal_1'],
   ['meals', 'prune'],
@@ -33,6 +35,7 @@ function creating(dir: string): (readonly string[])[] {
   writeFileSync(file, `${JSON.stringify({ title: 't', type: 'lunch', date: '2025-01-01T12:00:00Z' })}\n`);
   return [
     ['keys', 'create', '--user', 'u_1'],
+    ['service-tokens', 'create', '--name', 'app'],
     ['meals', 'import', '--user', 'u_1', file],
     ['webhooks', 'create', '--user', 'u_1', '--url', 'https://hooks.example.com/in'],
     ['seed', '--users', '1', '--meals-per-user', '1'],

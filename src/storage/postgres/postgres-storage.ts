@@ -5,6 +5,7 @@ import { type CallTraits, guardConcern, type Implementation } from '../guarded-c
 import { MEAL_FEED_TRAITS } from '../meal-feed.js';
 import { MEAL_WRITES_TRAITS } from '../meal-writes.js';
 import { QUOTA_STORE_TRAITS } from '../quota-store.js';
+import { SERVICE_TOKEN_TRAITS } from '../service-token-store.js';
 import { SIGN_IN_STORE_TRAITS } from '../sign-in-store.js';
 import type { Storage, StorageOptions } from '../storage.js';
 import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
@@ -16,6 +17,7 @@ import { createPostgresFeedSignals } from './postgres-feed-signals.js';
 import { createPostgresKeys } from './postgres-keys.js';
 import { createPostgresMealWrites } from './postgres-meal-writes.js';
 import { createPostgresQuota } from './postgres-quota.js';
+import { createPostgresServiceTokens } from './postgres-service-tokens.js';
 import { createPostgresSettings } from './postgres-settings.js';
 import { createPostgresSignIns } from './postgres-sign-ins.js';
 import { createPostgresWebhooks } from './postgres-webhooks.js';
@@ -91,6 +93,7 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
     quota: guard(createPostgresQuota(sql), QUOTA_STORE_TRAITS),
     signIns: guard(createPostgresSignIns(sql), SIGN_IN_STORE_TRAITS),
     webhooks: guard(createPostgresWebhooks(sql), WEBHOOK_STORE_TRAITS),
+    serviceTokens: guard(createPostgresServiceTokens(sql), SERVICE_TOKEN_TRAITS),
     settings: guard(createPostgresSettings(sql)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },
     ping: () => POSTGRES_CALL_POLICY.run(new Set(), () => sql.unsafe('SELECT 1')).then(() => undefined),

@@ -6,6 +6,7 @@ import { type CallTraits, guardConcern, type Implementation } from '../guarded-c
 import { MEAL_FEED_TRAITS } from '../meal-feed.js';
 import { MEAL_WRITES_TRAITS } from '../meal-writes.js';
 import { QUOTA_STORE_TRAITS } from '../quota-store.js';
+import { SERVICE_TOKEN_TRAITS } from '../service-token-store.js';
 import { SIGN_IN_STORE_TRAITS } from '../sign-in-store.js';
 import type { Storage, StorageOptions } from '../storage.js';
 import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
@@ -17,6 +18,7 @@ import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
 import { createSqliteKeys } from './sqlite-keys.js';
 import { createSqliteMealWrites } from './sqlite-meal-writes.js';
 import { createSqliteQuota } from './sqlite-quota.js';
+import { createSqliteServiceTokens } from './sqlite-service-tokens.js';
 import { createSqliteSettings } from './sqlite-settings.js';
 import { createSqliteSignIns } from './sqlite-sign-ins.js';
 import { createSqliteWebhooks } from './sqlite-webhooks.js';
@@ -80,6 +82,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     quota: guard(createSqliteQuota(db), QUOTA_STORE_TRAITS),
     signIns: guard(createSqliteSignIns(db), SIGN_IN_STORE_TRAITS),
     webhooks: guard(createSqliteWebhooks(db, commit), WEBHOOK_STORE_TRAITS),
+    serviceTokens: guard(createSqliteServiceTokens(db), SERVICE_TOKEN_TRAITS),
     settings: guard(createSqliteSettings(db)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },
     ping: () => policy.run(new Set(), () => selectOne.get()).then(() => undefined),
