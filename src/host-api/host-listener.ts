@@ -64,9 +64,12 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
   const tls = options.tlsMaterial !== undefined;
   let connections: ConnectionDrain | undefined;
   const imports = importStoreOf(options);
+  const tokens = createServiceTokenAuthenticator(options.storage.serviceTokens, {
+    onTouchFailure: (err) => options.log.warn({ err }, 'could not record a service token use'),
+  });
   const app = await buildHostApp({
     auth: {
-      tokens: createServiceTokenAuthenticator(options.storage.serviceTokens),
+      tokens,
       guard: options.guard,
       trustedProxies: options.trustedProxies,
     },
@@ -104,6 +107,8 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
     async close() {
       await app.close();
       await imports.close();
+      // Its last uses are written before the store closes.
+      await tokens.settled();
     },
   };
 }
