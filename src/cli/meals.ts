@@ -103,12 +103,15 @@ async function runImport(argv: string[]): Promise<void> {
     }
   });
   if (!outcome.ok) throw new CliError(outcome.message);
-  // A record equal to the live meal of its id is counted as unchanged: nothing was written for it.
-  const { imported, created, updated, unchanged } = outcome;
+  // A record equal to the live meal of its id is counted as unchanged: nothing was written for
+  // it. Stale records (docs/host-api.md#ordering-saves-sourceversion) are named only when there
+  // are any, so the summary of a file without versions stays as it always was.
+  const { imported, created, updated, unchanged, stale } = outcome;
+  const staleWords = stale > 0 ? `, ${stale} stale` : '';
   printResult(
     values.json,
-    { imported, created, updated, unchanged },
-    `imported ${imported} meal${imported === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged)`,
+    stale > 0 ? { imported, created, updated, unchanged, stale } : { imported, created, updated, unchanged },
+    `imported ${imported} meal${imported === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged${staleWords})`,
   );
 }
 

@@ -17,6 +17,13 @@ export interface MealInput {
   readonly sodium_mg?: number | null;
   readonly iron_mg?: number | null;
   readonly calcium_mg?: number | null;
+  /**
+   * Optional: the version the app gives this save of the meal (its row version, or its update
+   * time in ms), an integer 0 … 2^53 - 1. A save or delete whose version is not greater than
+   * the one stored for the meal changes nothing and counts as stale, so that a retried or late
+   * write never puts an older version over a newer one (docs/host-api.md#ordering-saves-sourceversion).
+   */
+  readonly sourceVersion?: number;
 }
 
 export interface UpsertOutcome {
@@ -30,6 +37,8 @@ export interface UpsertOutcome {
    * (docs/app.md#the-back-end-meal-exporthost).
    */
   readonly unchanged: number;
+  /** Meals whose sourceVersion was not greater than the stored one: not written (MealInput.sourceVersion). */
+  readonly stale: number;
 }
 
 export interface CreatedKey {
@@ -115,7 +124,16 @@ export interface MealHostOptions {
 /** The diet app's back end's handle on the store: see index.ts. */
 export interface MealHost {
   upsertMeals(userId: string, meals: readonly MealInput[]): Promise<UpsertOutcome>;
-  deleteMeal(userId: string, mealId: string): Promise<'deleted' | 'already_deleted' | 'not_found'>;
+  /**
+   * With a sourceVersion: `stale` when not greater than the stored one; an id no user has is
+   * recorded as deleted, so that an older save arriving later is stale; another user's id
+   * throws foreign_meal_id. Without one, an id the user does not have is `not_found`.
+   */
+  deleteMeal(
+    userId: string,
+    mealId: string,
+    options?: { sourceVersion?: number },
+  ): Promise<'deleted' | 'already_deleted' | 'not_found' | 'stale'>;
   createKey(userId: string, options?: { name?: string; expiresIn?: string }): Promise<CreatedKey>;
   listKeys(userId: string): Promise<KeyInfo[]>;
   revokeKey(userId: string, keyId: string): Promise<boolean>;

@@ -2,7 +2,7 @@
 export type MealHostErrorCode =
   /** A meal record breaks the `meals import` rules; `index` names it. Nothing was written. */
   | 'invalid_meal'
-  /** A meal id belongs to another user; `index` names it. Nothing was written. */
+  /** A meal id belongs to another user; `index` names it (none for deleteMeal). Nothing was written. */
   | 'foreign_meal_id'
   /** The user already holds the 10 active keys allowed (docs/cli.md#keys). */
   | 'too_many_keys'
@@ -14,7 +14,8 @@ export type MealHostErrorCode =
   | 'invalid_user_id'
   /**
    * An `expiresIn` that is not like 90s, 30m, 12h or 30d, a public URL that is not an origin,
-   * a webhook name over 100 characters, or a service token name not 1 to 100 characters.
+   * a webhook name over 100 characters, a service token name not 1 to 100 characters, or a
+   * deleteMeal sourceVersion that is not an integer 0 … 2^53 - 1.
    */
   | 'invalid_argument';
 

@@ -2,7 +2,8 @@ import { parseDuration } from '../domain/duration.js';
 import { formatInstant } from '../domain/instant.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
-import type { MealContent } from '../domain/meal.js';
+import type { MealSave } from '../domain/meal.js';
+import { isSourceVersion, MAX_SOURCE_VERSION } from '../domain/source-version.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { openStorage } from '../storage/open-storage.js';
 import { type Storage } from '../storage/storage.js';
@@ -23,13 +24,13 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       // The rules and the write of `meals import`: every record checked first, then one
       // transaction on the user's change clock, so that no client misses the change
       // (docs/api.md#staying-in-sync).
-      const contents: MealContent[] = [];
+      const contents: MealSave[] = [];
       meals.forEach((input, index) => {
         const result = parseMealRecord(input as unknown as Readonly<Record<string, unknown>>, 'json');
         if (!result.ok) throw new MealHostError('invalid_meal', `meal ${index}: ${result.message}`, index);
         contents.push(result.meal);
       });
-      if (contents.length === 0) return { ids: [], created: 0, updated: 0, unchanged: 0 };
+      if (contents.length === 0) return { ids: [], created: 0, updated: 0, unchanged: 0, stale: 0 };
       const result = await storage.writes.upsertMeals(userId, contents, Date.now());
       if (!result.ok) {
         const id = contents[result.index]?.id ?? '';
@@ -39,13 +40,24 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
           result.index,
         );
       }
-      const { created, updated, unchanged } = result;
-      return { ids: contents.map((meal) => meal.id), created, updated, unchanged };
+      const { created, updated, unchanged, stale } = result;
+      return { ids: contents.map((meal) => meal.id), created, updated, unchanged, stale };
     },
 
-    async deleteMeal(userId, mealId) {
+    async deleteMeal(userId, mealId, deleteOptions = {}) {
       checkUserId(userId);
-      return storage.writes.deleteMeal(userId, mealId, Date.now());
+      const { sourceVersion } = deleteOptions;
+      if (sourceVersion !== undefined && !isSourceVersion(sourceVersion)) {
+        const got = JSON.stringify(sourceVersion) ?? String(sourceVersion);
+        throw new MealHostError(
+          'invalid_argument',
+          `sourceVersion must be an integer from 0 to ${MAX_SOURCE_VERSION}, got ${got}`,
+        );
+      }
+      const outcome = await storage.writes.deleteMeal(userId, mealId, Date.now(), sourceVersion);
+      if (outcome === 'foreign_id')
+        throw new MealHostError('foreign_meal_id', `meal id ${JSON.stringify(mealId)} belongs to another user`);
+      return outcome;
     },
 
     async createKey(userId, keyOptions = {}) {

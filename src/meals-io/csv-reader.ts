@@ -10,9 +10,12 @@ import {
   type RawRecords,
 } from './raw-record.js';
 
-const KNOWN_COLUMNS: ReadonlySet<string> = new Set(MEAL_FIELDS);
-/** Columns a file may leave out: the store makes ids and sets modifiedAt (docs/cli.md#formats). */
-const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['id', 'modifiedAt']);
+const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...MEAL_FIELDS, 'sourceVersion']);
+/**
+ * Columns a file may leave out: the store makes ids and sets modifiedAt, and a save's
+ * sourceVersion is optional (docs/cli.md#formats).
+ */
+const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['id', 'modifiedAt', 'sourceVersion']);
 const LF = 0x0a;
 const CR = 0x0d;
 

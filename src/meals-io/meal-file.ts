@@ -1,4 +1,4 @@
-import type { MealContent } from '../domain/meal.js';
+import type { MealSave } from '../domain/meal.js';
 import { readCsvStream } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
 import { readJsonlStream } from './jsonl-reader.js';
@@ -7,7 +7,7 @@ import { isLineError, type LineError, type RawItem } from './raw-record.js';
 
 export interface ImportedMeal {
   readonly line: number;
-  readonly meal: MealContent;
+  readonly meal: MealSave;
 }
 
 /** One step of a streamed import file, in line order: a checked meal, or a fault. */

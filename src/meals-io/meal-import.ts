@@ -1,4 +1,4 @@
-import type { MealContent } from '../domain/meal.js';
+import type { MealSave } from '../domain/meal.js';
 import type { UpsertResult } from '../storage/meal-writes.js';
 import { describeFirstFault, isImportedMeal, type MealFileItem } from './meal-file.js';
 import type { LineError } from './raw-record.js';
@@ -16,12 +16,14 @@ export type ImportOutcome =
       readonly created: number;
       readonly updated: number;
       readonly unchanged: number;
+      /** Records whose sourceVersion was not greater than the stored one: nothing written for them. */
+      readonly stale: number;
     }
   /** The one-line report of the first bad record (docs/cli.md#all-or-nothing-by-line); nothing was written. */
   | { readonly ok: false; readonly message: string };
 
 /** Where the store writes an import's batches in one transaction (Storage.importMeals for one user). */
-export type BatchWriter = (batches: AsyncIterable<readonly MealContent[]>) => Promise<UpsertResult>;
+export type BatchWriter = (batches: AsyncIterable<readonly MealSave[]>) => Promise<UpsertResult>;
 
 /** Thrown into the writer to roll its transaction back when a bad record is read. */
 class BadRecord extends Error {
@@ -52,11 +54,11 @@ export async function importMealStream(
     return step;
   };
   /** The batch the store took last, and where it starts in the file's meals: where a foreign id is. */
-  let current: { meals: MealContent[]; lines: number[]; start: number } = { meals: [], lines: [], start: 0 };
+  let current: { meals: MealSave[]; lines: number[]; start: number } = { meals: [], lines: [], start: 0 };
   let imported = 0;
 
-  async function* batches(): AsyncGenerator<readonly MealContent[]> {
-    let meals: MealContent[] = [];
+  async function* batches(): AsyncGenerator<readonly MealSave[]> {
+    let meals: MealSave[] = [];
     let lines: number[] = [];
     const handOver = () => {
       current = { meals, lines, start: imported };
@@ -96,8 +98,8 @@ export async function importMealStream(
       return (await restOfFile(error.fault)) ?? { ok: false, message: error.message };
     }
     if (result.ok) {
-      const { created, updated, unchanged } = result;
-      return { ok: true, imported, created, updated, unchanged };
+      const { created, updated, unchanged, stale } = result;
+      return { ok: true, imported, created, updated, unchanged, stale };
     }
     const laterFault = await restOfFile(undefined);
     if (laterFault !== undefined) return laterFault;

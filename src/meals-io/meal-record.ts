@@ -1,6 +1,7 @@
 import { parseInstant } from '../domain/instant.js';
-import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealContent, type MealType } from '../domain/meal.js';
+import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealSave, type MealType } from '../domain/meal.js';
 import { randomId } from '../domain/random-id.js';
+import { isSourceVersion, MAX_SOURCE_VERSION, parseSourceVersionText } from '../domain/source-version.js';
 
 /**
  * One import record (docs/cli.md#formats) checked and turned into the meal
@@ -9,12 +10,15 @@ import { randomId } from '../domain/random-id.js';
  */
 export type RecordSource = 'json' | 'csv';
 
+/** A record's meal, or its first fault: the message and the field at fault (an unknown field: its name). */
 export type MealRecordResult =
-  { readonly ok: true; readonly meal: MealContent } | { readonly ok: false; readonly message: string };
+  | { readonly ok: true; readonly meal: MealSave }
+  | { readonly ok: false; readonly message: string; readonly field: string };
 
 const MAX_ID_LENGTH = 200;
 const MAX_TEXT_LENGTH = 10_000;
-const KNOWN_FIELDS: ReadonlySet<string> = new Set(MEAL_FIELDS);
+/** The Meal fields and, beside them, the version the app gives the save (domain/source-version.ts). */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([...MEAL_FIELDS, 'sourceVersion']);
 // C0 controls, DEL and C1 controls: an id is echoed in URLs, logs and CSV cells.
 const CONTROL_CHARACTER_RE = /\p{Cc}/u;
 // With the u flag a surrogate pair is one code point, so this matches lone surrogates only: a
@@ -26,7 +30,14 @@ const CSV_NUMBER_RE = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const MEAL_TYPE_LIST = MEAL_TYPES.join(', ');
 
 /** A fault in one field; thrown only between the readers below and parseMealRecord, which returns it as a value. */
-class RecordError extends Error {}
+class RecordError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Quotes a bad value for a one-line message, cut short so a huge cell cannot flood the terminal. */
 function shown(value: unknown): string {
@@ -40,39 +51,42 @@ function isMissing(value: unknown): boolean {
 
 function readId(value: unknown): string {
   if (isMissing(value) || value === '') return randomId('m_');
-  if (typeof value !== 'string') throw new RecordError(`id must be a string, got ${shown(value)}`);
-  if (value.length > MAX_ID_LENGTH) throw new RecordError(`id must be at most ${MAX_ID_LENGTH} characters`);
+  if (typeof value !== 'string') throw new RecordError('id', `id must be a string, got ${shown(value)}`);
+  if (value.length > MAX_ID_LENGTH) throw new RecordError('id', `id must be at most ${MAX_ID_LENGTH} characters`);
   if (CONTROL_CHARACTER_RE.test(value)) {
-    throw new RecordError(`id must not contain control characters, got ${shown(value)}`);
+    throw new RecordError('id', `id must not contain control characters, got ${shown(value)}`);
   }
-  if (LONE_SURROGATE_RE.test(value)) throw new RecordError(`id must be well-formed Unicode, got ${shown(value)}`);
+  if (LONE_SURROGATE_RE.test(value)) throw new RecordError('id', `id must be well-formed Unicode, got ${shown(value)}`);
   return value;
 }
 
 function readText(field: string, value: unknown): string {
   if (isMissing(value)) return '';
-  if (typeof value !== 'string') throw new RecordError(`${field} must be a string or null, got ${shown(value)}`);
+  if (typeof value !== 'string') throw new RecordError(field, `${field} must be a string or null, got ${shown(value)}`);
   // Count code points, not UTF-16 units, so the limit means the same for every script.
   if (value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH) {
-    throw new RecordError(`${field} must be at most ${MAX_TEXT_LENGTH} characters`);
+    throw new RecordError(field, `${field} must be at most ${MAX_TEXT_LENGTH} characters`);
   }
   if (LONE_SURROGATE_RE.test(value)) {
-    throw new RecordError(`${field} must be well-formed Unicode, got ${shown(value)}`);
+    throw new RecordError(field, `${field} must be well-formed Unicode, got ${shown(value)}`);
   }
   return value;
 }
 
 function readType(value: unknown): MealType {
-  if (isMissing(value) || value === '') throw new RecordError('type is required');
-  if (!isMealType(value)) throw new RecordError(`type must be one of ${MEAL_TYPE_LIST}, got ${shown(value)}`);
+  if (isMissing(value) || value === '') throw new RecordError('type', 'type is required');
+  if (!isMealType(value)) throw new RecordError('type', `type must be one of ${MEAL_TYPE_LIST}, got ${shown(value)}`);
   return value;
 }
 
 function readDate(value: unknown): number {
-  if (isMissing(value) || value === '') throw new RecordError('date is required');
+  if (isMissing(value) || value === '') throw new RecordError('date', 'date is required');
   const epoch = typeof value === 'string' ? parseInstant(value) : undefined;
   if (epoch === undefined) {
-    throw new RecordError(`date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got ${shown(value)}`);
+    throw new RecordError(
+      'date',
+      `date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got ${shown(value)}`,
+    );
   }
   return epoch;
 }
@@ -82,31 +96,48 @@ function readNumber(field: string, value: unknown, source: RecordSource): number
   let number: number;
   if (source === 'csv' && typeof value === 'string') {
     if (value === '') return null;
-    if (!CSV_NUMBER_RE.test(value)) throw new RecordError(`${field} must be a number or empty, got ${shown(value)}`);
+    if (!CSV_NUMBER_RE.test(value))
+      throw new RecordError(field, `${field} must be a number or empty, got ${shown(value)}`);
     number = Number(value);
   } else if (typeof value === 'number') {
     number = value;
   } else {
-    throw new RecordError(`${field} must be a number or null, got ${shown(value)}`);
+    throw new RecordError(field, `${field} must be a number or null, got ${shown(value)}`);
   }
-  if (!Number.isFinite(number)) throw new RecordError(`${field} must be a finite number, got ${shown(value)}`);
-  if (number < 0) throw new RecordError(`${field} must be 0 or more, got ${shown(value)}`);
+  if (!Number.isFinite(number)) throw new RecordError(field, `${field} must be a finite number, got ${shown(value)}`);
+  if (number < 0) throw new RecordError(field, `${field} must be 0 or more, got ${shown(value)}`);
   // -0 would be stored as it is and read back as 0: make it 0 now.
   return number === 0 ? 0 : number;
 }
 
 /**
+ * The version of a save, when given: a JSON integer 0 … 2^53 - 1, or a CSV cell of digits
+ * (empty: none).
+ */
+function readSourceVersion(value: unknown, source: RecordSource): number | undefined {
+  if (value === undefined || (source === 'csv' && value === '')) return undefined;
+  const version = source === 'csv' && typeof value === 'string' ? parseSourceVersionText(value) : value;
+  if (!isSourceVersion(version)) {
+    throw new RecordError(
+      'sourceVersion',
+      `sourceVersion must be an integer from 0 to ${MAX_SOURCE_VERSION}, got ${shown(value)}`,
+    );
+  }
+  return version;
+}
+
+/**
  * Checks one record. Unknown fields are refused (they are usually typos of a Meal field that
  * would otherwise be dropped silently); `modifiedAt` is accepted and ignored, since the
- * store sets it; a missing or empty `id` gets a new random one.
+ * store sets it; a missing or empty `id` gets a new random one; `sourceVersion` is optional.
  */
 export function parseMealRecord(fields: Readonly<Record<string, unknown>>, source: RecordSource): MealRecordResult {
   try {
     for (const name of Object.keys(fields)) {
-      if (!KNOWN_FIELDS.has(name)) throw new RecordError(`unknown field ${shown(name)}`);
+      if (!KNOWN_FIELDS.has(name)) throw new RecordError(name, `unknown field ${shown(name)}`);
     }
     // Checked in contract field order, so the first fault reported is the leftmost one.
-    const meal: MealContent = {
+    const meal = {
       id: readId(fields.id),
       description: readText('description', fields.description),
       title: readText('title', fields.title),
@@ -121,9 +152,11 @@ export function parseMealRecord(fields: Readonly<Record<string, unknown>>, sourc
       iron_mg: readNumber('iron_mg', fields.iron_mg, source),
       calcium_mg: readNumber('calcium_mg', fields.calcium_mg, source),
     };
-    return { ok: true, meal };
+    const sourceVersion = readSourceVersion(fields.sourceVersion, source);
+    // Only when given: a record without one is the meal alone, as before versions existed.
+    return { ok: true, meal: sourceVersion === undefined ? meal : { ...meal, sourceVersion } };
   } catch (error) {
-    if (error instanceof RecordError) return { ok: false, message: error.message };
+    if (error instanceof RecordError) return { ok: false, message: error.message, field: error.field };
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import type { UpsertResult } from './meal-writes.js';
 
-type WriteCounts = Omit<Extract<UpsertResult, { ok: true }>, 'ok'>;
+/** What a write that went through did: how many meals of each outcome. */
+export type WriteCounts = Omit<Extract<UpsertResult, { ok: true }>, 'ok'>;
 
 /**
  * Thrown inside a write transaction, on either backend, when a record's id belongs to another

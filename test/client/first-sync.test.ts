@@ -49,6 +49,7 @@ async function userWith(count: number, at = Date.now()) {
     created: count,
     updated: 0,
     unchanged: 0,
+    stale: 0,
   });
   return { userId, key, ids: meals.map((meal) => meal.id) };
 }
@@ -148,7 +149,7 @@ describe('a first sync downloads each meal about once, and misses no change', { 
       let writes = 0;
       async function change(id: string): Promise<void> {
         const result = await store.writes.upsertMeals(user.userId, [contentOf(makeMeal(id))], at());
-        assert.deepEqual(result, { ok: true, created: 0, updated: 1, unchanged: 0 });
+        assert.deepEqual(result, { ok: true, created: 0, updated: 1, unchanged: 0, stale: 0 });
         writes += 1;
       }
       async function remove(id: string): Promise<void> {

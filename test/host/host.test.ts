@@ -47,6 +47,7 @@ describe('the host module (meal-export/host)', () => {
         created: 0,
         updated: 1,
         unchanged: 0,
+        stale: 0,
       },
     );
     assert.equal(await host.deleteMeal(userId, written.ids[1] ?? ''), 'deleted');
@@ -90,6 +91,7 @@ describe('the host module (meal-export/host)', () => {
       created: 0,
       updated: 0,
       unchanged: 1,
+      stale: 0,
     });
     const after = (await getMeals(server, key, { ...query, cursor: synced.nextCursor })).json as Page;
     assert.equal(after.count, 0, 'nothing new after the cursor');

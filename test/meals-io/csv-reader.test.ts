@@ -72,6 +72,12 @@ test('columns may come in any order, id and modifiedAt may be added, and id and 
   assert.equal(records[0]?.fields.iron_mg, '7');
 });
 
+test('a sourceVersion column may be added beside the Meal fields (docs/cli.md#formats)', () => {
+  const { records, errors } = readCsv(lines(`${HEADER},sourceVersion`, `lunch,2025-01-01,t,d,1,2,3,4,5,6,7,8,42`));
+  assert.deepEqual(errors, []);
+  assert.equal(records[0]?.fields.sourceVersion, '42');
+});
+
 test('an unknown, repeated or missing column is a fault of the header line and no record is read', () => {
   assert.deepEqual(
     readCsv(lines(`${HEADER},calories`, `x`)).errors.map((e) => [e.line, e.message.split(' (')[0]]),

@@ -28,7 +28,7 @@ test('the timed storage reports each call by method, failed calls included, and 
       ],
       Date.now(),
     );
-    assert.deepEqual(written, { ok: true, created: 1, updated: 0, unchanged: 0 });
+    assert.deepEqual(written, { ok: true, created: 1, updated: 0, unchanged: 0, stale: 0 });
     const page = await storage.feed.listFeed({
       userId: 'u_1',
       start: { kind: 'from', modifiedAt: 0 },

@@ -126,6 +126,7 @@ export function runChangeSignalsSuite(options: StoreSuiteOptions): void {
             created: 0,
             updated: 0,
             unchanged: 4,
+            stale: 0,
           });
         }
         // New meals, then another user's id in a later batch: all rolled back.
@@ -176,6 +177,7 @@ export function runChangeSignalsSuite(options: StoreSuiteOptions): void {
           created: 0,
           updated: 0,
           unchanged: 2,
+          stale: 0,
         });
         await sleep(QUIET_MS);
         assert.equal(recorder.namedSince('u1', nothing), false, JSON.stringify(recorder.signals));

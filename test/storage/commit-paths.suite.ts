@@ -52,7 +52,7 @@ const PATHS: readonly WritePath[] = [
         batches([meal('i1')], [meal('i2'), meal('kept', { title: 'changed' })]),
         NOW,
       );
-      assert.deepEqual(result, { ok: true, created: 2, updated: 1, unchanged: 0 });
+      assert.deepEqual(result, { ok: true, created: 2, updated: 1, unchanged: 0, stale: 0 });
     },
   },
   {
@@ -64,6 +64,7 @@ const PATHS: readonly WritePath[] = [
         created: 1,
         updated: 0,
         unchanged: 0,
+        stale: 0,
       });
     },
   },
@@ -83,6 +84,7 @@ const PATHS: readonly WritePath[] = [
         created: 0,
         updated: 0,
         unchanged: 1,
+        stale: 0,
       });
     },
   },
@@ -95,6 +97,7 @@ const PATHS: readonly WritePath[] = [
         created: 0,
         updated: 0,
         unchanged: 2,
+        stale: 0,
       });
     },
   },

@@ -32,6 +32,7 @@ export function runMealImportsSuite(options: StoreSuiteOptions): void {
           created: 3,
           updated: 2,
           unchanged: 1,
+          stale: 0,
         });
         const items = await feedItems(storage, { userId: 'u1' });
         assert.deepEqual(
@@ -110,9 +111,15 @@ export function runMealImportsSuite(options: StoreSuiteOptions): void {
           // never come before it.
           const written = second.writes.upsertMeals('u1', [meal('meanwhile')], T0);
           const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3_000).unref());
-          assert.deepEqual(await Promise.race([written, waited]), { ok: true, created: 1, updated: 0, unchanged: 0 });
+          assert.deepEqual(await Promise.race([written, waited]), {
+            ok: true,
+            created: 1,
+            updated: 0,
+            unchanged: 0,
+            stale: 0,
+          });
           begin();
-          assert.deepEqual(await importing, { ok: true, created: 1, updated: 0, unchanged: 0 });
+          assert.deepEqual(await importing, { ok: true, created: 1, updated: 0, unchanged: 0, stale: 0 });
           assert.deepEqual(
             (await feedItems(storage, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt]),
             [

@@ -27,6 +27,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
           created: 3,
           updated: 0,
           unchanged: 0,
+          stale: 0,
         });
         const items = await feedItems(storage, { userId: 'u1' });
         assert.deepEqual(
@@ -56,6 +57,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
             created: 0,
             updated: 1,
             unchanged: 0,
+            stale: 0,
           },
         );
         const items = await feedItems(storage, { userId: 'u1' });
@@ -169,6 +171,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
             created: 1,
             updated: 1,
             unchanged: 0,
+            stale: 0,
           },
         );
         const items = await feedItems(storage, { userId: 'u1' });
@@ -189,6 +192,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
           created: 0,
           updated: 0,
           unchanged: 2,
+          stale: 0,
         });
         assert.deepEqual(await feed(storage, { userId: 'u1', includeDeleted: true }), before);
         // The clock did not move: a later change behind the wall clock gets the old last + 1 ms,
@@ -215,7 +219,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
             [meal('a'), meal('b', { title: 'changed' }), meal('a'), meal('d')],
             T0,
           ),
-          { ok: true, created: 1, updated: 1, unchanged: 2 },
+          { ok: true, created: 1, updated: 1, unchanged: 2, stale: 0 },
         );
         assert.deepEqual(
           (await feedItems(storage, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt, item.title]),
@@ -248,7 +252,11 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
         for (const [i, change] of changes.entries()) {
           const id = ids[i] ?? '';
           const result = await storage.writes.upsertMeals('u1', [meal(id, change)], T0);
-          assert.deepEqual(result, { ok: true, created: 0, updated: 1, unchanged: 0 }, JSON.stringify(change));
+          assert.deepEqual(
+            result,
+            { ok: true, created: 0, updated: 1, unchanged: 0, stale: 0 },
+            JSON.stringify(change),
+          );
           const last = (await feedItems(storage, { userId: 'u1' })).at(-1);
           assert.deepEqual([last?.id, last?.modifiedAt], [id, at(T0 + changes.length + i)]);
         }
@@ -264,6 +272,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
           created: 0,
           updated: 1,
           unchanged: 0,
+          stale: 0,
         });
         assert.deepEqual(
           (await feedItems(storage, { userId: 'u1', includeDeleted: true })).map((item) => [
@@ -287,6 +296,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
           created: 2,
           updated: 0,
           unchanged: 1,
+          stale: 0,
         });
         // A user with meals: the first record changes a, the second equals that change.
         const changed = meal('a', { title: 'changed' });
@@ -295,6 +305,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
           created: 0,
           updated: 1,
           unchanged: 1,
+          stale: 0,
         });
         // Each record meets the version the one before it wrote, not the stored one: back to
         // the stored fields after a change is a second change.
@@ -303,6 +314,7 @@ export function runMealUpsertsSuite(options: StoreSuiteOptions): void {
           created: 0,
           updated: 2,
           unchanged: 0,
+          stale: 0,
         });
         assert.deepEqual(
           (await feedItems(storage, { userId: 'u1' })).map((item) => [item.id, item.modifiedAt, item.title]),

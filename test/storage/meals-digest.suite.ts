@@ -61,7 +61,7 @@ export function runMealsDigestSuite(options: StoreSuiteOptions): void {
     test("a user's first import, appended without look-ups over two batches, adds every meal's term", async () => {
       await withStore(options, async (storage) => {
         const result = await storage.writes.importMeals(USER, batches(meals(ids('a', MANY)), meals(ids('b', 7))), T0);
-        assert.deepEqual(result, { ok: true, created: MANY + 7, updated: 0, unchanged: 0 });
+        assert.deepEqual(result, { ok: true, created: MANY + 7, updated: 0, unchanged: 0, stale: 0 });
         assert.equal((await assertLiveDigest(storage, USER)).count, MANY + 7);
       });
     });
@@ -74,7 +74,7 @@ export function runMealsDigestSuite(options: StoreSuiteOptions): void {
           batches(meals(ids('n', 60)), [meal('changed', { title: 'new title' }), meal('kept')]),
           T0 + 10,
         );
-        assert.deepEqual(result, { ok: true, created: 60, updated: 1, unchanged: 1 });
+        assert.deepEqual(result, { ok: true, created: 60, updated: 1, unchanged: 1, stale: 0 });
         assert.equal((await assertLiveDigest(storage, USER)).count, 62);
       });
     });
@@ -92,7 +92,7 @@ export function runMealsDigestSuite(options: StoreSuiteOptions): void {
           ),
           T0,
         );
-        assert.deepEqual(result, { ok: true, created: 4, updated: 4, unchanged: 0 });
+        assert.deepEqual(result, { ok: true, created: 4, updated: 4, unchanged: 0, stale: 0 });
         assert.equal((await assertLiveDigest(storage, USER)).count, 4);
       });
     });
@@ -109,7 +109,7 @@ export function runMealsDigestSuite(options: StoreSuiteOptions): void {
           ),
           T0 + 10,
         );
-        assert.deepEqual(result, { ok: true, created: 1, updated: 6, unchanged: 0 });
+        assert.deepEqual(result, { ok: true, created: 1, updated: 6, unchanged: 0, stale: 0 });
         assert.equal((await assertLiveDigest(storage, USER)).count, 3);
       });
     });
@@ -157,7 +157,7 @@ export function runMealsDigestSuite(options: StoreSuiteOptions): void {
         await storage.writes.importMeals(USER, batches(meals(ids('m', 10))), T0);
         const before = await assertLiveDigest(storage, USER);
         const again = await storage.writes.importMeals(USER, batches(meals(ids('m', 5)), meals(ids('m', 10))), T0 + 10);
-        assert.deepEqual(again, { ok: true, created: 0, updated: 0, unchanged: 15 });
+        assert.deepEqual(again, { ok: true, created: 0, updated: 0, unchanged: 15, stale: 0 });
         await storage.writes.upsertMeals(USER, meals(ids('m', 3)), T0 + 20);
         assert.equal(shown(await assertLiveDigest(storage, USER)), shown(before));
       });

@@ -252,7 +252,7 @@ export function runWebhookOutboxSuite(options: StoreSuiteOptions): void {
           assert.equal((await deliverDue(storage, T0 + 10)).length, 1);
 
           const again = await storage.writes.upsertMeals('u1', [meal('a')], T0 + 20);
-          assert.deepEqual(again, { ok: true, created: 0, updated: 0, unchanged: 1 });
+          assert.deepEqual(again, { ok: true, created: 0, updated: 0, unchanged: 1, stale: 0 });
           assert.equal(await storage.writes.deleteMeal('u1', 'b', T0 + 20), 'already_deleted');
           assert.equal(await storage.writes.deleteMeal('u1', 'nothing', T0 + 20), 'not_found');
           const foreign = await storage.writes.upsertMeals('u2', [meal('new'), meal('a')], T0 + 20);

@@ -3,7 +3,7 @@ import type { FeedStart } from '../../domain/feed-start.js';
 import type { Meal } from '../../domain/meal.js';
 import { EMPTY_DIGEST, type MealsDigest } from '../../domain/meals-digest.js';
 import { decodeMeal, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
-import type { FeedPage, FeedQuery, MealFeed } from '../meal-feed.js';
+import type { FeedPage, FeedQuery, MealFeed, StoredMeal } from '../meal-feed.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
@@ -98,6 +98,19 @@ export function createPostgresFeed(sql: Sql): MealFeed {
         liveDigest,
         prunedThrough,
       };
+    },
+
+    async getMeal(userId: string, mealId: string): Promise<StoredMeal | undefined> {
+      // By id (its unique index), then the owner: another user's meal is as unknown as a made-up id.
+      const [row] = await sql.unsafe<
+        { item: string; modified_at: number; deleted: boolean; source_version: number | null }[]
+      >(
+        `SELECT ${WITH_DELETED_ITEM} AS item, modified_at, deleted, source_version FROM meals WHERE id = $1 AND user_id = $2`,
+        [mealId, userId],
+        PREPARED,
+      );
+      if (row === undefined) return undefined;
+      return { item: row.item, modifiedAt: row.modified_at, deleted: row.deleted, sourceVersion: row.source_version };
     },
 
     async *exportMeals(userId: string, since: number): AsyncGenerator<Meal> {

@@ -1,14 +1,17 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { nextModifiedAt } from '../../domain/change-clock.js';
-import type { MealContent } from '../../domain/meal.js';
+import type { MealSave } from '../../domain/meal.js';
 import { DigestChange, type MealsDigest } from '../../domain/meals-digest.js';
-import { storedDigest } from '../digest-bytes.js';
-import { encodeMealAt, encodeMealContent, encodeTombstone, isStoredMeal } from '../../domain/meal-json.js';
+import { encodeMealAt, encodeMealContent } from '../../domain/meal-json.js';
 import { withFirstBatchRead } from '../first-batch.js';
-import { ForeignMeal, writeAnswer } from '../foreign-meal.js';
-import type { DeleteResult, MealWrites, UpsertResult } from '../meal-writes.js';
+import { ForeignMeal, type WriteCounts, writeAnswer } from '../foreign-meal.js';
+import type { DeleteResult, MealWrites, SaveResult, UpsertResult } from '../meal-writes.js';
+import { type MetMeal, saveAnswer, stepOfSave } from '../save-step.js';
+import { lockClock } from './postgres-clock-lock.js';
 import { commitChange } from './postgres-commit.js';
 import { isUniqueViolation } from './postgres-errors.js';
+import { deleteMealOnce } from './postgres-meal-delete.js';
+import { pruneTombstones } from './postgres-tombstone-prune.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
@@ -23,28 +26,7 @@ interface ExistingMeal {
   readonly id: string;
   readonly deleted: boolean;
   readonly body: string;
-}
-
-interface LockedClock {
-  readonly clock: number | undefined;
-  /** The user's live meals' digest; undefined while not computed yet (a row older than it). */
-  readonly digest: MealsDigest | undefined;
-}
-
-/** Locks the user's clock row (creating it first), serialising the user's writes; what it holds. */
-async function lockClock(tx: TransactionSql, userId: string): Promise<LockedClock> {
-  await tx.unsafe('INSERT INTO user_clocks (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId], PREPARED);
-  const [row] = await tx.unsafe<
-    { last_modified_at: number | null; live_count: number | null; digest_sum: Buffer | null }[]
-  >(
-    'SELECT last_modified_at, live_count, digest_sum FROM user_clocks WHERE user_id = $1 FOR UPDATE',
-    [userId],
-    PREPARED,
-  );
-  return {
-    clock: row?.last_modified_at ?? undefined,
-    digest: storedDigest(true, row?.live_count === null ? null : Number(row?.live_count), row?.digest_sum),
-  };
+  readonly source_version: number | null;
 }
 
 function chunks<T>(items: readonly T[]): T[][] {
@@ -82,11 +64,14 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     created: number;
     updated: number;
     unchanged: number;
+    stale: number;
+    /** The last meal's modifiedAt after its write: the new one, else the stored one (saveMeal's answer). */
+    lastAt: number | undefined;
   }
 
   async function startRun(tx: TransactionSql, userId: string, now: number): Promise<WriteRun> {
     const { clock, digest } = await lockClock(tx, userId);
-    const counts = { created: 0, updated: 0, unchanged: 0 };
+    const counts = { created: 0, updated: 0, unchanged: 0, stale: 0, lastAt: undefined };
     return {
       tx,
       userId,
@@ -116,47 +101,96 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
 
   /**
    * One batch of a write: upsertMeals' only batch, or one of an import's. Its ids are looked
-   * up together, so an id repeated in the batch meets the earlier record's version here, and
-   * one repeated across batches meets it in the table (written by the earlier batch).
+   * up together (under the clock lock: their content and sourceVersion hold until commit), so
+   * an id repeated in the batch meets what the earlier record left here, and one repeated
+   * across batches meets it in the table (written by the earlier batch).
    */
-  async function writeBatch(run: WriteRun, meals: readonly MealContent[]): Promise<void> {
+  async function writeBatch(run: WriteRun, meals: readonly MealSave[]): Promise<void> {
     const { tx, userId, now } = run;
-    const existing = new Map<string, ExistingMeal>();
+    /** Each of the user's meals named in the batch as the next record meets it. */
+    const met = new Map<string, MetMeal>();
+    const foreign = new Set<string>();
     for (const ids of chunks([...new Set(meals.map((meal) => meal.id))])) {
       const rows = await tx.unsafe<ExistingMeal[]>(
-        'SELECT user_id, modified_at, id, deleted, body FROM meals WHERE id = ANY($1::text[])',
+        'SELECT user_id, modified_at, id, deleted, body, source_version FROM meals WHERE id = ANY($1::text[])',
         [ids],
         PREPARED,
       );
-      for (const row of rows) existing.set(row.id, row);
+      for (const row of rows) {
+        if (row.user_id !== userId) foreign.add(row.id);
+        else {
+          const { modified_at: modifiedAt, deleted, body, source_version: sourceVersion } = row;
+          met.set(row.id, { modifiedAt, deleted, body, sourceVersion });
+        }
+      }
     }
+    const stored = new Set(met.keys());
     // Each meal in input order gets the next clock value; a repeated id is written twice,
-    // the second version winning (as SQLite writes them one after the other). A meal equal
-    // to the live version it meets (the stored one, or an earlier record's) is no change:
-    // it is not written, and the clock does not move for it.
-    const written = new Map<string, { modifiedAt: number; body: string }>();
+    // the second version winning (as SQLite writes them one after the other). A stale meal,
+    // or one equal to the live version it meets, is no change: it is not written, and the
+    // clock does not move for it; a newer version it brings is kept alone (`recorded`).
+    const written = new Map<string, MetMeal>();
+    const recorded = new Map<string, number>();
     meals.forEach((meal, index) => {
-      const row = existing.get(meal.id);
-      if (row !== undefined && row.user_id !== userId) throw new ForeignMeal(run.taken + index);
-      const earlier = written.get(meal.id);
-      const storedLive = row === undefined || row.deleted ? undefined : row;
-      const live = earlier?.body ?? storedLive?.body;
-      const liveAt = earlier?.modifiedAt ?? storedLive?.modified_at;
+      if (foreign.has(meal.id)) throw new ForeignMeal(run.taken + index);
+      const before = met.get(meal.id);
       const content = encodeMealContent(meal);
-      if (live !== undefined && isStoredMeal(live, content)) {
-        run.unchanged += 1;
+      const step = stepOfSave(before, content, meal.sourceVersion);
+      if (step.kind === 'stale' || step.kind === 'unchanged') {
+        if (step.kind === 'stale') run.stale += 1;
+        else run.unchanged += 1;
+        run.lastAt = before?.modifiedAt;
+        if (step.kind === 'unchanged' && step.recordVersion !== undefined && before !== undefined) {
+          const kept = { ...before, sourceVersion: step.recordVersion };
+          met.set(meal.id, kept);
+          if (written.has(meal.id)) written.set(meal.id, kept);
+          else recorded.set(meal.id, step.recordVersion);
+        }
         return;
       }
       run.clock = nextModifiedAt(run.clock, now);
       run.first ??= run.clock;
-      if (row === undefined && earlier === undefined) run.created += 1;
+      if (step.kind === 'created') run.created += 1;
       else run.updated += 1;
-      if (liveAt !== undefined) run.digest.remove(meal.id, liveAt);
+      if (before !== undefined && !before.deleted) run.digest.remove(meal.id, before.modifiedAt);
       run.digest.add(meal.id, run.clock);
-      written.delete(meal.id);
-      written.set(meal.id, { modifiedAt: run.clock, body: encodeMealAt(content, run.clock) });
+      const after = {
+        modifiedAt: run.clock,
+        deleted: false,
+        body: encodeMealAt(content, run.clock),
+        sourceVersion: step.sourceVersion,
+      };
+      met.set(meal.id, after);
+      written.set(meal.id, after);
+      recorded.delete(meal.id);
+      run.lastAt = run.clock;
     });
-    const replaced = [...existing.keys()].filter((id) => written.has(id));
+    await writeRows(
+      run,
+      meals,
+      [...stored].filter((id) => written.has(id)),
+      written,
+    );
+    for (const rows of chunks([...recorded])) {
+      await tx.unsafe(
+        `UPDATE meals SET source_version = t.source_version
+         FROM unnest($2::text[], $3::bigint[]) AS t(id, source_version)
+         WHERE meals.user_id = $1 AND meals.id = t.id`,
+        [userId, rows.map(([id]) => id), rows.map(([, version]) => version)],
+        PREPARED,
+      );
+    }
+    run.taken += meals.length;
+  }
+
+  /** A batch's new rows: the user's rows they replace deleted, then the rows inserted. */
+  async function writeRows(
+    run: WriteRun,
+    meals: readonly MealSave[],
+    replaced: readonly string[],
+    written: ReadonlyMap<string, MetMeal>,
+  ): Promise<void> {
+    const { tx, userId } = run;
     for (const ids of chunks(replaced)) {
       await tx.unsafe('DELETE FROM meals WHERE user_id = $1 AND id = ANY($2::text[])', [userId, ids], PREPARED);
     }
@@ -165,10 +199,17 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
       // ON CONFLICT DO NOTHING: an id another user's import wrote since the look-up is that
       // user's now, a foreign id like any other, not a failure of the whole (unrepeatable) import.
       const inserted = await tx.unsafe(
-        `INSERT INTO meals (user_id, modified_at, id, deleted, body)
-         SELECT $1, modified_at, id, false, body FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(modified_at, id, body)
+        `INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version)
+         SELECT $1, modified_at, id, false, body, source_version
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[]) AS t(modified_at, id, body, source_version)
          ON CONFLICT DO NOTHING`,
-        [userId, rows.map(([, row]) => row.modifiedAt), ids, rows.map(([, row]) => row.body)],
+        [
+          userId,
+          rows.map(([, row]) => row.modifiedAt),
+          ids,
+          rows.map(([, row]) => row.body),
+          rows.map(([, row]) => row.sourceVersion),
+        ],
         PREPARED,
       );
       if (inserted.count < rows.length) {
@@ -177,7 +218,6 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
         throw new ForeignMeal(run.taken + meals.findIndex((meal) => meal.id === id));
       }
     }
-    run.taken += meals.length;
   }
 
   /** The end of a write: the commit step, when anything changed. */
@@ -186,10 +226,16 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     if (first !== undefined && clock !== undefined) {
       await commitChange(tx, { userId, first, last: clock, now, digestBefore: run.digestBefore, digest: run.digest });
     }
-    return { created: run.created, updated: run.updated, unchanged: run.unchanged };
+    const counts: WriteCounts = {
+      created: run.created,
+      updated: run.updated,
+      unchanged: run.unchanged,
+      stale: run.stale,
+    };
+    return counts;
   }
 
-  function upsert(userId: string, meals: readonly MealContent[], now: number) {
+  function upsert(userId: string, meals: readonly MealSave[], now: number) {
     return sql.begin(async (tx) => {
       const run = await startRun(tx, userId, now);
       await writeBatch(run, meals);
@@ -197,11 +243,19 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     });
   }
 
+  function save(userId: string, meal: MealSave, now: number): Promise<SaveResult> {
+    return sql.begin(async (tx) => {
+      const run = await startRun(tx, userId, now);
+      await writeBatch(run, [meal]);
+      return saveAnswer(await finishRun(run), run.lastAt);
+    });
+  }
+
   /**
    * An import's batches in one transaction, each written before the next is taken: the await is the back-pressure that keeps one batch in memory. The user's clock
    * is locked once the first batch is read (withFirstBatchRead).
    */
-  async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
+  async function importBatches(userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number) {
     const ready = await withFirstBatchRead(batches);
     return sql.begin(async (tx) => {
       const run = await startRun(tx, userId, now);
@@ -210,71 +264,23 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     });
   }
 
-  async function remove(userId: string, mealId: string, now: number): Promise<DeleteResult> {
-    // The owner first, without a lock: an unknown or foreign id takes no user's lock.
-    const [owner] = await sql.unsafe<{ user_id: string }[]>(
-      'SELECT user_id FROM meals WHERE id = $1',
-      [mealId],
-      PREPARED,
-    );
-    if (owner === undefined || owner.user_id !== userId) return 'not_found';
-    return sql.begin(async (tx) => {
-      const { clock, digest: digestBefore } = await lockClock(tx, userId);
-      // Read again under the user's lock: what it says now cannot change until commit.
-      const [row] = await tx.unsafe<{ deleted: boolean; modified_at: number }[]>(
-        'SELECT deleted, modified_at FROM meals WHERE id = $1 AND user_id = $2',
-        [mealId, userId],
-        PREPARED,
-      );
-      if (row === undefined) return 'not_found';
-      if (row.deleted) return 'already_deleted';
-      const modifiedAt = nextModifiedAt(clock, now);
-      await tx.unsafe(
-        'UPDATE meals SET modified_at = $3, deleted = true, body = $4 WHERE id = $1 AND user_id = $2',
-        [mealId, userId, modifiedAt, encodeTombstone(mealId, modifiedAt)],
-        PREPARED,
-      );
-      const digest = new DigestChange();
-      digest.remove(mealId, row.modified_at);
-      await commitChange(tx, { userId, first: modifiedAt, last: modifiedAt, now, digestBefore, digest });
-      return 'deleted';
-    });
-  }
-
   return {
-    upsertMeals: (userId: string, meals: readonly MealContent[], now: number): Promise<UpsertResult> =>
+    upsertMeals: (userId: string, meals: readonly MealSave[], now: number): Promise<UpsertResult> =>
       writeAnswer(withRetry(() => upsert(userId, meals, now))),
 
+    saveMeal: (userId: string, meal: MealSave, now: number): Promise<SaveResult> =>
+      withRetry(() => save(userId, meal, now)).catch((error: unknown) => {
+        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: 0 } as const;
+        throw error;
+      }),
+
     /** Not retried: the batches cannot be read twice; an id taken meanwhile is a foreign id (writeBatch). */
-    importMeals: (userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number): Promise<UpsertResult> =>
+    importMeals: (userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult> =>
       writeAnswer(importBatches(userId, batches, now)),
 
-    deleteMeal: (userId: string, mealId: string, now: number) => withRetry(() => remove(userId, mealId, now)),
+    deleteMeal: (userId: string, mealId: string, now: number, sourceVersion?: number): Promise<DeleteResult> =>
+      withRetry(() => deleteMealOnce(sql, userId, mealId, now, sourceVersion)),
 
-    /**
-     * One statement: the tombstones deleted drive the watermark, each user's moving to the
-     * newest of its own pruned, forward only; readers see both changes or neither.
-     */
-    async pruneTombstones(before: number): Promise<number> {
-      const [row] = await sql.unsafe<{ pruned: number }[]>(
-        `WITH pruned AS (
-           DELETE FROM meals WHERE deleted AND modified_at < $1 RETURNING user_id, modified_at, id
-         ), newest AS (
-           SELECT DISTINCT ON (user_id) user_id, modified_at, id FROM pruned
-           ORDER BY user_id, modified_at DESC, id DESC
-         ), marked AS (
-           UPDATE user_clocks AS clock SET pruned_modified_at = newest.modified_at, pruned_id = newest.id
-           FROM newest
-           WHERE clock.user_id = newest.user_id
-             AND (clock.pruned_modified_at IS NULL
-                  OR (newest.modified_at, newest.id) > (clock.pruned_modified_at, clock.pruned_id))
-           RETURNING 1
-         )
-         SELECT count(*)::int AS pruned FROM pruned`,
-        [before],
-        PREPARED,
-      );
-      return Number(row?.pruned ?? 0);
-    },
+    pruneTombstones: (before: number): Promise<number> => pruneTombstones(sql, before),
   };
 }

@@ -3,7 +3,7 @@ import type { FeedStart } from '../../domain/feed-start.js';
 import type { Meal } from '../../domain/meal.js';
 import { decodeMeal, LIVE_MEAL_DELETED_SUFFIX } from '../../domain/meal-json.js';
 import { storedDigest } from '../digest-bytes.js';
-import type { FeedPage, FeedQuery, MealFeed } from '../meal-feed.js';
+import type { FeedPage, FeedQuery, MealFeed, StoredMeal } from '../meal-feed.js';
 import type { Implementation } from '../guarded-concerns.js';
 
 type PageRow = [
@@ -85,6 +85,13 @@ export function createSqliteFeed(db: Database): Implementation<MealFeed> {
       'SELECT body FROM meals WHERE user_id = ? AND modified_at >= ? AND deleted = 0 ORDER BY modified_at, id',
     )
     .pluck();
+  // By id (its unique index), then the owner: another user's meal is as unknown as a made-up id.
+  const selectMeal = db.prepare<
+    [string, string],
+    { item: string; modified_at: number; deleted: number; source_version: number | null }
+  >(
+    `SELECT ${WITH_DELETED_ITEM} AS item, modified_at, deleted, source_version FROM meals WHERE id = ? AND user_id = ?`,
+  );
 
   return {
     listFeed(query: FeedQuery): FeedPage {
@@ -109,6 +116,17 @@ export function createSqliteFeed(db: Database): Implementation<MealFeed> {
         newestChangeAt,
         liveDigest,
         prunedThrough,
+      };
+    },
+
+    getMeal(userId: string, mealId: string): StoredMeal | undefined {
+      const row = selectMeal.get(mealId, userId);
+      if (row === undefined) return undefined;
+      return {
+        item: row.item,
+        modifiedAt: row.modified_at,
+        deleted: row.deleted !== 0,
+        sourceVersion: row.source_version,
       };
     },
 

@@ -1,13 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import { nextModifiedAt } from '../../domain/change-clock.js';
-import type { MealContent } from '../../domain/meal.js';
+import type { MealSave } from '../../domain/meal.js';
 import { DigestChange } from '../../domain/meals-digest.js';
-import { encodeMealAt, encodeMealContent, encodeTombstone, isStoredMeal } from '../../domain/meal-json.js';
-import type { DeleteResult, MealWrites, UpsertResult } from '../meal-writes.js';
+import { encodeMealAt, encodeMealContent } from '../../domain/meal-json.js';
+import type { MealWrites, SaveResult, UpsertResult } from '../meal-writes.js';
 import { withFirstBatchRead } from '../first-batch.js';
-import { ForeignMeal, foreignMealResult, writeAnswer } from '../foreign-meal.js';
+import { ForeignMeal, foreignMealResult, type WriteCounts, writeAnswer } from '../foreign-meal.js';
+import { saveAnswer, stepOfSave } from '../save-step.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 import type { SqliteCommit } from './sqlite-commit.js';
+import { createSqliteMealDelete } from './sqlite-meal-delete.js';
 import type { Implementation } from '../guarded-concerns.js';
 
 interface ExistingMeal {
@@ -15,18 +17,22 @@ interface ExistingMeal {
   readonly modified_at: number;
   readonly deleted: number;
   readonly body: string;
+  readonly source_version: number | null;
 }
 
 /** MealWrites on SQLite: every statement prepared once, every change ended by `commit`. */
 export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Implementation<MealWrites> {
   const selectById = db.prepare<[string], ExistingMeal>(
-    'SELECT user_id, modified_at, deleted, body FROM meals WHERE id = ?',
+    'SELECT user_id, modified_at, deleted, body, source_version FROM meals WHERE id = ?',
   );
   const selectClock = db
     .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
     .pluck();
   const removeRow = db.prepare('DELETE FROM meals WHERE user_id = ? AND modified_at = ? AND id = ?');
-  const insertRow = db.prepare('INSERT INTO meals (user_id, modified_at, id, deleted, body) VALUES (?, ?, ?, ?, ?)');
+  const insertRow = db.prepare(
+    'INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES (?, ?, ?, 0, ?, ?)',
+  );
+  const setVersion = db.prepare('UPDATE meals SET source_version = ? WHERE id = ? AND user_id = ?');
   const pruneBefore = db.prepare('DELETE FROM meals WHERE deleted = 1 AND modified_at < ?');
   // Each user's newest tombstone about to be pruned (max() makes SQLite take `id` from its
   // row; modifiedAt is unique per user), moving the watermark forward only. INDEXED BY: left
@@ -63,6 +69,9 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
     created: number;
     updated: number;
     unchanged: number;
+    stale: number;
+    /** The last meal's modifiedAt after its write: the new one, else the stored one (saveMeal's answer). */
+    lastAt: number | undefined;
   }
 
   function startRun(userId: string, now: number): WriteRun {
@@ -76,35 +85,53 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
       appending: clock === undefined,
       digest: new DigestChange(),
     };
-    return { ...run, created: 0, updated: 0, unchanged: 0 };
+    return { ...run, created: 0, updated: 0, unchanged: 0, stale: 0, lastAt: undefined };
   }
 
   /**
    * A user's first write: every meal is new, so none is looked up. Inside the run's
    * transaction this is a savepoint (better-sqlite3 nests transactions so): a duplicate id
    * (another user's, or one repeated in the input) rolls back this batch alone, which the
-   * caller then writes by looking each id up.
+   * caller then writes by looking each id up. A new user has no stored sourceVersion, so no
+   * meal here can be stale; an id repeated in the input (whose later record meets the earlier
+   * one's version) takes the look-up path like any duplicate.
    */
-  const appendBatch = db.transaction((run: WriteRun, meals: readonly MealContent[]) => {
+  const appendBatch = db.transaction((run: WriteRun, meals: readonly MealSave[]) => {
     const first = nextModifiedAt(run.clock, run.now);
     run.clock = appendNewMeals(run.userId, meals, first);
     // Past the append: a duplicate id rolled this batch back before its terms were counted.
     meals.forEach((meal, index) => run.digest.add(meal.id, first + index));
     run.first ??= first;
     run.created += meals.length;
+    run.lastAt = run.clock;
   });
 
-  function lookUpBatch(run: WriteRun, meals: readonly MealContent[]): void {
+  function lookUpBatch(run: WriteRun, meals: readonly MealSave[]): void {
     const { userId, now } = run;
     meals.forEach((meal, index) => {
       // Meals are written one after the other, so an id repeated in the input finds the
-      // version the earlier record wrote.
+      // content and the sourceVersion the earlier record wrote.
       const existing = selectById.get(meal.id);
       if (existing !== undefined && existing.user_id !== userId) throw new ForeignMeal(run.taken + index);
       const content = encodeMealContent(meal);
-      // Equal to the live meal: no change, so no write and no clock step.
-      if (existing?.deleted === 0 && isStoredMeal(existing.body, content)) {
-        run.unchanged += 1;
+      const met =
+        existing === undefined
+          ? undefined
+          : {
+              modifiedAt: existing.modified_at,
+              deleted: existing.deleted !== 0,
+              body: existing.body,
+              sourceVersion: existing.source_version,
+            };
+      const step = stepOfSave(met, content, meal.sourceVersion);
+      // Stale, or equal to the live meal: no change, so no clock step (a newer version alone is kept).
+      if (step.kind === 'stale' || step.kind === 'unchanged') {
+        if (step.kind === 'stale') run.stale += 1;
+        else {
+          run.unchanged += 1;
+          if (step.recordVersion !== undefined) setVersion.run(step.recordVersion, meal.id, userId);
+        }
+        run.lastAt = existing?.modified_at;
         return;
       }
       run.clock = nextModifiedAt(run.clock, now);
@@ -116,12 +143,13 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
         if (existing.deleted === 0) run.digest.remove(meal.id, existing.modified_at);
       }
       run.digest.add(meal.id, run.clock);
-      insertRow.run(userId, run.clock, meal.id, 0, encodeMealAt(content, run.clock));
+      insertRow.run(userId, run.clock, meal.id, encodeMealAt(content, run.clock), step.sourceVersion);
+      run.lastAt = run.clock;
     });
   }
 
   /** One batch of a write, inside the run's transaction: upsertMeals' only batch, or one of an import's. */
-  function writeBatch(run: WriteRun, meals: readonly MealContent[]): void {
+  function writeBatch(run: WriteRun, meals: readonly MealSave[]): void {
     if (run.appending && meals.length > 0) {
       try {
         appendBatch(run, meals);
@@ -137,16 +165,22 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
   }
 
   /** The end of a write: the commit step, when anything changed. */
-  function finishRun(run: WriteRun) {
+  function finishRun(run: WriteRun): WriteCounts {
     if (run.first !== undefined && run.clock !== undefined)
       commit.commitChange(run.userId, run.first, run.clock, run.now, run.digest);
-    return { created: run.created, updated: run.updated, unchanged: run.unchanged };
+    return { created: run.created, updated: run.updated, unchanged: run.unchanged, stale: run.stale };
   }
 
-  const upsert = db.transaction((userId: string, meals: readonly MealContent[], now: number) => {
+  const upsert = db.transaction((userId: string, meals: readonly MealSave[], now: number) => {
     const run = startRun(userId, now);
     writeBatch(run, meals);
     return finishRun(run);
+  });
+
+  const save = db.transaction((userId: string, meal: MealSave, now: number): SaveResult => {
+    const run = startRun(userId, now);
+    writeBatch(run, [meal]);
+    return saveAnswer(finishRun(run), run.lastAt);
   });
 
   /**
@@ -158,7 +192,7 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
    * to the input's end: other processes' writers wait (busy timeout) or fail at once (serve's
    * background writes); readers, and opening a store already up to date (migrate.ts), go on.
    */
-  async function importBatches(userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number) {
+  async function importBatches(userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number) {
     // No memory map while importing: every page the import touched through the map stayed in
     // the process's resident set (docs/cli.md#memory-and-locking).
     const ready = await withFirstBatchRead(batches);
@@ -177,21 +211,10 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
     }
   }
 
-  const remove = db.transaction((userId: string, mealId: string, now: number): DeleteResult => {
-    const existing = selectById.get(mealId);
-    if (existing === undefined || existing.user_id !== userId) return 'not_found';
-    if (existing.deleted !== 0) return 'already_deleted';
-    const modifiedAt = nextModifiedAt(selectClock.get(userId), now);
-    removeRow.run(userId, existing.modified_at, mealId);
-    insertRow.run(userId, modifiedAt, mealId, 1, encodeTombstone(mealId, modifiedAt));
-    const digest = new DigestChange();
-    digest.remove(mealId, existing.modified_at);
-    commit.commitChange(userId, modifiedAt, modifiedAt, now, digest);
-    return 'deleted';
-  });
+  const deleteMeal = createSqliteMealDelete(db, commit);
 
   return {
-    upsertMeals(userId: string, meals: readonly MealContent[], now: number): UpsertResult {
+    upsertMeals(userId: string, meals: readonly MealSave[], now: number): UpsertResult {
       try {
         return { ok: true, ...upsert.immediate(userId, meals, now) };
       } catch (error) {
@@ -199,12 +222,19 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
       }
     },
 
-    importMeals: (userId: string, batches: AsyncIterable<readonly MealContent[]>, now: number): Promise<UpsertResult> =>
+    saveMeal(userId: string, meal: MealSave, now: number): SaveResult {
+      try {
+        return save.immediate(userId, meal, now);
+      } catch (error) {
+        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: 0 };
+        throw error;
+      }
+    },
+
+    importMeals: (userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult> =>
       writeAnswer(importBatches(userId, batches, now)),
 
-    deleteMeal(userId: string, mealId: string, now: number): DeleteResult {
-      return remove.immediate(userId, mealId, now);
-    },
+    deleteMeal,
 
     pruneTombstones(before: number): number {
       return prune.immediate(before);

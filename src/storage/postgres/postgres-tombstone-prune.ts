@@ -1,0 +1,30 @@
+import type { Sql } from 'postgres';
+
+const PREPARED = { prepare: true } as const;
+
+/**
+ * MealWrites.pruneTombstones on PostgreSQL, one statement: the tombstones deleted drive the
+ * watermark, each user's moving to the newest of its own pruned, forward only; readers see
+ * both changes or neither.
+ */
+export async function pruneTombstones(sql: Sql, before: number): Promise<number> {
+  const [row] = await sql.unsafe<{ pruned: number }[]>(
+    `WITH pruned AS (
+       DELETE FROM meals WHERE deleted AND modified_at < $1 RETURNING user_id, modified_at, id
+     ), newest AS (
+       SELECT DISTINCT ON (user_id) user_id, modified_at, id FROM pruned
+       ORDER BY user_id, modified_at DESC, id DESC
+     ), marked AS (
+       UPDATE user_clocks AS clock SET pruned_modified_at = newest.modified_at, pruned_id = newest.id
+       FROM newest
+       WHERE clock.user_id = newest.user_id
+         AND (clock.pruned_modified_at IS NULL
+              OR (newest.modified_at, newest.id) > (clock.pruned_modified_at, clock.pruned_id))
+       RETURNING 1
+     )
+     SELECT count(*)::int AS pruned FROM pruned`,
+    [before],
+    PREPARED,
+  );
+  return Number(row?.pruned ?? 0);
+}

@@ -1,0 +1,69 @@
+import type { Database } from 'better-sqlite3';
+import { nextModifiedAt } from '../../domain/change-clock.js';
+import { DigestChange } from '../../domain/meals-digest.js';
+import { encodeTombstone } from '../../domain/meal-json.js';
+import { isStaleWrite, keptSourceVersion, recordsNewerVersion } from '../../domain/source-version.js';
+import type { DeleteResult } from '../meal-writes.js';
+import type { SqliteCommit } from './sqlite-commit.js';
+
+interface StoredRow {
+  readonly user_id: string;
+  readonly modified_at: number;
+  readonly deleted: number;
+  readonly source_version: number | null;
+}
+
+/**
+ * MealWrites.deleteMeal on SQLite, in one write transaction (SQLite has one writer, so what
+ * the look-up reads holds until commit). A tombstone keeps the meal's sourceVersion: the row
+ * is written again at its new place on the clock with the version carried over.
+ */
+export function createSqliteMealDelete(db: Database, commit: SqliteCommit) {
+  const selectById = db.prepare<[string], StoredRow>(
+    'SELECT user_id, modified_at, deleted, source_version FROM meals WHERE id = ?',
+  );
+  const selectClock = db
+    .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
+    .pluck();
+  const removeRow = db.prepare('DELETE FROM meals WHERE user_id = ? AND modified_at = ? AND id = ?');
+  const insertTombstone = db.prepare(
+    'INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES (?, ?, ?, 1, ?, ?)',
+  );
+  const setVersion = db.prepare('UPDATE meals SET source_version = ? WHERE id = ? AND user_id = ?');
+
+  /** A new tombstone of the user's: a change through the commit step, removing `live` from the digest when it was live. */
+  function tombstone(userId: string, mealId: string, now: number, version: number | null, live: number | undefined) {
+    const modifiedAt = nextModifiedAt(selectClock.get(userId), now);
+    insertTombstone.run(userId, modifiedAt, mealId, encodeTombstone(mealId, modifiedAt), version);
+    const digest = new DigestChange();
+    if (live !== undefined) digest.remove(mealId, live);
+    commit.commitChange(userId, modifiedAt, modifiedAt, now, digest);
+  }
+
+  const remove = db.transaction(
+    (userId: string, mealId: string, now: number, sourceVersion: number | undefined): DeleteResult => {
+      const existing = selectById.get(mealId);
+      if (existing === undefined) {
+        if (sourceVersion === undefined) return 'not_found';
+        // An id no user has: its tombstone holds the version, so an older save arriving later is
+        // stale. No live meal goes, so the digest stays as it is.
+        tombstone(userId, mealId, now, sourceVersion, undefined);
+        return 'deleted';
+      }
+      if (existing.user_id !== userId) return sourceVersion === undefined ? 'not_found' : 'foreign_id';
+      if (isStaleWrite(sourceVersion, existing.source_version)) return 'stale';
+      if (existing.deleted !== 0) {
+        // No change, so no clock step: only the newer version is kept.
+        if (recordsNewerVersion(sourceVersion, existing.source_version)) setVersion.run(sourceVersion, mealId, userId);
+        return 'already_deleted';
+      }
+      removeRow.run(userId, existing.modified_at, mealId);
+      const version = keptSourceVersion(sourceVersion, existing.source_version);
+      tombstone(userId, mealId, now, version, existing.modified_at);
+      return 'deleted';
+    },
+  );
+
+  return (userId: string, mealId: string, now: number, sourceVersion?: number): DeleteResult =>
+    remove.immediate(userId, mealId, now, sourceVersion);
+}
