@@ -10,11 +10,16 @@ const CONTROL_CHARACTER_RE = /\p{Cc}/u;
 // the store would keep U+FFFD for each and "\ud800" and "\udc00" would become one id.
 const LONE_SURROGATE_RE = /\p{Cs}/u;
 
+/** False for text holding a lone surrogate: not well-formed Unicode, with no UTF-8 form. */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE_RE.test(text);
+}
+
 /** What is wrong with a meal id, in words after "id must …", or undefined when it is a good one. */
 export function mealIdFault(id: string): string | undefined {
   if (id.length === 0) return 'not be empty';
   if (id.length > MAX_MEAL_ID_LENGTH) return `be at most ${MAX_MEAL_ID_LENGTH} characters`;
   if (CONTROL_CHARACTER_RE.test(id)) return 'not contain control characters';
-  if (LONE_SURROGATE_RE.test(id)) return 'be well-formed Unicode';
+  if (!isWellFormedText(id)) return 'be well-formed Unicode';
   return undefined;
 }

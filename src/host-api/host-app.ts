@@ -15,6 +15,7 @@ import { commonHeaders } from '../http/json-response.js';
 import type { RequestMetrics } from '../http/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
 import { MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
+import { refusedPathId } from './host-paths.js';
 import type { HostRouteConfig } from './host-resource.js';
 
 declare module 'fastify' {
@@ -86,10 +87,10 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     exposeHeadRoutes: false,
     serverFactory: deps.serverFactory,
     ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       reply.headers(commonHeaders(tls));
       if ((error.statusCode ?? 400) >= 500) reply.log.error({ err: error }, 'framework error');
-      sendError(reply, new AppError('bad_request', 'The request is malformed.'));
+      sendError(reply, refusedPathId(request.url) ?? new AppError('bad_request', 'The request is malformed.'));
     },
   });
   app.decorateRequest('serviceTokenId', undefined);

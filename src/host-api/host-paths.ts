@@ -12,14 +12,17 @@ function segment(request: FastifyRequest, name: string): string {
   return value;
 }
 
+const USER_ID_FAULT = () =>
+  new AppError('invalid_parameter', 'userId must be 1 to 200 characters, none of them a control character.', {
+    param: 'userId',
+  });
+
+const mealIdError = (fault: string) => new AppError('invalid_parameter', `mealId must ${fault}.`, { param: 'mealId' });
+
 /** `{userId}`: 1-200 characters, no control characters (docs/host-api.md#errors). */
 export function userIdOf(request: FastifyRequest): string {
   const userId = segment(request, 'userId');
-  if (!isValidUserId(userId)) {
-    throw new AppError('invalid_parameter', 'userId must be 1 to 200 characters, none of them a control character.', {
-      param: 'userId',
-    });
-  }
+  if (!isValidUserId(userId)) throw USER_ID_FAULT();
   return userId;
 }
 
@@ -27,7 +30,7 @@ export function userIdOf(request: FastifyRequest): string {
 export function mealIdOf(request: FastifyRequest): string {
   const mealId = segment(request, 'mealId');
   const fault = mealIdFault(mealId);
-  if (fault !== undefined) throw new AppError('invalid_parameter', `mealId must ${fault}.`, { param: 'mealId' });
+  if (fault !== undefined) throw mealIdError(fault);
   return mealId;
 }
 
@@ -52,4 +55,25 @@ export function queryOf(request: FastifyRequest, allowed: readonly string[]): Re
     values.set(name, value);
   }
   return values;
+}
+
+/**
+ * The path's id at fault in a request the router refused before any hook (it refuses some
+ * escapes of control characters, `%00` among them), so that such an id is the same
+ * `400 invalid_parameter` as one the route's own check finds. Undefined: the path is
+ * malformed as such (an escape that does not decode).
+ */
+export function refusedPathId(url: string): AppError | undefined {
+  const segments = (url.split('?')[0] ?? '').split('/');
+  let decoded: string[];
+  try {
+    decoded = segments.map((segment) => decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+  const [, host, version, users, userId, meals, mealId] = decoded;
+  if (host !== 'host' || version !== 'v1' || users !== 'users' || userId === undefined) return undefined;
+  if (!isValidUserId(userId)) return USER_ID_FAULT();
+  const fault = mealId === undefined || meals !== 'meals' ? undefined : mealIdFault(mealId);
+  return fault === undefined ? undefined : mealIdError(fault);
 }

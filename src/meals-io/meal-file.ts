@@ -21,7 +21,9 @@ function sourceOf(format: MealFileFormat): RecordSource {
 function checkItem(item: RawItem, source: RecordSource): MealFileItem {
   if (isLineError(item)) return item;
   const result = parseMealRecord(item.fields, source);
-  return result.ok ? { line: item.line, meal: result.meal } : { line: item.line, message: result.message };
+  return result.ok
+    ? { line: item.line, meal: result.meal }
+    : { line: item.line, message: result.message, field: result.field };
 }
 
 export function isImportedMeal(item: MealFileItem): item is ImportedMeal {

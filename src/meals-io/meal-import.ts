@@ -20,10 +20,24 @@ export type ImportOutcome =
       readonly stale: number;
     }
   /** The one-line report of the first bad record (docs/cli.md#all-or-nothing-by-line); nothing was written. */
-  | { readonly ok: false; readonly message: string };
+  | {
+      readonly ok: false;
+      /** `invalid`: a bad record; `foreign_id`: an id another user has. */
+      readonly reason: 'invalid' | 'foreign_id';
+      readonly message: string;
+      /** The line at fault (undefined only when a foreign id's line is unknown), and the field when one is. */
+      readonly line: number | undefined;
+      readonly field: string | undefined;
+    };
 
 /** Where the store writes an import's batches in one transaction (Storage.importMeals for one user). */
 export type BatchWriter = (batches: AsyncIterable<readonly MealSave[]>) => Promise<UpsertResult>;
+
+const FOREIGN = { ok: false, reason: 'foreign_id', field: 'id' } as const;
+
+function invalid(fault: LineError, message: string): ImportOutcome {
+  return { ok: false, reason: 'invalid', message, line: fault.line, field: fault.field };
+}
 
 /** Thrown into the writer to roll its transaction back when a bad record is read. */
 class BadRecord extends Error {
@@ -86,7 +100,9 @@ export async function importMealStream(
       if (first === undefined) first = step.value;
       else more += 1;
     }
-    return first === undefined ? undefined : { ok: false, message: describeFirstFault(first, more) };
+    if (first === undefined) return undefined;
+    const { line, field } = first;
+    return { ok: false, reason: 'invalid', message: describeFirstFault(first, more), line, field };
   }
 
   try {
@@ -95,7 +111,7 @@ export async function importMealStream(
       result = await write(batches());
     } catch (error) {
       if (!(error instanceof BadRecord)) throw error;
-      return (await restOfFile(error.fault)) ?? { ok: false, message: error.message };
+      return (await restOfFile(error.fault)) ?? invalid(error.fault, error.message);
     }
     if (result.ok) {
       const { created, updated, unchanged, stale } = result;
@@ -107,8 +123,8 @@ export async function importMealStream(
     const line = current.lines[at];
     const id = current.meals[at]?.id;
     if (line === undefined || id === undefined)
-      return { ok: false, message: 'a meal id of this file belongs to another user' };
-    return { ok: false, message: `line ${line}: id ${JSON.stringify(id)} belongs to another user` };
+      return { ...FOREIGN, message: 'a meal id of this file belongs to another user', line: undefined };
+    return { ...FOREIGN, message: `line ${line}: id ${JSON.stringify(id)} belongs to another user`, line };
   } finally {
     // A failed write: the input is closed, not read to its end.
     await source.return?.();

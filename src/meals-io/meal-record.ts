@@ -1,5 +1,6 @@
 import { parseInstant } from '../domain/instant.js';
 import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealSave, type MealType } from '../domain/meal.js';
+import { isWellFormedText, MAX_MEAL_ID_LENGTH, mealIdFault } from '../domain/meal-id.js';
 import { randomId } from '../domain/random-id.js';
 import { isSourceVersion, MAX_SOURCE_VERSION, parseSourceVersionText } from '../domain/source-version.js';
 
@@ -15,16 +16,9 @@ export type MealRecordResult =
   | { readonly ok: true; readonly meal: MealSave }
   | { readonly ok: false; readonly message: string; readonly field: string };
 
-const MAX_ID_LENGTH = 200;
 const MAX_TEXT_LENGTH = 10_000;
 /** The Meal fields and, beside them, the version the app gives the save (domain/source-version.ts). */
 const KNOWN_FIELDS: ReadonlySet<string> = new Set([...MEAL_FIELDS, 'sourceVersion']);
-// C0 controls, DEL and C1 controls: an id is echoed in URLs, logs and CSV cells.
-const CONTROL_CHARACTER_RE = /\p{Cc}/u;
-// With the u flag a surrogate pair is one code point, so this matches lone surrogates only: a
-// string that is not well-formed Unicode (JSON's "\ud800"). UTF-8 has no encoding for them, so
-// the store would keep U+FFFD for each and "\ud800" and "\udc00" would become one id.
-const LONE_SURROGATE_RE = /\p{Cs}/u;
 // Plain decimal notation only: no spaces, hex, "Infinity" or locale separators, which Number() would accept or misread.
 const CSV_NUMBER_RE = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const MEAL_TYPE_LIST = MEAL_TYPES.join(', ');
@@ -52,11 +46,11 @@ function isMissing(value: unknown): boolean {
 function readId(value: unknown): string {
   if (isMissing(value) || value === '') return randomId('m_');
   if (typeof value !== 'string') throw new RecordError('id', `id must be a string, got ${shown(value)}`);
-  if (value.length > MAX_ID_LENGTH) throw new RecordError('id', `id must be at most ${MAX_ID_LENGTH} characters`);
-  if (CONTROL_CHARACTER_RE.test(value)) {
-    throw new RecordError('id', `id must not contain control characters, got ${shown(value)}`);
+  // The one rule of meal ids (domain/meal-id.ts); a long id is not echoed.
+  const fault = mealIdFault(value);
+  if (fault !== undefined) {
+    throw new RecordError('id', `id must ${fault}${value.length > MAX_MEAL_ID_LENGTH ? '' : `, got ${shown(value)}`}`);
   }
-  if (LONE_SURROGATE_RE.test(value)) throw new RecordError('id', `id must be well-formed Unicode, got ${shown(value)}`);
   return value;
 }
 
@@ -67,7 +61,7 @@ function readText(field: string, value: unknown): string {
   if (value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH) {
     throw new RecordError(field, `${field} must be at most ${MAX_TEXT_LENGTH} characters`);
   }
-  if (LONE_SURROGATE_RE.test(value)) {
+  if (!isWellFormedText(value)) {
     throw new RecordError(field, `${field} must be well-formed Unicode, got ${shown(value)}`);
   }
   return value;

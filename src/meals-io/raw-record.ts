@@ -12,6 +12,8 @@ export interface RawRecord {
 export interface LineError {
   readonly line: number;
   readonly message: string;
+  /** The record's field at fault; absent when the line is no record at all (not JSON, too long). */
+  readonly field?: string;
 }
 
 export interface RawRecords {

@@ -45,7 +45,7 @@ describe('host API on PostgreSQL', { skip: skip ?? false }, () => {
     const userId = newUserId('race');
     const outcomes = new Map<string, number>();
     for (let round = 0; round < 40; round += 1) {
-      const mealId = `m${round}`;
+      const mealId = `${userId}-${round}`;
       // Each round sends the two versions at once, from the two instances, swapping which gets which.
       const [five, six] = round % 2 === 0 ? [a, b] : [b, a];
       const answers = await Promise.all([

@@ -57,24 +57,26 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
     test('imports records with their ids and versions, counting created, updated, unchanged and stale', async () => {
       const server = open();
       const userId = newUserId('import');
-      await hostCall(server, { method: 'PUT', path: mealPath(userId, 'b'), json: hostRecord({ sourceVersion: 9 }) });
-      await hostCall(server, { method: 'PUT', path: mealPath(userId, 'c'), json: hostRecord() });
+      // Meal ids are unique across users: this test's own.
+      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((x) => `${userId}-${x}`) as [string, string, string, string];
+      await hostCall(server, { method: 'PUT', path: mealPath(userId, b), json: hostRecord({ sourceVersion: 9 }) });
+      await hostCall(server, { method: 'PUT', path: mealPath(userId, c), json: hostRecord() });
       const body = lines([
-        { id: 'a', ...hostRecord({ sourceVersion: 1 }) },
-        { id: 'b', ...hostRecord({ title: 'older', sourceVersion: 8 }) },
-        { id: 'c', ...hostRecord() },
-        { id: 'd', ...hostRecord({ type: 'snack' }) },
-        { id: 'c', ...hostRecord({ title: 'changed' }) },
+        { id: a, ...hostRecord({ sourceVersion: 1 }) },
+        { id: b, ...hostRecord({ title: 'older', sourceVersion: 8 }) },
+        { id: c, ...hostRecord() },
+        { id: d, ...hostRecord({ type: 'snack' }) },
+        { id: c, ...hostRecord({ title: 'changed' }) },
       ]);
       const res = await importLines(server, userId, body);
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.json, { imported: 5, created: 2, updated: 1, unchanged: 1, stale: 1 });
       assert.equal(
-        ((await hostCall(server, { path: mealPath(userId, 'b') })).json as { title: string }).title,
+        ((await hostCall(server, { path: mealPath(userId, b) })).json as { title: string }).title,
         'Porridge',
       );
       assert.equal(
-        ((await hostCall(server, { path: mealPath(userId, 'c') })).json as { title: string }).title,
+        ((await hostCall(server, { path: mealPath(userId, c) })).json as { title: string }).title,
         'changed',
       );
     });
