@@ -42,11 +42,8 @@ const INVALID_MEAL_ID = errorExample(
   'mealId',
   'invalid_mealId',
 );
-const ID_TAKEN = error(
-  'id_taken: the id is the meal of another user. Nothing was written.',
-  {},
-  errorExample('id_taken', 'The meal id "m_01J9ZQ4W8K" belongs to another user.'),
-);
+const ID_TAKEN_EXAMPLE = errorExample('id_taken', 'The meal id "m_01J9ZQ4W8K" belongs to another user.');
+const ID_TAKEN = error('id_taken: the id is the meal of another user. Nothing was written.', {}, ID_TAKEN_EXAMPLE);
 
 const RECORD = {
   title: 'Lunch',
@@ -195,8 +192,15 @@ const deleteMeal = operationOf({
       ),
       UNKNOWN_QUERY_PARAMETER,
     ),
-    '404': notFound('meal', 'without sourceVersion, an id the user has no meal of.'),
-    '409': ID_TAKEN,
+    '404': notFound(
+      'meal',
+      "without sourceVersion, an id the user has no meal of (another user's is as unknown). Nothing was written.",
+    ),
+    '409': error(
+      'id_taken: with sourceVersion, the id is the meal of another user. Nothing was written.',
+      {},
+      ID_TAKEN_EXAMPLE,
+    ),
   },
 });
 

@@ -157,7 +157,9 @@ describe('meals: PUT, GET, HEAD and DELETE answer as the document describes', ()
     await check(MEAL, { method: 'HEAD', path: `/host/v1/users/${user}/meals/none` }, 404, 'HEAD unknown');
     await check(MEAL, { method: 'DELETE', path: `${at}?sourceVersion=abc` }, 400, 'bad sourceVersion');
     await check(MEAL, { method: 'DELETE', path: `${at}?version=2` }, 400, 'unknown parameter');
-    await check(MEAL, { method: 'DELETE', path: `/host/v1/users/${newUserId('x')}/meals/${id}` }, 409, 'foreign');
+    const foreign = `/host/v1/users/${newUserId('x')}/meals/${id}`;
+    await check(MEAL, { method: 'DELETE', path: foreign }, 404, "another user's, without a version");
+    await check(MEAL, { method: 'DELETE', path: `${foreign}?sourceVersion=9` }, 409, "another user's, with a version");
     await check(MEAL, { method: 'DELETE', path: `/host/v1/users/${user}/meals/none` }, 404, 'unknown');
     const deleted = await check(MEAL, { method: 'DELETE', path: `${at}?sourceVersion=2` }, 200, 'deleted');
     assert.equal(field(deleted, 'outcome'), 'deleted');
