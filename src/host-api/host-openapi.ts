@@ -1,8 +1,106 @@
-/** The host API's OpenAPI 3.1 document (docs/host-api.md): built once at start. */
+import { openApiDocumentSchema } from '../http/schemas.js';
+import { ACCOUNT_SCHEMAS } from './host-openapi-account-schemas.js';
+import {
+  getAndHead,
+  HOST_RESPONSES_WITHOUT_OPERATION,
+  pathItem,
+  REFUSALS_WITHOUT_TOKEN,
+  success,
+} from './host-openapi-answers.js';
+import { KEY_PATHS } from './host-openapi-keys.js';
+import { MEAL_PATHS } from './host-openapi-meals.js';
+import {
+  deletedMealSchema,
+  hostErrorSchema,
+  importedMealsSchema,
+  importRecordSchema,
+  mealRecordSchema,
+  savedMealSchema,
+  storedLiveMealSchema,
+  storedMealSchema,
+  storedTombstoneSchema,
+} from './host-openapi-schemas.js';
+import { WEBHOOK_PATHS } from './host-openapi-webhooks.js';
+
+const DESCRIPTION = [
+  "The host API: the diet app's own back end records its users' meals and manages their keys, webhook endpoints and sign-in links, on a listener of its own (serve --host-api-port), never the public one.",
+  'Every request but GET /host/v1/openapi.json carries Authorization: Bearer <service token> (mxs_…, made by the operator with service-tokens create).',
+  'Every answer is JSON, errors included ({"error":{"message","code","param"?,"line"?}}: line only on the import), with Cache-Control: no-store and X-Content-Type-Options: nosniff.',
+  "Bodies are JSON (application/json, at most 1 MiB) but the import's JSON Lines; the ids of a path are percent-decoded; a query parameter an operation does not list is 400 invalid_parameter.",
+  'What the service answers to a request no operation describes (another path or method, OPTIONS) is under x-responses-without-operation.',
+].join(' ');
+
+const openApiDocument = getAndHead(
+  {
+    operationId: 'getHostOpenApiDocument',
+    tags: ['Service'],
+    security: [],
+    summary: 'This document.',
+    description: 'No token is needed. The same on every server, whatever its settings.',
+    answers: {
+      '200': success('This document.', 'OpenApiDocument', {
+        document: {
+          summary: 'Its first fields',
+          value: { openapi: '3.1.0', info: { title: 'meal-export host API', version: '0.1.0' }, paths: {} },
+        },
+      }),
+    },
+  },
+  'headHostOpenApiDocument',
+  REFUSALS_WITHOUT_TOKEN,
+);
+
+/** The host API's OpenAPI 3.1 document (docs/host-api.md), built once at start from the schemas. */
 export function buildHostOpenApiDocument(version: string): Record<string, unknown> {
   return {
     openapi: '3.1.0',
-    info: { title: 'meal-export host API', version },
-    paths: {},
+    info: {
+      title: 'meal-export host API',
+      version,
+      description: DESCRIPTION,
+      contact: { name: 'The meal-export team' },
+      // As the public document: package.json says UNLICENSED, an SPDX LicenseRef for Redocly.
+      license: { name: 'Proprietary: all rights reserved (UNLICENSED)', identifier: 'LicenseRef-Proprietary' },
+    },
+    // Relative, as the public document's: the host API is on another port of the same server.
+    servers: [{ url: '/', description: 'The host API listener this document was fetched from.' }],
+    tags: [
+      { name: 'Meals', description: "A user's meals: saved, read and deleted one by one, or imported many at once." },
+      { name: 'Keys', description: "A user's API keys, with which the user's own tools read /v1/meals." },
+      { name: 'Webhooks', description: "A user's webhook endpoints, called when the user's meals change." },
+      { name: 'Sign-in links', description: 'One-time links that sign a user in to the app page.' },
+      { name: 'Service', description: 'This document: no token needed.' },
+    ],
+    'x-responses-without-operation': HOST_RESPONSES_WITHOUT_OPERATION,
+    components: {
+      securitySchemes: {
+        serviceToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "mxs_… service token, held by the app's back end only (docs/host-api.md#service-tokens). One token acts for every user.",
+        },
+      },
+      schemas: {
+        MealRecord: mealRecordSchema,
+        ImportRecord: importRecordSchema,
+        StoredMeal: storedMealSchema,
+        StoredLiveMeal: storedLiveMealSchema,
+        StoredTombstone: storedTombstoneSchema,
+        SavedMeal: savedMealSchema,
+        DeletedMeal: deletedMealSchema,
+        ImportedMeals: importedMealsSchema,
+        ...ACCOUNT_SCHEMAS,
+        Error: hostErrorSchema,
+        OpenApiDocument: openApiDocumentSchema,
+      },
+    },
+    security: [{ serviceToken: [] }],
+    paths: {
+      ...MEAL_PATHS,
+      ...KEY_PATHS,
+      ...WEBHOOK_PATHS,
+      '/host/v1/openapi.json': pathItem('This document.', openApiDocument),
+    },
   };
 }

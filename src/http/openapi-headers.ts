@@ -101,14 +101,15 @@ export function retryAfterHeader(example: number): Headers {
 /** The wait a 503 names: a restart or a fail-over of the store. */
 export const UNAVAILABLE_RETRY_AFTER = Number(UNAVAILABLE_RETRY_AFTER_SECONDS);
 
-/** On every 401 (section 3). */
-export const WWW_AUTHENTICATE_HEADER: Headers = {
-  'WWW-Authenticate': fixed(
-    BEARER_CHALLENGE,
-    'The scheme and realm to authenticate with (RFC 9110 section 11.6.1).',
-    true,
-  ),
-};
+/** On every 401 of a listener whose challenge is `challenge` (section 3): the host API has a realm of its own. */
+export function wwwAuthenticateHeader(challenge: string): Headers {
+  return {
+    'WWW-Authenticate': fixed(challenge, 'The scheme and realm to authenticate with (RFC 9110 section 11.6.1).', true),
+  };
+}
+
+/** On every 401 of the public listener. */
+export const WWW_AUTHENTICATE_HEADER: Headers = wwwAuthenticateHeader(BEARER_CHALLENGE);
 
 /** On every 405 (section 5). */
 export const ALLOW_HEADER: Headers = {

@@ -85,23 +85,36 @@ export const mealPageSchema = {
   additionalProperties: false,
 } as const;
 
-export const errorSchema = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: {
-        message: { type: 'string' },
-        code: { type: 'string', enum: Object.keys(PUBLIC_STATUS_BY_CODE) },
-        param: { type: 'string', description: 'The query parameter at fault.' },
+/**
+ * The error body of a listener whose codes are `codes`: the public API's, or the host API's,
+ * whose errors add `line` (host-api/host-openapi-schemas.ts).
+ */
+export function errorSchemaOf(
+  codes: readonly string[],
+  paramDescription: string,
+  more: Readonly<Record<string, object>> = {},
+) {
+  return {
+    type: 'object',
+    properties: {
+      error: {
+        type: 'object',
+        properties: {
+          message: { type: 'string' },
+          code: { type: 'string', enum: [...codes] },
+          param: { type: 'string', description: paramDescription },
+          ...more,
+        },
+        required: ['message', 'code'],
+        additionalProperties: false,
       },
-      required: ['message', 'code'],
-      additionalProperties: false,
     },
-  },
-  required: ['error'],
-  additionalProperties: false,
-} as const;
+    required: ['error'],
+    additionalProperties: false,
+  } as const;
+}
+
+export const errorSchema = errorSchemaOf(Object.keys(PUBLIC_STATUS_BY_CODE), 'The query parameter at fault.');
 
 /**
  * The query parameters of GET /v1/meals, in the order the first one at fault is named: from the

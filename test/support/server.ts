@@ -19,6 +19,8 @@ export interface TestServer {
   readonly child: ChildProcess;
   /** `http://127.0.0.1:PORT` of the admin listener (/metrics), when started with `adminPort`. */
   readonly adminUrl: string | undefined;
+  /** The host API's listener, when started with `hostApiPort` (same certificate: `request` reaches it). */
+  readonly hostApi: { readonly url: string; readonly host: string; readonly port: number } | undefined;
   /** Everything the server wrote to stderr (its logs) so far. */
   logs(): string;
   stdout(): string;
@@ -42,6 +44,8 @@ export interface StartOptions {
   readonly dailyLimit?: number;
   /** `--admin-port`: 0 for a free port, read back from the server's log into `adminUrl`. */
   readonly adminPort?: number;
+  /** `--host-api-port`: 0 for a free port, read back from the server's log into `hostApi`. */
+  readonly hostApiPort?: number;
   /** `--workers N` (node:cluster). */
   readonly workers?: number;
   readonly extraArgs?: readonly string[];
@@ -53,6 +57,8 @@ export interface StartOptions {
 
 // The admin listener's address, as the server logs it (metrics/admin-listener.ts).
 const ADMIN_LINE_RE = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"admin listening"/;
+// The host API's address, as the server logs it (serve/host-api-listener.ts).
+const HOST_API_LINE_RE = /"url":"(https?:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"host API listening"/;
 
 /**
  * Starts the built `meal-export serve` on a free port with its own SQLite file and data
@@ -67,6 +73,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
   args.push('--daily-limit', String(options.dailyLimit ?? 1_000_000));
   if (options.adminPort !== undefined) args.push('--admin-port', String(options.adminPort));
+  if (options.hostApiPort !== undefined) args.push('--host-api-port', String(options.hostApiPort));
   if (options.workers !== undefined) args.push('--workers', String(options.workers));
   args.push(...(options.extraArgs ?? []));
   const child = spawn(process.execPath, args, {
@@ -76,15 +83,18 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   });
   let stdout = '';
   let stderr = '';
-  const { url, adminUrl } = await new Promise<{ url: string; adminUrl: string | undefined }>((resolve, reject) => {
+  type Addresses = { url: string; adminUrl: string | undefined; hostApiUrl: string | undefined };
+  const { url, adminUrl, hostApiUrl } = await new Promise<Addresses>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server not ready in 30 s:\n${stderr}`)), 30_000);
-    // Ready once the `listening on` line is out, and the admin address logged when one was asked.
+    // Ready once the `listening on` line is out, and the admin and host API addresses logged when asked.
     const check = () => {
       const listening = /listening on (\S+)/.exec(stdout)?.[1];
       const admin = ADMIN_LINE_RE.exec(stderr)?.[1];
+      const hostApi = HOST_API_LINE_RE.exec(stderr)?.[1];
       if (listening === undefined || (options.adminPort !== undefined && admin === undefined)) return;
+      if (options.hostApiPort !== undefined && hostApi === undefined) return;
       clearTimeout(timer);
-      resolve({ url: listening, adminUrl: admin });
+      resolve({ url: listening, adminUrl: admin, hostApiUrl: hostApi });
     };
     child.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString('utf8');
@@ -108,6 +118,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     dir,
     child,
     adminUrl,
+    hostApi:
+      hostApiUrl === undefined
+        ? undefined
+        : { url: hostApiUrl, host: new URL(hostApiUrl).hostname, port: Number(new URL(hostApiUrl).port) },
     logs: () => stderr,
     stdout: () => stdout,
     async stop() {

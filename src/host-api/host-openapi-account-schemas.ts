@@ -1,0 +1,181 @@
+import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
+import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
+import { instantSchema } from '../http/schemas.js';
+
+/**
+ * The JSON Schemas of a user's keys, webhook endpoints and sign-in links in the host API
+ * (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links): field for field what
+ * host-key-routes.ts and host-webhook-routes.ts answer.
+ */
+
+const object = (properties: Readonly<Record<string, object>>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  ...(required.length === 0 ? {} : { required }),
+  additionalProperties: false,
+});
+const listOf = (item: string) => ({ type: 'array', items: { $ref: `#/components/schemas/${item}` } });
+const instantOrNull = (description: string) => ({ ...instantSchema, type: ['string', 'null'], description });
+/** A required `true`: a one-value enum, as the public document writes `deleted`. */
+const yes = { type: 'boolean', enum: [true] };
+
+const keyId = { type: 'string', description: 'The key id (key_…): what DELETE /host/v1/keys/{keyId} takes.' };
+const keyName = { type: 'string', description: 'The name given at creation; "" when none.' };
+const expiresAt = instantOrNull('When the key stops working; null: never.');
+
+export const createKeyRequestSchema = {
+  ...object(
+    {
+      name: { type: ['string', 'null'], description: 'A label the user recognises; absent or null is "".' },
+      expiresIn: {
+        type: ['string', 'null'],
+        pattern: '^[1-9][0-9]{0,6}[smhd]$',
+        description: 'How long the key lives, such as 90s, 30m, 12h or 30d; absent or null: until revoked.',
+      },
+    },
+    [],
+  ),
+  description: 'Both fields optional; no body at all is the same as {}.',
+};
+
+export const createdKeySchema = {
+  ...object({
+    id: keyId,
+    key: {
+      type: 'string',
+      pattern: '^mxk_[0-9A-Za-z]{49}$',
+      description: 'The API key: shown here once, stored only as a digest. Hand it to the user now.',
+    },
+    userId: { type: 'string', description: 'The user whose meals the key reads.' },
+    name: keyName,
+    createdAt: instantSchema,
+    expiresAt,
+  }),
+  description: `A new key of the user, who may hold ${MAX_ACTIVE_KEYS} active keys.`,
+};
+
+export const keySummarySchema = object({
+  id: keyId,
+  name: keyName,
+  prefix: { type: 'string', description: 'The first characters of the key, safe to show.' },
+  createdAt: instantSchema,
+  expiresAt,
+  lastUsedAt: instantOrNull('About when the key was last accepted; null: never.'),
+  revokedAt: instantOrNull('When the key was revoked; null: it was not.'),
+});
+
+export const revokedKeySchema = object({ id: keyId, revoked: yes });
+
+const webhookId = { type: 'string', description: 'The endpoint id (wh_…).' };
+const webhookUrl = {
+  type: 'string',
+  maxLength: MAX_WEBHOOK_URL_LENGTH,
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]://',
+  description: 'Where the calls go: https://, no user name or password, not a private or loopback address.',
+};
+const webhookName = { type: 'string', maxLength: MAX_WEBHOOK_NAME_LENGTH, description: 'A label; "" when none.' };
+const webhookSecret = {
+  type: 'string',
+  pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+  description: 'The signing secret (Standard Webhooks): shown here once. Keep it with the receiver.',
+};
+
+export const createWebhookRequestSchema = object(
+  {
+    url: webhookUrl,
+    name: { ...webhookName, type: ['string', 'null'], description: 'A label; absent or null is "".' },
+  },
+  ['url'],
+);
+
+export const createdWebhookSchema = {
+  ...object({
+    id: webhookId,
+    userId: { type: 'string' },
+    url: webhookUrl,
+    name: webhookName,
+    secret: webhookSecret,
+    createdAt: instantSchema,
+  }),
+  description: `A new endpoint of the user, who may have ${MAX_WEBHOOKS_PER_USER}.`,
+};
+
+export const webhookSummarySchema = object({
+  id: webhookId,
+  url: webhookUrl,
+  name: webhookName,
+  status: {
+    type: 'string',
+    enum: ['enabled', 'disabled'],
+    description: 'disabled after its retries ran out or a 410; enable it again with POST …/enable.',
+  },
+  createdAt: instantSchema,
+  lastAttemptAt: instantOrNull('When the last call started; null: none was made.'),
+  lastStatus: {
+    type: ['integer', 'null'],
+    description: 'The HTTP status of the last call; null when it had none (refused, timeout) or none was made.',
+  },
+});
+
+export const deletedWebhookSchema = object({ id: webhookId, deleted: yes });
+export const enabledWebhookSchema = object({ id: webhookId, enabled: yes });
+export const rotatedSecretSchema = {
+  ...object({ id: webhookId, secret: webhookSecret }),
+  description: 'The new secret; the previous one signs beside it for 24 hours.',
+};
+
+const eventId = {
+  type: 'string',
+  pattern: '^msg_[0-9a-f]{32}$',
+  description: 'The event id: the webhook-id header of its calls.',
+};
+
+export const queuedTestSchema = {
+  ...object({ id: webhookId, eventId }),
+  description: 'A webhook.test call, queued: it is sent within seconds, and shows among the attempts.',
+};
+
+export const webhookAttemptSchema = object({
+  at: { ...instantSchema, description: 'When the call started.' },
+  eventId,
+  status: { type: ['integer', 'null'], description: 'The HTTP status answered; null when none was.' },
+  error: {
+    type: ['string', 'null'],
+    description: 'Why no status: refused_address, timeout, tls, connection or dns; null when one was answered.',
+  },
+  ms: { type: 'integer', minimum: 0, description: 'How long the call took.' },
+});
+
+export const loginLinkRequestSchema = {
+  ...object({}),
+  description: 'No field: send no body, or {}.',
+};
+
+export const loginLinkSchema = object({
+  url: {
+    type: 'string',
+    pattern: '^https?://',
+    description: "The app page's sign-in address with a one-time token: send the user there.",
+  },
+  expiresAt: { ...instantSchema, description: 'The link works once, until then (15 minutes).' },
+});
+
+export const ACCOUNT_SCHEMAS = {
+  CreateKeyRequest: createKeyRequestSchema,
+  CreatedKey: createdKeySchema,
+  KeySummary: keySummarySchema,
+  KeyList: listOf('KeySummary'),
+  RevokedKey: revokedKeySchema,
+  CreateWebhookRequest: createWebhookRequestSchema,
+  CreatedWebhook: createdWebhookSchema,
+  WebhookSummary: webhookSummarySchema,
+  WebhookList: listOf('WebhookSummary'),
+  DeletedWebhook: deletedWebhookSchema,
+  EnabledWebhook: enabledWebhookSchema,
+  RotatedSecret: rotatedSecretSchema,
+  QueuedTest: queuedTestSchema,
+  WebhookAttempt: webhookAttemptSchema,
+  WebhookAttemptList: listOf('WebhookAttempt'),
+  LoginLinkRequest: loginLinkRequestSchema,
+  LoginLink: loginLinkSchema,
+};

@@ -1,0 +1,254 @@
+import { type ErrorCode, errorBody } from '../errors.js';
+import {
+  COMMON_HEADERS,
+  type Headers,
+  retryAfterHeader,
+  UNAVAILABLE_RETRY_AFTER,
+  wwwAuthenticateHeader,
+} from '../http/openapi-headers.js';
+import {
+  type Answer,
+  BAD_REQUEST,
+  error,
+  errorExample,
+  type Example,
+  HEADERS_TOO_LARGE,
+  INTERNAL_ERROR,
+  type Responses,
+  responsesOf,
+} from '../http/openapi-responses.js';
+import { AUTH_FAILURE_POLICY } from '../ratelimit/rate-limiter.js';
+import { HOST_BEARER_CHALLENGE } from './host-auth.js';
+import { MAX_JSON_BODY_BYTES } from './host-body.js';
+
+/**
+ * The answers of the host API's OpenAPI document (docs/host-api.md#errors), built with the
+ * public document's pieces (http/openapi-responses.ts): the same headers, the same error body,
+ * the host API's codes and words. Messages are the service's own, so an example is an answer.
+ */
+
+/** An error body with the import's `line`, as errors.ts renders it. */
+export function lineExample(
+  code: ErrorCode,
+  message: string,
+  line: number,
+  param?: string,
+  summary: string = code,
+): Example {
+  return { summary, value: JSON.parse(errorBody(code, message, param, line)) };
+}
+
+/** A success: its body's component schema and examples, with the headers of every answer. */
+export function success(description: string, schema: string, examples: Readonly<Record<string, Example>>): Answer {
+  return { description, schema, headers: COMMON_HEADERS, examples };
+}
+
+export const UNKNOWN_QUERY_PARAMETER = errorExample(
+  'invalid_parameter',
+  'Unknown query parameter.',
+  'limit',
+  'unknown_query_parameter',
+);
+export const INVALID_USER_ID = errorExample(
+  'invalid_parameter',
+  'userId must be 1 to 200 characters, none of them a control character.',
+  'userId',
+  'invalid_userId',
+);
+export const BODY_NOT_JSON = errorExample('bad_request', 'The body is not JSON.', undefined, 'body_not_json');
+export const BODY_OF_ANOTHER_TYPE = errorExample(
+  'bad_request',
+  'The body must be JSON, sent as Content-Type: application/json.',
+  undefined,
+  'body_of_another_type',
+);
+export const BODY_MISSING = errorExample(
+  'bad_request',
+  'The body is missing: send a JSON object.',
+  undefined,
+  'body_missing',
+);
+
+/** A 400 of an operation: its own examples, then a request the HTTP parser refuses. */
+export const badRequest = (description: string, ...examples: Example[]): Answer =>
+  error(`${description} Or bad_request: a request the HTTP parser refuses.`, {}, ...examples, BAD_REQUEST);
+
+/** A JSON request body of the component `schema`. */
+export const jsonBody = (schema: string, required: boolean, examples: Readonly<Record<string, Example>>) => ({
+  required,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, examples } },
+});
+
+/** The 400 of a path with {userId} and a JSON body. */
+export const USER_BODY_REFUSAL = badRequest(
+  'invalid_parameter: userId breaks its rules, or a query parameter is given (the path takes none). Or bad_request: the body is not JSON, or not sent as application/json.',
+  INVALID_USER_ID,
+  UNKNOWN_QUERY_PARAMETER,
+  BODY_NOT_JSON,
+  BODY_OF_ANOTHER_TYPE,
+);
+/** The 400 of a path with {userId} and no body. */
+export const USER_REFUSAL = badRequest(
+  'invalid_parameter: userId breaks its rules, or a query parameter is given (the path takes none).',
+  INVALID_USER_ID,
+  UNKNOWN_QUERY_PARAMETER,
+);
+/** The 400 of a path with another id, which is any text. */
+export const ID_REFUSAL = badRequest(
+  'invalid_parameter: a query parameter is given (the path takes none).',
+  UNKNOWN_QUERY_PARAMETER,
+);
+
+export const jsonTooLarge = error(
+  `request_too_large: the body is over ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB.`,
+  {},
+  errorExample('request_too_large', 'The body is larger than 1 MiB.'),
+);
+
+export const invalidRecord = (description: string, ...examples: Example[]): Answer =>
+  error(`invalid_record: ${description} error.param names the field at fault when one is.`, {}, ...examples);
+
+export const notFound = (what: string, description: string): Answer =>
+  error(`not_found: ${description}`, {}, errorExample('not_found', `No such ${what}.`));
+
+const BROWSER_FORBIDDEN = errorExample(
+  'browser_forbidden',
+  "The host API is not for browsers: call it from the app's back end.",
+);
+
+/** A URL the HTTP parser cannot take: the host API reads a request's head up to Node's 16 KiB. */
+const URI_TOO_LONG = error(
+  "request_too_large: the request line alone is past the 16 KiB the HTTP parser reads of a request's head.",
+  {},
+  errorExample('request_too_large', 'The URL is longer than 8 KiB.'),
+);
+
+const WINDOW_SECONDS = AUTH_FAILURE_POLICY.windowMs / 1000;
+
+const PARSER_REFUSAL = error('bad_request: a request the HTTP parser refuses.', {}, BAD_REQUEST);
+
+/** What any request with a service token may be answered besides its operation's own answers. */
+const REFUSALS_OF_EVERY_REQUEST: Readonly<Record<string, Answer>> = {
+  '400': PARSER_REFUSAL,
+  '401': error(
+    "missing_token (no Authorization header, or Bearer without a token) or invalid_token (anything else: one answer for every kind of bad token, a user's API key included). Neither says more (docs/host-api.md#service-tokens).",
+    wwwAuthenticateHeader(HOST_BEARER_CHALLENGE),
+    errorExample('missing_token', 'Missing service token.'),
+    errorExample('invalid_token', 'Invalid service token.'),
+  ),
+  '403': error(
+    "browser_forbidden: the request has an Origin header, which only browsers send; the service token never leaves the app's back end.",
+    {},
+    BROWSER_FORBIDDEN,
+  ),
+  '414': URI_TOO_LONG,
+  '429': error(
+    `rate_limited: ${AUTH_FAILURE_POLICY.maxFailures} failed authentications within ${WINDOW_SECONDS} s from this client address (on this listener or the public one): its requests without a valid token are refused until Retry-After. The host API has no other limit.`,
+    retryAfterHeader(WINDOW_SECONDS),
+    errorExample('rate_limited', 'Too many failed authentications from this address: retry later.'),
+  ),
+  '431': HEADERS_TOO_LARGE,
+  '500': INTERNAL_ERROR({}),
+  '503': error(
+    'unavailable: storage does not answer (or its disk is full); try again after Retry-After. Nothing was written.',
+    retryAfterHeader(UNAVAILABLE_RETRY_AFTER),
+    errorExample('unavailable', 'Storage is unavailable.'),
+  ),
+};
+
+/** What the one path without a token (the document itself) may be answered besides its 200. */
+export const REFUSALS_WITHOUT_TOKEN: Readonly<Record<string, Answer>> = {
+  '400': PARSER_REFUSAL,
+  '403': error('browser_forbidden: the request has an Origin header, which only browsers send.', {}, BROWSER_FORBIDDEN),
+  '414': URI_TOO_LONG,
+  '431': HEADERS_TOO_LARGE,
+  '500': INTERNAL_ERROR({}),
+};
+
+/** An operation of the document; `answers` are its own, beside the refusals of every request. */
+export interface HostOperation {
+  readonly operationId: string;
+  readonly tags: readonly string[];
+  readonly summary: string;
+  readonly description: string;
+  /** `[]` for the one operation open without a token. */
+  readonly security?: readonly object[];
+  readonly parameters?: readonly object[];
+  readonly requestBody?: object;
+  readonly answers: Readonly<Record<string, Answer>>;
+}
+
+export function operationOf(
+  operation: HostOperation,
+  withBody = true,
+  refusals: Readonly<Record<string, Answer>> = REFUSALS_OF_EVERY_REQUEST,
+): object {
+  const { answers, ...rest } = operation;
+  return { ...rest, responses: responsesOf({ ...refusals, ...answers }, withBody) };
+}
+
+/** A GET and its HEAD: the same answers without bodies, as the service sends them. */
+export function getAndHead(
+  get: HostOperation,
+  headId: string,
+  refusals: Readonly<Record<string, Answer>> = REFUSALS_OF_EVERY_REQUEST,
+): { get: object; head: object } {
+  const head = { ...get, operationId: headId, summary: `${get.summary} Without the body.` };
+  return { get: operationOf(get, true, refusals), head: operationOf(head, false, refusals) };
+}
+
+/** What `Allow` lists: the path item's methods, in its order, HEAD beside GET. */
+export function allowOf(pathItem: Readonly<Record<string, unknown>>): string {
+  const methods = ['get', 'head', 'put', 'post', 'delete'];
+  return Object.keys(pathItem)
+    .filter((key) => methods.includes(key))
+    .map((method) => method.toUpperCase())
+    .join(', ');
+}
+
+/** A path item, its description ending with what another method is answered. */
+export function pathItem(
+  description: string,
+  operations: Readonly<Record<string, object>>,
+  parameters: readonly object[] = [],
+  allow = allowOf(operations),
+): object {
+  return {
+    description: `${description} Any other method: 405 method_not_allowed with Allow: ${allow} (x-responses-without-operation).`,
+    ...(parameters.length === 0 ? {} : { parameters }),
+    ...operations,
+  };
+}
+
+const ALLOW_HEADER: Headers = {
+  Allow: {
+    description: "The path's methods, as its description lists them (HEAD beside GET).",
+    required: true,
+    schema: { type: 'string', pattern: '^(GET|HEAD|PUT|POST|DELETE)(, (GET|HEAD|PUT|POST|DELETE))*$' },
+    example: 'GET, HEAD, PUT, DELETE',
+  },
+};
+
+/**
+ * What the host API answers to a request no operation describes, before any token is read:
+ * another path, another method, OPTIONS, or what the HTTP parser refuses (docs/host-api.md#errors).
+ */
+export const HOST_RESPONSES_WITHOUT_OPERATION: Responses = responsesOf(
+  {
+    '400': error('bad_request: a request the HTTP parser refuses, or whose path does not decode.', {}, BAD_REQUEST),
+    '403': error('browser_forbidden: OPTIONS, on any path, even an unknown one (no CORS here).', {}, BROWSER_FORBIDDEN),
+    '404': error(
+      'not_found: any path not in this document, such as /host/v2/users or /v1/meals (the public listener is another port).',
+      {},
+      errorExample('not_found', 'No such resource: the host API lives under /host/v1 (see /host/v1/openapi.json).'),
+    ),
+    '405': error(
+      'method_not_allowed: a method the path does not answer; Allow lists those it does. Answered before the token is read.',
+      ALLOW_HEADER,
+      errorExample('method_not_allowed', 'PATCH is not allowed here.'),
+    ),
+    '414': URI_TOO_LONG,
+    '431': HEADERS_TOO_LARGE,
+  },
+  true,
+);

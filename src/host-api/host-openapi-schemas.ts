@@ -1,0 +1,202 @@
+import { INSTANT_INPUT_PATTERN } from '../domain/instant.js';
+import { MEAL_TYPES, type NumericField } from '../domain/meal.js';
+import { MAX_MEAL_ID_LENGTH } from '../domain/meal-id.js';
+import { MAX_SOURCE_VERSION } from '../domain/source-version.js';
+import { HOST_STATUS_BY_CODE, type PUBLIC_STATUS_BY_CODE } from '../errors.js';
+import { SAVED_RECORD_FIELDS } from '../host/host-meal-operations.js';
+import { errorSchemaOf, instantSchema, liveMealSchema, tombstoneSchema } from '../http/schemas.js';
+
+/**
+ * The JSON Schemas of the host API's meals and errors (docs/host-api.md#saving-and-deleting-meals):
+ * the record a save takes, the meal a read gives, the outcomes of writes. The Meal's fields
+ * come from the public document's schemas, so the two documents show one Meal.
+ */
+
+/** The public codes the host API answers too; the others (API keys, resync_required) are the public listener's. */
+const SHARED_PUBLIC_CODES = [
+  'invalid_parameter',
+  'bad_request',
+  'browser_forbidden',
+  'not_found',
+  'method_not_allowed',
+  'request_too_large',
+  'rate_limited',
+  'internal_error',
+  'unavailable',
+] as const satisfies readonly (keyof typeof PUBLIC_STATUS_BY_CODE)[];
+
+export const hostErrorSchema = errorSchemaOf(
+  [...SHARED_PUBLIC_CODES, ...Object.keys(HOST_STATUS_BY_CODE)],
+  'What is at fault: a query parameter or a path id (userId, mealId) with invalid_parameter, a field of the record with invalid_record.',
+  { line: { type: 'integer', minimum: 1, description: 'The import only: the number (from 1) of the line at fault.' } },
+);
+
+/** An id of the path or of a record: the rules of a meal id (domain/meal-id.ts). */
+export const mealIdSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_MEAL_ID_LENGTH,
+  // \p{Cc} spelt out: C0 controls, DEL and C1 controls, readable without the u flag.
+  pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$',
+  description: `The meal's id, chosen by the app and unique across all users: 1 to ${MAX_MEAL_ID_LENGTH} characters, no control characters.`,
+} as const;
+
+/** `{userId}` of a path (host-paths.ts): the user as the app names them. */
+export const USER_ID_PARAMETER = {
+  name: 'userId',
+  in: 'path',
+  required: true,
+  description:
+    'The user, as the app names them, percent-encoded in the path: 1 to 200 characters, no control characters, else 400 invalid_parameter naming userId.',
+  schema: { ...mealIdSchema, description: 'Opaque to the service.' },
+  example: 'u_42',
+} as const;
+
+export const sourceVersionSchema = {
+  type: 'integer',
+  minimum: 0,
+  maximum: MAX_SOURCE_VERSION,
+  description:
+    "The version of this save, from the app's own data (a row version, an update time in ms): a write whose version is not greater than the one stored for the meal changes nothing and is answered stale (docs/host-api.md#ordering-saves-sourceversion).",
+} as const;
+
+type SavedField = (typeof SAVED_RECORD_FIELDS)[number];
+// The Meal's field schemas of the public document, by name (schemas.ts builds them by name too).
+const mealFields: Readonly<Record<string, object | undefined>> = liveMealSchema.properties;
+function mealField(name: 'type' | NumericField): object {
+  const schema = mealFields[name];
+  if (schema === undefined) throw new Error(`the Meal has no ${name}`);
+  return schema;
+}
+const text = (field: 'title' | 'description') => ({
+  type: ['string', 'null'],
+  maxLength: 10_000,
+  description: `Free text, at most 10,000 characters; absent or null is "". ${field === 'title' ? 'A title' : 'What was eaten'}.`,
+});
+const nutrient = (field: NumericField) => ({ ...mealField(field), minimum: 0 });
+
+const RECORD_FIELD_SCHEMAS: Readonly<Record<SavedField, object>> = {
+  title: text('title'),
+  description: text('description'),
+  type: mealField('type'),
+  date: {
+    type: 'string',
+    pattern: INSTANT_INPUT_PATTERN,
+    description:
+      'When the meal was eaten: an ISO 8601 date-time such as 2025-03-14T12:15:00Z (without an offset: UTC; a bare date: its midnight UTC).',
+  },
+  caloriesTotal: nutrient('caloriesTotal'),
+  proteins_g: nutrient('proteins_g'),
+  fats_g: nutrient('fats_g'),
+  carbs_g: nutrient('carbs_g'),
+  fibers_g: nutrient('fibers_g'),
+  sodium_mg: nutrient('sodium_mg'),
+  iron_mg: nutrient('iron_mg'),
+  calcium_mg: nutrient('calcium_mg'),
+  sourceVersion: sourceVersionSchema,
+};
+// In the Meal's order (description before title), as the public document lists them.
+const recordProperties = Object.fromEntries(
+  ['description', ...SAVED_RECORD_FIELDS.filter((field) => field !== 'description')].map((field) => [
+    field,
+    RECORD_FIELD_SCHEMAS[field as SavedField],
+  ]),
+);
+
+/** The body of a save: a Meal's fields but its id (the path's) and modifiedAt (the store's). */
+export const mealRecordSchema = {
+  type: 'object',
+  description: `A meal as the app records it. type (${MEAL_TYPES.join(', ')}) and date are required; a field not listed here is refused (422 invalid_record naming it).`,
+  properties: recordProperties,
+  required: ['type', 'date'],
+  additionalProperties: false,
+} as const;
+
+/** One line of an import: a record with its id. */
+export const importRecordSchema = {
+  ...mealRecordSchema,
+  description: 'One line of an import: a meal record with its id.',
+  properties: { id: mealIdSchema, ...recordProperties },
+  required: ['id', 'type', 'date'],
+} as const;
+
+const storedVersion = {
+  type: ['integer', 'null'],
+  minimum: 0,
+  maximum: MAX_SOURCE_VERSION,
+  description: 'The newest version a write gave the meal (deletes included); null when none gave one.',
+} as const;
+
+/** GET of a live meal: the Meal of /v1/meals with includeDeleted=true, and its version. */
+export const storedLiveMealSchema = {
+  ...liveMealSchema,
+  properties: {
+    ...liveMealSchema.properties,
+    deleted: { type: 'boolean', enum: [false], description: 'A live meal.' },
+    sourceVersion: storedVersion,
+  },
+  required: [...liveMealSchema.required, 'deleted', 'sourceVersion'],
+} as const;
+
+/** GET of a deleted meal: its tombstone, and its version. */
+export const storedTombstoneSchema = {
+  ...tombstoneSchema,
+  properties: { ...tombstoneSchema.properties, sourceVersion: storedVersion },
+  required: [...tombstoneSchema.required, 'sourceVersion'],
+} as const;
+
+export const storedMealSchema = {
+  description: 'A live meal or a tombstone, told apart by deleted.',
+  anyOf: [{ $ref: '#/components/schemas/StoredLiveMeal' }, { $ref: '#/components/schemas/StoredTombstone' }],
+} as const;
+
+const outcomeOf = (outcomes: readonly string[], description: string) => ({
+  type: 'string',
+  enum: [...outcomes],
+  description,
+});
+
+export const savedMealSchema = {
+  type: 'object',
+  properties: {
+    id: mealIdSchema,
+    outcome: outcomeOf(
+      ['created', 'updated', 'unchanged', 'stale'],
+      'unchanged: the record equals the live meal (nothing written, no change in the feed); stale: the stored version is as new or newer (nothing written).',
+    ),
+    modifiedAt: {
+      ...instantSchema,
+      description: "The meal's modifiedAt after the call: the stored one when unchanged or stale.",
+    },
+  },
+  required: ['id', 'outcome', 'modifiedAt'],
+  additionalProperties: false,
+} as const;
+
+export const deletedMealSchema = {
+  type: 'object',
+  properties: {
+    id: mealIdSchema,
+    outcome: outcomeOf(
+      ['deleted', 'unchanged', 'stale'],
+      'unchanged: the meal was deleted already; stale: the stored version is as new or newer (nothing written).',
+    ),
+  },
+  required: ['id', 'outcome'],
+  additionalProperties: false,
+} as const;
+
+const count = (description: string) => ({ type: 'integer', minimum: 0, description });
+
+export const importedMealsSchema = {
+  type: 'object',
+  properties: {
+    imported: count('Records read: the sum of the four below.'),
+    created: count('New meals (a deleted one brought back included).'),
+    updated: count('Meals changed.'),
+    unchanged: count('Records equal to the live meal: nothing written.'),
+    stale: count('Records whose version is not newer than the stored one: nothing written.'),
+  },
+  required: ['imported', 'created', 'updated', 'unchanged', 'stale'],
+  additionalProperties: false,
+} as const;
