@@ -10,6 +10,7 @@ import Fastify, {
 import { redactApiKeys } from '../domain/api-key.js';
 import { AppError } from '../errors.js';
 import { sendError } from '../http/error-answer.js';
+import { transportRefusal } from '../http/gatekeeper.js';
 import { failureOf } from '../http/error-handler.js';
 import { commonHeaders } from '../http/json-response.js';
 import type { RequestMetrics } from '../http/request-report.js';
@@ -50,9 +51,11 @@ function routeConfig(request: FastifyRequest): HostRouteConfig | undefined {
 
 /**
  * The first refusal before the handler, in the public listener's order (docs/host-api.md#errors):
- * OPTIONS, route, method, Origin, then the service token.
+ * request size, OPTIONS, route, method, Origin, then the service token.
  */
 async function guardRequest(request: FastifyRequest, deps: HostAppDeps): Promise<void> {
+  const transport = transportRefusal(request.raw);
+  if (transport !== undefined) throw transport;
   // The host API is for the app's back end: a browser never holds a service token.
   const forBrowsers = () =>
     new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.");
@@ -83,6 +86,9 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     return503OnClosing: false,
     forceCloseConnections: false,
     bodyLimit: MAX_JSON_BODY_BYTES,
+    // A path id is up to 200 characters, each up to 12 when percent-encoded (4 UTF-8 bytes):
+    // the router's default of 100 would refuse good ids.
+    routerOptions: { maxParamLength: 200 * 12 },
     // HEAD is registered beside GET by host-resource.ts, with every other method.
     exposeHeadRoutes: false,
     serverFactory: deps.serverFactory,
@@ -90,7 +96,8 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     frameworkErrors: (error, request, reply) => {
       reply.headers(commonHeaders(tls));
       if ((error.statusCode ?? 400) >= 500) reply.log.error({ err: error }, 'framework error');
-      sendError(reply, refusedPathId(request.url) ?? new AppError('bad_request', 'The request is malformed.'));
+      const refusal = transportRefusal(request.raw) ?? refusedPathId(request.url);
+      sendError(reply, refusal ?? new AppError('bad_request', 'The request is malformed.'));
     },
   });
   app.decorateRequest('serviceTokenId', undefined);

@@ -4,7 +4,7 @@ import type { AuthFailureGuard } from '../http/authenticate.js';
 import type { TrustedProxies } from '../http/client-address.js';
 import type { ConnectionDrain } from '../http/connection-drain.js';
 import { createListener } from '../http/listener.js';
-import { listenApi } from '../http/api-listener.js';
+import { API_PARSER, listenApi } from '../http/api-listener.js';
 import type { RequestMetrics } from '../http/request-report.js';
 import { createServiceTokenAuthenticator } from '../keys/service-token-authenticator.js';
 import type { Storage } from '../storage/storage.js';
@@ -78,7 +78,10 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
     logRequests: options.logRequests,
     metrics: options.metrics,
     serverFactory: (handler) => {
-      const listener = createListener(handler, { tls: options.tlsMaterial });
+      // The public listener's parser settings: the sizes and a missing Host are answered in
+      // JSON by host-app.ts (http/gatekeeper.ts transportRefusal), not by Node's bare 400.
+      const listener = createListener(handler, { tls: options.tlsMaterial, parser: API_PARSER });
+      listener.server.maxHeadersCount = 0;
       connections = listener.connections;
       return listener.server;
     },

@@ -7,7 +7,7 @@ import { createListener, describeListenFailure, type ListenerOptions } from './l
 // Node's parser limit is set above the contract's 16 KiB so that the gatekeeper, not the
 // parser, answers most oversized requests with the right status (414 or 431); a missing Host
 // is answered as JSON by http/front-door.ts too.
-const API_PARSER = { maxHeaderSize: 64 * 1024, requireHostHeader: false };
+export const API_PARSER = { maxHeaderSize: 64 * 1024, requireHostHeader: false };
 
 /** The public API's listener, made by Fastify through `serverFactory` (buildApp). */
 export interface ApiListener {

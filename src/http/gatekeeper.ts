@@ -28,15 +28,12 @@ function decodes(path: string): boolean {
 export const malformed = (): AppError => new AppError('bad_request', 'The request is malformed.');
 
 /**
- * The first check before authentication that the request fails, in the contract's order
- * (docs/errors.md), if any: request size, then what the HTTP parser would refuse
- * (an HTTP/1.1 request without Host, RFC 9112 section 3.2; a path that fails decoding), OPTIONS,
- * route, method, Origin. The front door asks it of every request of the public listener,
- * before any framework reads the request.
+ * What every listener of the service refuses before its routes, in the contract's order
+ * (docs/errors.md): a URL over 8 KiB (414), headers over 16 KiB (431), an HTTP/1.1 request
+ * without Host (400, RFC 9112 section 3.2).
  */
-export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
-  const url = request.url ?? '/';
-  if (url.length > MAX_URL_BYTES) {
+export function transportRefusal(request: IncomingMessage): AppError | undefined {
+  if ((request.url ?? '/').length > MAX_URL_BYTES) {
     return new AppError('request_too_large', 'The URL is longer than 8 KiB.', { status: 414 });
   }
   // Every header line is counted: the front door lifts Node's cap of 1000 (maxHeadersCount).
@@ -44,7 +41,20 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
     return new AppError('request_too_large', 'The request headers are larger than 16 KiB.', { status: 431 });
   }
   if (request.httpVersion === '1.1' && request.headers.host === undefined) return malformed();
-  const path = pathOf(url);
+  return undefined;
+}
+
+/**
+ * The first check before authentication that the request fails, in the contract's order
+ * (docs/errors.md), if any: request size, then what the HTTP parser would refuse
+ * (an HTTP/1.1 request without Host, RFC 9112 section 3.2; a path that fails decoding), OPTIONS,
+ * route, method, Origin. The front door asks it of every request of the public listener,
+ * before any framework reads the request.
+ */
+export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
+  const transport = transportRefusal(request);
+  if (transport !== undefined) return transport;
+  const path = pathOf(request.url ?? '/');
   if (!decodes(path)) return malformed();
   if (request.method === 'OPTIONS') return browserForbidden();
   if (!PUBLIC_PATHS.has(path)) return notFound();

@@ -93,14 +93,16 @@ describe('docs/host-api.md, run', () => {
       .filter((line) => !line.startsWith('export '))
       .join('\n')
       .replaceAll('docs/examples/host_client.py', path.join(PROJECT_ROOT, 'docs', 'examples', 'host_client.py'))
-      .replace(/u_42/g, 'docs_python');
+      .replace(/u_42/g, 'docs_python')
+      // Meal ids are unique across users: the curl test's meal has the page's id.
+      .replace(/m_1001/g, 'py_1001');
     const env = {
       MEAL_EXPORT_HOST_API: server.hostUrl,
       MEAL_EXPORT_CA: path.join(work.dir, 'data', 'tls', 'cert.pem'),
     };
     const [saved, deleted, got] = jsonValues(runBlock(script, env));
     assert.equal(saved?.outcome, 'created');
-    assert.deepEqual(deleted, { id: 'm_1001', outcome: 'deleted' });
+    assert.deepEqual(deleted, { id: 'py_1001', outcome: 'deleted' });
     assert.deepEqual([got?.deleted, got?.sourceVersion], [true, 8]);
     const exports = shBlock('host-python')
       .split('\n')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type HostApiServer, hostCall, hostRecord, mealPath } from '../support/host-api.js';
-import { getMeals, newUserId, request, type TestResponse } from '../support/server.js';
+import { getMeals, newUserId, rawTlsRequest, request, type TestResponse } from '../support/server.js';
 
 const HOST_CHALLENGE = 'Bearer realm="meal-export-host"';
 
@@ -96,6 +96,28 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
         },
       );
       assertError(await hostCall(server, { path: '/host/v1/users/%ZZ/meals/m' }), 400, 'bad_request');
+    });
+
+    test('sizes as on the public listener: a URL over 8 KiB 414, headers over 16 KiB 431, no Host 400, in JSON', async () => {
+      const server = open();
+      assertError(await hostCall(server, { path: mealPath('u', 'x'.repeat(9000)) }), 414, 'request_too_large');
+      const big = { 'x-padding': 'p'.repeat(17 * 1024) };
+      assertError(await hostCall(server, { path: mealPath('u', 'm'), headers: big }), 431, 'request_too_large');
+      const raw = await rawTlsRequest(
+        server.hostApi,
+        `GET ${mealPath('u', 'm')} HTTP/1.1\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(raw, /^HTTP\/1\.1 400 /);
+      assert.match(raw, /"code":"bad_request"/);
+    });
+
+    test('ids up to 200 characters, whatever their script, are good ids', async () => {
+      const server = open();
+      const userId = `${newUserId('long')}${'ü'.repeat(150)}`.slice(0, 200);
+      const mealId = '𝄞'.repeat(100);
+      const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: hostRecord() });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((res.json as { id: string }).id, mealId);
     });
 
     test('a body that is not JSON is 400 bad_request; over 1 MiB 413; nothing written', async () => {

@@ -1,29 +1,21 @@
 import { cliJson } from './cli.js';
 import { request, type StartOptions, startTestServer, type TestResponse, type TestServer } from './server.js';
-import { waitFor } from './wait-for.js';
 
 /** A served meal-export with its host API listening, and a service token for it. */
 export interface HostApiServer extends TestServer {
   /** `https://127.0.0.1:PORT` of the host API. */
   readonly hostUrl: string;
-  readonly hostApi: { readonly host: string; readonly port: number };
+  readonly hostApi: { readonly url: string; readonly host: string; readonly port: number };
   /** A service token made with `service-tokens create`. */
   readonly token: string;
   readonly tokenId: string;
 }
 
-// The host API's address, as the server logs it (serve/host-api-listener.ts).
-const HOST_API_LINE_RE = /"url":"(https?:\/\/[^"]+)"[^\n]*"msg":"host API listening"/;
-
 /** Starts `serve --host-api-port 0` (and whatever `options` add) and makes a service token on its store. */
 export async function startHostApiServer(options: StartOptions = {}): Promise<HostApiServer> {
-  const server = await startTestServer({
-    ...options,
-    extraArgs: [...(options.extraArgs ?? []), '--host-api-port', '0'],
-  });
-  await waitFor('the host API line in the log', () => HOST_API_LINE_RE.test(server.logs()));
-  const hostUrl = HOST_API_LINE_RE.exec(server.logs())?.[1] ?? '';
-  const { hostname, port } = new URL(hostUrl);
+  const server = await startTestServer({ ...options, hostApiPort: 0 });
+  const { hostApi } = server;
+  if (hostApi === undefined) throw new Error('the host API did not start');
   const made = await cliJson<{ id: string; token: string }>([
     'service-tokens',
     'create',
@@ -33,7 +25,7 @@ export async function startHostApiServer(options: StartOptions = {}): Promise<Ho
     server.db,
     '--json',
   ]);
-  return { ...server, hostUrl, hostApi: { host: hostname, port: Number(port) }, token: made.token, tokenId: made.id };
+  return { ...server, hostUrl: hostApi.url, hostApi, token: made.token, tokenId: made.id };
 }
 
 export interface HostCall {
