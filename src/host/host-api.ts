@@ -1,4 +1,5 @@
 import type { MealType } from '../domain/meal.js';
+import type { MealJson } from '../domain/meal-json.js';
 
 /** A meal as the app records it: the JSON form of a `meals import` record. */
 export interface MealInput {
@@ -121,9 +122,33 @@ export interface MealHostOptions {
   readonly publicUrl?: string;
 }
 
+/** One meal's record as saveMeal takes it: a MealInput without its id, which saveMeal is given apart. */
+export type MealRecord = Omit<MealInput, 'id'>;
+
+/** What became of one saved meal, as the host API's PUT answers it. */
+export interface SavedMeal {
+  readonly id: string;
+  /** `unchanged`: equal to the live meal, nothing written; `stale`: an older sourceVersion, nothing written. */
+  readonly outcome: 'created' | 'updated' | 'unchanged' | 'stale';
+  /** The meal's modifiedAt after the call. */
+  readonly modifiedAt: string;
+}
+
+/** A meal as the feed shows it with includeDeleted (a Meal with `deleted: false`, or a tombstone), and its version. */
+export type StoredMealInfo =
+  | (MealJson & { readonly deleted: false; readonly sourceVersion: number | null })
+  | { readonly id: string; readonly modifiedAt: string; readonly deleted: true; readonly sourceVersion: number | null };
+
 /** The diet app's back end's handle on the store: see index.ts. */
 export interface MealHost {
   upsertMeals(userId: string, meals: readonly MealInput[]): Promise<UpsertOutcome>;
+  /**
+   * Saves one meal as the host API's PUT does (docs/host-api.md#saving-and-deleting-meals):
+   * invalid_meal for a record that breaks the rules, foreign_meal_id for another user's id.
+   */
+  saveMeal(userId: string, mealId: string, record: MealRecord): Promise<SavedMeal>;
+  /** The meal as the feed shows it with includeDeleted, plus its sourceVersion; undefined when the user has none. */
+  getMeal(userId: string, mealId: string): Promise<StoredMealInfo | undefined>;
   /**
    * With a sourceVersion: `stale` when not greater than the stored one; an id no user has is
    * recorded as deleted, so that an older save arriving later is stale; another user's id

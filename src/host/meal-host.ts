@@ -12,6 +12,7 @@ import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
 import { keyInfo, orNull } from './host-records.js';
+import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
 
@@ -104,6 +105,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       return { url: link.url, expiresAt: formatInstant(link.expiresAt) };
     },
 
+    ...createHostMeals(storage),
     ...createHostWebhooks(storage),
     ...createHostServiceTokens(storage),
     close: () => storage.close(),
