@@ -31,7 +31,7 @@ function serversOf(markdown: string): { command: string; ports: string[] }[] {
     .filter((command) => /\bnpm start\b|\bmeal-export serve\b/.test(command))
     .map((command) => {
       const flag = (name: string) => new RegExp(`--${name}[ =](\\d+)`).exec(command)?.[1];
-      const ports = [flag('port') ?? DEFAULT_PORT, flag('admin-port'), flag('app-port')];
+      const ports = [flag('port') ?? DEFAULT_PORT, flag('admin-port'), flag('app-port'), flag('host-api-port')];
       return { command, ports: ports.filter((p): p is string => p !== undefined) };
     });
 }
