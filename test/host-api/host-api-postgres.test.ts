@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { cliJson } from '../support/cli.js';
 import { type HostApiServer, hostCall, hostRecord, mealPath, startHostApiServer } from '../support/host-api.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { newUserId } from '../support/server.js';
@@ -38,6 +39,24 @@ describe('host API on PostgreSQL', { skip: skip ?? false }, () => {
   hostErrorRules('PostgreSQL', open);
   hostImportRules('PostgreSQL', open);
   hostAccountRules('PostgreSQL', open);
+
+  test('a token revoked through one instance is refused by the other at once', async () => {
+    const other = second;
+    assert.ok(other !== undefined && store !== undefined);
+    const made = await cliJson<{ id: string; token: string }>([
+      'service-tokens',
+      'create',
+      '--name',
+      'x',
+      '--db',
+      store.url,
+      '--json',
+    ]);
+    const path = mealPath(newUserId('revoked'), 'nothing');
+    assert.equal((await hostCall(other, { path, token: made.token })).status, 404, 'the token works');
+    await cliJson(['service-tokens', 'revoke', made.id, '--db', store.url, '--json']);
+    assert.equal((await hostCall(other, { path, token: made.token })).status, 401);
+  });
 
   test('two saves of one meal racing on two instances end with the greater version, whatever the order', async () => {
     const [a, b] = [open(), second];
