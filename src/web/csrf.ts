@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  *   lives only in an HttpOnly cookie, so another site can neither read nor compute it;
  * - every POST must come from the page's own origin (Origin, else Sec-Fetch-Site), which also
  *   guards the sign-in form, sent before there is a session;
- * - the session cookie is SameSite=Strict, so a cross-site form carries no session anyway.
+ * - the session cookie is SameSite=Lax, so a cross-site form post carries no session anyway.
  */
 export const CSRF_FIELD = 'csrf';
 

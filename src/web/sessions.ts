@@ -43,14 +43,19 @@ export function createSessions(storage: Storage) {
 
 export type Sessions = ReturnType<typeof createSessions>;
 
-/** Set-Cookie for a session: HttpOnly (no script reads it), Secure, SameSite=Strict. */
+/**
+ * Set-Cookie for a session: HttpOnly (no script reads it), Secure, SameSite=Lax: sent when a
+ * person follows a link from another site (the app's own menu, a mail), which Strict would
+ * not, showing "signed out" beside a live session. Every form is guarded by its CSRF token and
+ * its Origin (csrf.ts), not by the cookie; Lax still keeps it off cross-site POSTs.
+ */
 export function sessionCookie(session: Session, now: number): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAt - now) / 1000));
-  return `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Strict`;
+  return `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
 }
 
 export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
+  return `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
 }
 
 /** One cookie's value from a Cookie header (RFC 6265 section 5.4: `name=value` pairs joined by "; "). */

@@ -44,6 +44,7 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Export (API, CSV)</title>
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/copy-button.js" defer></script>
       </head>

@@ -4,7 +4,7 @@ import { renderLayout } from './layout.js';
 /**
  * What a login link opens: one button that signs in. The link itself changes nothing, so a
  * mail scanner or link preview that fetches it does not spend it, and the session starts from
- * a same-origin POST, whose response may set the SameSite=Strict cookie for the next page.
+ * a same-origin POST, whose response sets the session cookie for the next page.
  */
 export function renderLoginPage(token: string): string {
   return renderLayout(

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { cliJson } from '../support/cli.js';
+import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { browserMissing, launchChromium } from './browser.js';
+import { appPageUrl, pageRequest } from './page-client.js';
+
+const missing = browserMissing();
+
+/**
+ * The app page as a person reaches and uses it (docs/app.md#the-page-resources--export-api-csv):
+ * from a link on the app's own site, with script off, and with the browser's own requests (the
+ * icon) answered.
+ */
+describe('the app page, visited', { skip: missing }, () => {
+  let server: TestServer;
+  let app: string;
+  let browser: Browser;
+  let elsewhere: http.Server;
+  let elsewhereUrl: string;
+
+  const signIn = async (page: Page, userId: string) => {
+    const { url } = await cliJson<{ url: string }>([
+      'users',
+      'login-link',
+      '--user',
+      userId,
+      '--db',
+      server.db,
+      '--public-url',
+      app,
+    ]);
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
+  };
+
+  before(async () => {
+    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    app = await appPageUrl(server);
+    browser = await launchChromium();
+    // Another site: `localhost` is not the page's `127.0.0.1`, so a link from it is cross-site.
+    elsewhere = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<!doctype html><title>The diet app</title><a id="export" href="${app}/">Export (API, CSV)</a>`);
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    elsewhereUrl = `http://localhost:${(elsewhere.address() as AddressInfo).port}/`;
+  });
+
+  after(async () => {
+    await browser?.close();
+    elsewhere?.close();
+    await server?.stop();
+  });
+
+  const newContext = (options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> =>
+    browser.newContext({ ignoreHTTPSErrors: true, ...options });
+
+  test('a person who follows a link from the app (another site) arrives signed in', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, newUserId('lax'));
+    await page.goto(elsewhereUrl);
+    await page.locator('#export').click();
+    await page.waitForURL(`${app}/`);
+    assert.equal(await page.getByRole('heading', { name: 'You are signed out' }).count(), 0, 'not signed out');
+    assert.match(await page.locator('.account').innerText(), /Signed in as/);
+    await context.close();
+  });
+
+  test('without JavaScript, no Copy button is shown: it would do nothing', async () => {
+    const context = await newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await signIn(page, newUserId('nojs'));
+    await page.getByRole('button', { name: 'Generate a key' }).click();
+    await page.locator('#new-key-value').waitFor();
+    const copy = page.locator('button.copy');
+    assert.equal(await copy.count(), 1, 'the button is in the page, for script to show');
+    assert.equal(await copy.isVisible(), false, 'and out of sight without script');
+    await context.close();
+  });
+
+  test('the page names its icon, and /favicon.ico is there too: no 404 on any page', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const notFound: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
+    });
+    await page.goto(`${app}/`);
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+    assert.equal(icon, '/static/favicon.svg');
+    for (const path of [icon, '/favicon.ico']) {
+      const res = await pageRequest(app, { path });
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['content-type'], 'image/svg+xml');
+      assert.match(res.text, /^<svg /);
+    }
+    assert.deepEqual(notFound, []);
+    await context.close();
+  });
+});
