@@ -49,6 +49,7 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
         <script src="/static/copy-button.js" defer></script>
       </head>
       <body>
+        <a class="skip" href="#main">Skip to the page's content</a>
         <header class="top">
           <nav aria-label="Breadcrumb">
             <ol class="crumbs">
@@ -58,7 +59,7 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
           </nav>
           ${account}
         </header>
-        <main>${main}</main>
+        <main id="main" tabindex="-1">${main}</main>
       </body>
     </html> `.text;
 }

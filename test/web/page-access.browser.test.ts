@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { cliJson } from '../support/cli.js';
+import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { browserMissing, launchChromium } from './browser.js';
+import { appPageUrl } from './page-client.js';
+
+const missing = browserMissing();
+
+type Rgb = readonly [number, number, number];
+
+/** `rgb(r, g, b)` or `rgba(…)` as computed styles give it. */
+function rgbOf(css: string): Rgb {
+  const [r = 0, g = 0, b = 0] = (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? '').split(',').map((part) => Number(part.trim()));
+  return [r, g, b];
+}
+
+/** WCAG 2's contrast ratio of two colours. */
+function contrast(a: Rgb, b: Rgb): number {
+  const luminance = (rgb: Rgb) => {
+    const [r, g, bl] = rgb.map((channel) => {
+      const c = channel / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+}
+
+/** The page reached by keyboard, narrow screens and low vision (WCAG 2.1 AA beyond what axe checks). */
+describe('the app page, accessible', { skip: missing }, () => {
+  let server: TestServer;
+  let app: string;
+  let browser: Browser;
+
+  const signedIn = async (width: number): Promise<Page> => {
+    const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width, height: 800 } });
+    const { url } = await cliJson<{ url: string }>([
+      'users',
+      'login-link',
+      '--user',
+      newUserId('a11y'),
+      '--db',
+      server.db,
+      '--public-url',
+      app,
+    ]);
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
+    return page;
+  };
+
+  before(async () => {
+    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    app = await appPageUrl(server);
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test('the first Tab stop skips to the content', async () => {
+    const page = await signedIn(1280);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Skip to the page's content");
+    assert.equal(await page.locator('.skip').isVisible(), true, 'visible once focused');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+  });
+
+  test('code blocks that scroll sideways are reached by keyboard; nothing scrolls sideways at 320 px', async () => {
+    const page = await signedIn(320);
+    const blocks = await page.locator('pre').evaluateAll((pres) => pres.map((pre) => (pre as HTMLElement).tabIndex));
+    assert.ok(blocks.length >= 2);
+    assert.deepEqual(
+      blocks,
+      blocks.map(() => 0),
+      'every pre is a Tab stop',
+    );
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 320, `the page is ${width} px wide at 320 px`);
+  });
+
+  test("the focus ring and the fields' edges stand out at 3:1 at least (WCAG 1.4.11)", async () => {
+    const page = await signedIn(1280);
+    const field = page.getByLabel('Name');
+    await field.focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    const [ring, border, background] = await field.evaluate((input) => {
+      const style = getComputedStyle(input);
+      const section = input.closest('section') ?? document.body;
+      return [style.outlineColor, style.borderTopColor, getComputedStyle(section).backgroundColor];
+    });
+    const paper = rgbOf(background);
+    assert.ok(contrast(rgbOf(ring), paper) >= 3, `focus ring ${ring} on ${background}`);
+    assert.ok(contrast(rgbOf(border), paper) >= 3, `field edge ${border} on ${background}`);
+  });
+});
