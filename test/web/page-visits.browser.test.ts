@@ -84,6 +84,38 @@ describe('the app page, visited', { skip: missing }, () => {
     await context.close();
   });
 
+  test('an http:// webhook address is refused in the browser, before it is sent', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, newUserId('pattern'));
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(request.url());
+    });
+    const field = page.getByRole('textbox', { name: /^URL/ });
+    await field.fill('http://hooks.example.com/meals');
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    assert.equal(await field.evaluate((input) => (input as HTMLInputElement).validity.patternMismatch), true);
+    assert.deepEqual(posts, [], 'nothing was sent');
+    await context.close();
+  });
+
+  test('in the system dark mode the page is dark, its text still readable', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme: 'dark' });
+    const page = await context.newPage();
+    await signIn(page, newUserId('dark'));
+    const [background, text] = await page.evaluate(() => [
+      getComputedStyle(document.documentElement).backgroundColor,
+      getComputedStyle(document.documentElement).color,
+    ]);
+    const channels = (css: string) => (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? '').split(',').map(Number);
+    const [r = 255, g = 255, b = 255] = channels(background);
+    assert.ok(r + g + b < 120, `a dark background, got ${background}`);
+    const [tr = 0, tg = 0, tb = 0] = channels(text);
+    assert.ok(tr + tg + tb > 600, `light text, got ${text}`);
+    await context.close();
+  });
+
   test('the page names its icon, and /favicon.ico is there too: no 404 on any page', async () => {
     const context = await newContext();
     const page = await context.newPage();

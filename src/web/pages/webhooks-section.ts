@@ -145,11 +145,15 @@ function renderAddForm(view: WebhooksSectionView): Html {
     <input type="hidden" name="${WEBHOOK_ID_FIELD}" value="${view.nextWebhookId}" />
     <h3>Add an endpoint</h3>
     <label for="webhook-url">URL <span class="muted">(https://, on your server)</span></label>
+    <span id="webhook-url-hint" class="hint">It must start with https://: calls are never sent in the clear.</span>
     <input
       id="webhook-url"
       name="url"
       type="url"
       required
+      pattern="https://.+"
+      title="An https:// address: webhooks are only sent over TLS"
+      aria-describedby="webhook-url-hint"
       maxlength="${MAX_WEBHOOK_URL_LENGTH}"
       autocomplete="off"
       placeholder="https://example.com/meal-export-hook"
