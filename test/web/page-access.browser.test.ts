@@ -67,22 +67,25 @@ describe('the app page, accessible', { skip: missing }, () => {
   test('the first Tab stop skips to the content', async () => {
     const page = await signedIn(1280);
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Skip to the page's content");
+    assert.equal(
+      await page.evaluate<string>('document.activeElement.textContent.trim()'),
+      "Skip to the page's content",
+    );
     assert.equal(await page.locator('.skip').isVisible(), true, 'visible once focused');
     await page.keyboard.press('Enter');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'main');
   });
 
   test('code blocks that scroll sideways are reached by keyboard; nothing scrolls sideways at 320 px', async () => {
     const page = await signedIn(320);
-    const blocks = await page.locator('pre').evaluateAll((pres) => pres.map((pre) => (pre as HTMLElement).tabIndex));
+    const blocks = await page.evaluate<number[]>("[...document.querySelectorAll('pre')].map((pre) => pre.tabIndex)");
     assert.ok(blocks.length >= 2);
     assert.deepEqual(
       blocks,
       blocks.map(() => 0),
       'every pre is a Tab stop',
     );
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth');
     assert.ok(width <= 320, `the page is ${width} px wide at 320 px`);
   });
 
@@ -92,11 +95,11 @@ describe('the app page, accessible', { skip: missing }, () => {
     await field.focus();
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Tab');
-    const [ring, border, background] = await field.evaluate((input) => {
+    const [ring, border, background] = await page.evaluate<[string, string, string]>(`(() => {
+      const input = document.activeElement;
       const style = getComputedStyle(input);
-      const section = input.closest('section') ?? document.body;
-      return [style.outlineColor, style.borderTopColor, getComputedStyle(section).backgroundColor];
-    });
+      return [style.outlineColor, style.borderTopColor, getComputedStyle(input.closest('section')).backgroundColor];
+    })()`);
     const paper = rgbOf(background);
     assert.ok(contrast(rgbOf(ring), paper) >= 3, `focus ring ${ring} on ${background}`);
     assert.ok(contrast(rgbOf(border), paper) >= 3, `field edge ${border} on ${background}`);

@@ -84,6 +84,18 @@ describe('the app page, visited', { skip: missing }, () => {
     await context.close();
   });
 
+  test('at 10 of 10 active keys the page says so instead of offering a form that would fail', async () => {
+    const userId = newUserId('full');
+    for (let i = 0; i < 10; i += 1) await cliJson(['keys', 'create', '--user', userId, '--db', server.db, '--json']);
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, userId);
+    const section = page.locator('section[aria-labelledby="generate-title"]');
+    assert.match(await section.innerText(), /10 of 10 active keys/);
+    assert.equal(await section.getByRole('button', { name: 'Generate a key' }).count(), 0);
+    await context.close();
+  });
+
   test('an http:// webhook address is refused in the browser, before it is sent', async () => {
     const context = await newContext();
     const page = await context.newPage();
@@ -95,7 +107,7 @@ describe('the app page, visited', { skip: missing }, () => {
     const field = page.getByRole('textbox', { name: /^URL/ });
     await field.fill('http://hooks.example.com/meals');
     await page.getByRole('button', { name: 'Add the endpoint' }).click();
-    assert.equal(await field.evaluate((input) => (input as HTMLInputElement).validity.patternMismatch), true);
+    assert.equal(await page.evaluate<boolean>("document.getElementById('webhook-url').validity.patternMismatch"), true);
     assert.deepEqual(posts, [], 'nothing was sent');
     await context.close();
   });
@@ -104,10 +116,9 @@ describe('the app page, visited', { skip: missing }, () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme: 'dark' });
     const page = await context.newPage();
     await signIn(page, newUserId('dark'));
-    const [background, text] = await page.evaluate(() => [
-      getComputedStyle(document.documentElement).backgroundColor,
-      getComputedStyle(document.documentElement).color,
-    ]);
+    const [background, text] = await page.evaluate<[string, string]>(
+      '[getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.documentElement).color]',
+    );
     const channels = (css: string) => (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? '').split(',').map(Number);
     const [r = 255, g = 255, b = 255] = channels(background);
     assert.ok(r + g + b < 120, `a dark background, got ${background}`);

@@ -1,5 +1,6 @@
 import { type ApiKeyRecord, type KeyDayRequests } from '../../domain/key-records.js';
 import { isActiveKey } from '../../domain/api-key.js';
+import { MAX_ACTIVE_KEYS } from '../../domain/key-request.js';
 import { type Html, html } from '../html.js';
 import { renderUsageChart } from '../usage-chart.js';
 import { renderCsvSection, renderQuickStart } from './export-sections.js';
@@ -118,12 +119,27 @@ function renderKeyList(view: KeysPageView): Html {
 /** The generate form's hidden field naming the key it makes. */
 export const KEY_ID_FIELD = 'keyId';
 
-function renderGenerateForm(csrf: string, keyId: string): Html {
+/**
+ * The generate form, or at the limit of active keys the limit said instead of a form that
+ * could only fail and throw the typed name away (as the webhooks section does).
+ */
+function renderGenerateForm(view: KeysPageView): Html {
+  const active = view.keys.filter((key) => isActiveKey(key, view.now)).length;
+  if (active >= MAX_ACTIVE_KEYS) {
+    return html`<section aria-labelledby="generate-title">
+      <h2 id="generate-title">Generate a key</h2>
+      <p>
+        You have ${active} of ${MAX_ACTIVE_KEYS} active keys, the most allowed: revoke one you no longer use to generate
+        another.
+      </p>
+    </section>`;
+  }
   return html`<section aria-labelledby="generate-title">
     <h2 id="generate-title">Generate a key</h2>
+    <p class="hint">${active} of ${MAX_ACTIVE_KEYS} active keys.</p>
     <form method="post" action="/keys" class="stacked">
-      ${csrfField(csrf)}
-      <input type="hidden" name="${KEY_ID_FIELD}" value="${keyId}" />
+      ${csrfField(view.signedIn.csrf)}
+      <input type="hidden" name="${KEY_ID_FIELD}" value="${view.nextKeyId}" />
       <label for="key-name">Name <span class="muted">(optional: what will use it)</span></label>
       <input id="key-name" name="name" maxlength="100" autocomplete="off" placeholder="e.g. my website" />
       <label for="key-expiry">Expires</label>
@@ -151,7 +167,7 @@ export function renderKeysPage(view: KeysPageView): string {
         <h2 id="keys-title">Your API keys</h2>
         ${renderKeyList(view)}
       </section>
-      ${renderGenerateForm(view.signedIn.csrf, view.nextKeyId)} ${renderWebhooksSection(view.webhooks)}
-      ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
+      ${renderGenerateForm(view)} ${renderWebhooksSection(view.webhooks)} ${renderCsvSection()}
+      ${renderQuickStart(view.apiUrl)}`,
   );
 }
