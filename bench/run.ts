@@ -12,6 +12,8 @@ import { deltaPoll } from './scenarios/delta-poll.js';
 import { fixedRate } from './scenarios/fixed-rate.js';
 import { growth } from './scenarios/growth.js';
 import { heldIdle } from './scenarios/held-idle.js';
+import { hostImport } from './scenarios/host-import.js';
+import { hostPut } from './scenarios/host-put.js';
 import { importMemory } from './scenarios/import-memory.js';
 import { longPoll } from './scenarios/long-poll.js';
 import { longPollLatency } from './scenarios/long-poll-latency.js';
@@ -58,6 +60,8 @@ const SCENARIOS: readonly Scenario[] = [
   webhookThroughput,
   webhookImportCost,
   importMemory,
+  hostPut,
+  hostImport,
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

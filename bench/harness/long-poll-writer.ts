@@ -102,9 +102,11 @@ async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterRe
       return { startedAt, committedAt: wallClock() };
     }
     case 'import': {
+      const { idPrefix } = command;
+      const meal = (i: number): MealInput => (idPrefix === undefined ? aMeal() : { id: `${idPrefix}${i}`, ...aMeal() });
       const batches: MealInput[][] = [];
       for (let done = 0; done < command.meals; done += command.batch) {
-        batches.push(Array.from({ length: Math.min(command.batch, command.meals - done) }, aMeal));
+        batches.push(Array.from({ length: Math.min(command.batch, command.meals - done) }, (_, i) => meal(done + i)));
       }
       const started = performance.now();
       const cpu = process.cpuUsage();

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
+import { HOST_API_BEGIN, HOST_API_END, hostApiBlock } from './report-host-api.js';
 import { IMPORT_BEGIN, IMPORT_END, importBlock } from './report-import.js';
 import { LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock } from './report-long-poll.js';
 import { scaleOutSection } from './report-scale-out.js';
@@ -170,9 +171,9 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
 
 /** The section of the report a row belongs in: its `section`, or the main block. */
 const sectionOf = (row: ScenarioRow) => (typeof row.section === 'string' ? row.section : 'main');
-const SECTION_ORDER = ['main', 'long-poll', 'webhooks', 'import'];
+const SECTION_ORDER = ['main', 'long-poll', 'webhooks', 'import', 'host-api'];
 /** Sections whose rows are kept one by one until a run measures them again (standalone scenarios, often run alone). */
-const KEPT_BY_ROW = new Set(['long-poll', 'webhooks', 'import']);
+const KEPT_BY_ROW = new Set(['long-poll', 'webhooks', 'import', 'host-api']);
 
 function readPreviousRows(): ScenarioRow[] {
   try {
@@ -198,8 +199,8 @@ function placeBlock(text: string, begin: string, end: string, block: string, whe
 
 /**
  * Writes results.json and the blocks of RESULTS.md that this run measured: the main block
- * when it ran any of its scenarios (from this run's rows only), the long-poll and webhooks blocks
- * when it ran any of theirs (each of their rows from the latest run that measured it). A block this run did
+ * when it ran any of its scenarios (from this run's rows only), the long-poll, webhooks, import and
+ * host API blocks when it ran any of theirs (each of their rows from the latest run that measured it). A block this run did
  * not touch, and its rows in results.json, stay as the run that wrote them left them.
  */
 export function writeReports(
@@ -210,7 +211,7 @@ export function writeReports(
 ) {
   const ran = new Set(rows.map(sectionOf));
   const ranNames = new Set(rows.map((row) => row.name));
-  // The main block is one run's; the long-poll and webhooks blocks keep each row until a run
+  // The main block is one run's; the other blocks keep each row until a run
   // measures it again (their scenarios are standalone and often run alone: `--only follow-vs-poll`).
   const kept = readPreviousRows().filter((row) =>
     KEPT_BY_ROW.has(sectionOf(row)) ? !ranNames.has(row.name) : !ran.has(sectionOf(row)),
@@ -249,6 +250,13 @@ export function writeReports(
     loads,
   );
   if (imports !== undefined) text = placeBlock(text, IMPORT_BEGIN, IMPORT_END, imports, 'end');
+  const hostApi = hostApiBlock(
+    ran.has('host-api') ? all.filter((row) => sectionOf(row) === 'host-api') : [],
+    machine,
+    command,
+    loads,
+  );
+  if (hostApi !== undefined) text = placeBlock(text, HOST_API_BEGIN, HOST_API_END, hostApi, 'end');
   writeFileSync(RESULTS_MD, text);
   // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
   const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');

@@ -29,8 +29,17 @@ export type WriterCommand =
   | { readonly op: 'webhooks'; readonly prefix: string; readonly count: number; readonly url: string }
   /** One new meal of each of these users, one transaction (one upsert) each, one after another. */
   | { readonly op: 'burst'; readonly userIds: readonly string[] }
-  /** `meals` new meals of this user in upserts of `batch` meals each (1: one upsert per meal). */
-  | { readonly op: 'import'; readonly userId: string; readonly meals: number; readonly batch: number }
+  /**
+   * `meals` new meals of this user in upserts of `batch` meals each (1: one upsert per meal);
+   * with `idPrefix` the meals carry ids `${idPrefix}${i}`, as the host API's PUTs do, else the store makes them.
+   */
+  | {
+      readonly op: 'import';
+      readonly userId: string;
+      readonly meals: number;
+      readonly batch: number;
+      readonly idPrefix?: string;
+    }
   | { readonly op: 'stop' };
 
 export interface UserKey {
