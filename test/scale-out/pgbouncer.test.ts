@@ -145,6 +145,33 @@ describe('behind a transaction-pooling PgBouncer', { skip: skip ?? false }, () =
     }
   });
 
+  test('with --workers 2 and no --direct-db, each process says so once and a held request is answered within 1 s', async () => {
+    const fleet = await startTestServer({ db: pooled, workers: 2 });
+    try {
+      const userId = newUserId('bncw');
+      const { key } = await fleet.createKey(userId);
+      const waiting = request(fleet, { path: `/v1/meals?lastModifiedSince=${OLD}&wait=20`, key }).then((response) => ({
+        response,
+        at: performance.now(),
+      }));
+      await sleep(1_000);
+      const meal = makeMeal();
+      await fleet.importMeals(userId, [meal]);
+      const importedAt = performance.now();
+      const answer = await waiting;
+      assert.equal(answer.response.status, 200, answer.response.text);
+      assert.deepEqual(
+        (answer.response.json as MealPageBody).meals.map((m) => m.id),
+        [meal.id],
+      );
+      assert.ok(answer.at - importedAt <= WITHIN_MS, `answered ${Math.round(answer.at - importedAt)} ms after`);
+      // The primary (it sends the webhooks) and each worker check for themselves.
+      assert.equal(fleet.logs().split(FALLBACK_LINE).length - 1, 3, fleet.logs());
+    } finally {
+      await fleet.stop();
+    }
+  });
+
   test('many requests at once on both instances, and imports beside them, are all answered', async () => {
     const listening = await startListening();
     const users = Array.from({ length: 8 }, () => newUserId('bncc'));
