@@ -7,6 +7,7 @@ import path from 'node:path';
  */
 export const ENV = {
   databaseUrl: 'MEAL_EXPORT_DATABASE_URL',
+  directDatabaseUrl: 'MEAL_EXPORT_DIRECT_DATABASE_URL',
   tlsCert: 'MEAL_EXPORT_TLS_CERT',
   tlsKey: 'MEAL_EXPORT_TLS_KEY',
   logLevel: 'MEAL_EXPORT_LOG_LEVEL',
@@ -50,4 +51,12 @@ export function resolveSetting(flag: string | undefined, env: keyof typeof ENV, 
 /** The storage location: `--db`, MEAL_EXPORT_DATABASE_URL, or ./data/meal-export.db. */
 export function resolveDatabase(flag: string | undefined): string {
   return resolveSetting(flag, 'databaseUrl', DEFAULT_DATABASE);
+}
+
+/**
+ * `--direct-db` or MEAL_EXPORT_DIRECT_DATABASE_URL: PostgreSQL itself, where `--db` is a
+ * transaction pooler (docs/operations.md#behind-pgbouncer); undefined when neither is set.
+ */
+export function resolveDirectDatabase(flag: string | undefined): string | undefined {
+  return resolveSetting(flag, 'directDatabaseUrl');
 }

@@ -73,12 +73,13 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const policy = { minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit };
   const clusterWorker = options.clusterWorker !== undefined;
 
-  const opened = options.storage ?? (await openStorage(config.database, { serving: true }));
-  const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
-
   // Held until every listener is bound: a port in use is then the command's one line.
   const startupLog = createStartupLogger(config.logLevel);
   const log = startupLog.log;
+  const opened =
+    options.storage ??
+    (await openStorage(config.database, { serving: true, directDatabase: config.directDatabase, log }));
+  const storage = options.metrics === undefined ? opened : createTimedStorage(opened, options.metrics.storageQuery);
   const observer = options.metrics?.limiters ?? NO_LIMITER_OBSERVER;
   const limiters = await openServeLimiters(config, policy, log, storage, observer, options.clusterWorker?.limiters);
   const { limiter, authFailures } = limiters;

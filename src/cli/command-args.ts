@@ -16,6 +16,13 @@ export const COMMON_OPTIONS = {
     shown: `./${DEFAULT_DATABASE}`,
     env: 'databaseUrl',
   },
+  'direct-db': {
+    type: 'string',
+    value: 'postgres://…',
+    help: 'PostgreSQL itself, for LISTEN, when --db is a transaction pooler (serve)',
+    shown: 'none',
+    env: 'directDatabaseUrl',
+  },
   json: { type: 'boolean', default: false, help: 'machine-readable output on stdout' },
   help: { type: 'boolean', short: 'h', default: false, help: 'show this help and exit' },
 } as const satisfies Flags;

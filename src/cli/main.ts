@@ -18,6 +18,7 @@ const COMMAND_LIST: readonly (readonly [string, string])[] = [
 /** What each environment variable stands for (config.ts names them; a flag, when given, wins). */
 const ENV_HELP: Readonly<Partial<Record<keyof typeof ENV, string>>> = {
   databaseUrl: '--db',
+  directDatabaseUrl: '--direct-db (serve)',
   redisUrl: '--redis (serve)',
   tlsCert: '--tls-cert (serve)',
   tlsKey: '--tls-key (serve)',

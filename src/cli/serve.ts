@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runClusterPrimary } from '../cluster/primary.js';
 import { runClusterWorker } from '../cluster/worker.js';
-import { DEFAULT_DATA_DIR, ENV, resolveSetting } from '../config.js';
+import { DEFAULT_DATA_DIR, ENV, resolveDirectDatabase, resolveSetting } from '../config.js';
 import { CliError } from '../errors.js';
 import { type AdminListener, startAdminListener } from '../metrics/admin-listener.js';
 import { scrapeRegistry } from '../metrics/cluster-metrics.js';
@@ -25,7 +25,7 @@ import {
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--direct-db postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
@@ -181,6 +181,14 @@ function resolvePort(
   return parseIntegerFlag(value, label, 0, 0, 65535);
 }
 
+/** `--direct-db`: a `postgres://` URL (used only when `--db` is one too), or a usage error. */
+function parseDirectDatabase(value: string | undefined): string | undefined {
+  if (value !== undefined && !isPostgresUrl(value)) {
+    throw new CliError('--direct-db must be a postgres:// URL of PostgreSQL itself', { usage: true });
+  }
+  return value;
+}
+
 /** `serve`: runs the API until SIGTERM or SIGINT, then drains and exits 0. */
 export async function runServe(argv: string[]): Promise<void> {
   // First of all: a signal that arrives while the service starts is a stop asked, not a death.
@@ -209,6 +217,7 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
   const config: ServeConfig = {
     // Without --db, the database lives in the data folder (./data/meal-export.db by default).
     database: resolveSetting(values.db, 'databaseUrl', path.join(dataDir, 'meal-export.db')),
+    directDatabase: parseDirectDatabase(resolveDirectDatabase(values['direct-db'])),
     host: values.host,
     port: resolvePort(values.port, 'port', 'port') ?? DEFAULT_PORT,
     dataDir,

@@ -28,7 +28,7 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
   // Held until every worker listens: a port in use is then the command's one line (serve.ts).
   const startup = createStartupLogger(config.logLevel);
   const log = startup.log;
-  const storage = await openStorage(config.database, { serving: true });
+  const storage = await openStorage(config.database, { serving: true, directDatabase: config.directDatabase, log });
   const release: (() => Promise<void> | void)[] = [() => storage.close()];
   async function releaseAll(): Promise<void> {
     for (const step of release.reverse()) await step();

@@ -4,6 +4,8 @@ import type { WebhookSettings } from '../webhooks/webhook-service.js';
 /** The settings of `serve` (cli/serve.ts), as startServer and the cluster's processes read them. */
 export interface ServeConfig {
   readonly database: string;
+  /** `--direct-db`: PostgreSQL itself, for LISTEN, where `database` is a transaction pooler. */
+  readonly directDatabase?: string | undefined;
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;

@@ -56,4 +56,17 @@ export interface StorageOptions {
    * PostgreSQL database without meal-export's tables, is refused with nothing created).
    */
   readonly create?: 'never' | 'file';
+  /**
+   * PostgreSQL itself (`--direct-db`), where the location is a transaction pooler: what a
+   * pooler cannot carry, LISTEN, goes there (docs/operations.md#behind-pgbouncer). Unused on SQLite.
+   */
+  readonly directDatabase?: string | undefined;
+  /** Where the store says, once, how its change signals travel (a serving process's log). */
+  readonly log?: StoreLog | undefined;
+}
+
+/** What a store logs with: a pino logger is one. */
+export interface StoreLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
 }

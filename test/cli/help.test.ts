@@ -55,7 +55,7 @@ describe('a command line people can learn from itself', () => {
   test('keys create --help lists each flag with its default and the environment variable it reads', async () => {
     const run = await runCli(['keys', 'create', '--help']);
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(listedFlags(run.stdout), ['user', 'name', 'expires-in', 'db', 'json', 'help']);
+    assert.deepEqual(listedFlags(run.stdout), ['user', 'name', 'expires-in', 'db', 'direct-db', 'json', 'help']);
     assert.match(run.stdout, /--user ID .*\(required\)/);
     assert.match(run.stdout, /--name NAME .*\(default: ""\)/);
     assert.match(run.stdout, /--expires-in \S+ .*\(default: never\)/);

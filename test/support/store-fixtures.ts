@@ -15,7 +15,7 @@ import type {
 import type { FeedWatcher } from '../../src/storage/change-signals.js';
 import type { FeedPage, FeedQuery } from '../../src/storage/meal-feed.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import type { Storage } from '../../src/storage/storage.js';
+import type { Storage, StorageOptions } from '../../src/storage/storage.js';
 import type { SharedSuiteOptions } from './shared-suite.js';
 
 /** The fixtures of the shared storage suites (test/storage/*.suite.ts): one copy each. */
@@ -85,11 +85,14 @@ export interface StoreSuiteOptions extends SharedSuiteOptions {
   open(label: string): Promise<StoreUnderTest>;
 }
 
-/** `open` for a backend that gives fresh locations: each store opened at a new one. */
-export function openerAt(newLocation: (label: string) => Promise<StoreLocation>): StoreSuiteOptions['open'] {
+/** `open` for a backend that gives fresh locations: each store opened at a new one (with `storageOptions`). */
+export function openerAt(
+  newLocation: (label: string) => Promise<StoreLocation>,
+  storageOptions: StorageOptions = {},
+): StoreSuiteOptions['open'] {
   return async (label) => {
     const { location, remove } = await newLocation(label);
-    let storage = await openStorage(location).catch(async (error: unknown) => {
+    let storage = await openStorage(location, storageOptions).catch(async (error: unknown) => {
       await remove();
       throw error;
     });
@@ -100,7 +103,7 @@ export function openerAt(newLocation: (label: string) => Promise<StoreLocation>)
       location,
       async reopen() {
         await storage.close();
-        storage = await openStorage(location);
+        storage = await openStorage(location, storageOptions);
         return storage;
       },
       async dispose() {

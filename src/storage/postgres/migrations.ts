@@ -181,4 +181,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'change sequence of the user clocks',
+    // What the change poll reads where LISTEN does not reach PostgreSQL (behind a transaction
+    // pooler without --direct-db: postgres-change-poll.ts): every commit step takes the next
+    // value with the user's clock, and "which users changed since N" is one indexed range
+    // read. A sequence, not max + 1 as on SQLite: writers of different users commit in
+    // parallel here. Null on the rows written before.
+    sql: `
+      CREATE SEQUENCE user_clock_changes;
+      ALTER TABLE user_clocks ADD COLUMN change_seq bigint;
+      ALTER SEQUENCE user_clock_changes OWNED BY user_clocks.change_seq;
+      CREATE INDEX user_clocks_by_change ON user_clocks (change_seq);
+    `,
+  },
 ];

@@ -36,10 +36,13 @@ export async function commitChange(tx: TransactionSql, change: CommittedChange):
   // A digest not computed yet (null) stays null: the backfill computes it from the meals.
   const digest = change.digestBefore === undefined ? undefined : change.digest.applyTo(change.digestBefore);
   // Channels are per database, so the payload names the store's schema beside the user:
-  // stores in other schemas ignore it (postgres-feed-signals.ts).
+  // stores in other schemas ignore it (postgres-feed-signals.ts). The change sequence is for
+  // the processes that cannot LISTEN (postgres-change-poll.ts).
   await tx.unsafe(
     `WITH saved AS (
-       UPDATE user_clocks SET last_modified_at = $2, live_count = $3, digest_sum = $4 WHERE user_id = $1 RETURNING user_id
+       UPDATE user_clocks SET last_modified_at = $2, live_count = $3, digest_sum = $4,
+         change_seq = nextval('user_clock_changes')
+       WHERE user_id = $1 RETURNING user_id
      )
      SELECT pg_notify('${FEED_CHANNEL}', json_build_array(current_schema(), user_id)::text) FROM saved`,
     [userId, last, digest?.count ?? null, digest === undefined ? null : digestSumBytes(digest.sum)],

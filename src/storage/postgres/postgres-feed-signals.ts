@@ -52,7 +52,10 @@ type ListenOptions = postgres.Options<Record<string, never>> & { onnotify: (chan
  * (after 100 ms, then up to every second) until it listens, and every watcher is told that
  * signals were lost: its readers read again, so a change committed while nobody listened
  * costs latency, never the change. postgres.js's own `listen()` is not used: it re-listens
- * once after a drop and gives up silently when that one attempt fails.
+ * once after a drop and gives up silently when that one attempt fails. `url` is PostgreSQL
+ * itself: `--direct-db` when given, else the store's own URL once a check at start showed that
+ * notifications come back through it (postgres-signal-route.ts); behind a transaction pooler
+ * they would not, and the change poll (postgres-change-poll.ts) stands in.
  */
 export function createPostgresFeedSignals(url: string, connectTimeoutS: number): PostgresFeedSignals {
   const watchers = createFeedWatchers();

@@ -12,6 +12,7 @@ import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migratePostgres } from './migrate.js';
 import { backfillPostgresDigests } from './postgres-digest-backfill.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
+import { createPostgresChangePoll } from './postgres-change-poll.js';
 import { createPostgresFeed } from './postgres-feed.js';
 import { createPostgresFeedSignals } from './postgres-feed-signals.js';
 import { createPostgresKeys } from './postgres-keys.js';
@@ -20,6 +21,7 @@ import { createPostgresQuota } from './postgres-quota.js';
 import { createPostgresServiceTokens } from './postgres-service-tokens.js';
 import { createPostgresSettings } from './postgres-settings.js';
 import { createPostgresSignIns } from './postgres-sign-ins.js';
+import { chooseSignalRoute } from './postgres-signal-route.js';
 import { createPostgresWebhooks } from './postgres-webhooks.js';
 
 const CONNECT_TIMEOUT_S = 3;
@@ -50,10 +52,14 @@ async function hasStore(sql: Sql): Promise<boolean> {
 /**
  * Opens a PostgreSQL store (`postgres://user@host:port/db?search_path=…`) with a pool of
  * connections and brings its schema up to date. The same guarantees as SQLite (see
- * storage.ts); statements are prepared once per connection.
+ * storage.ts), through PostgreSQL itself or a transaction pooler: how signals travel and
+ * whether statements are named is the route's choice (postgres-signal-route.ts).
  */
 export async function openPostgresStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
+  const route = await chooseSignalRoute(url, options, CONNECT_TIMEOUT_S);
   const sql: Sql = postgres(url, {
+    // false wins over every statement's own `prepare: true` (postgres.js connection.js).
+    prepare: !route.unnamedStatements,
     connect_timeout: CONNECT_TIMEOUT_S,
     // Notices (CREATE … IF NOT EXISTS) must not reach stdout, which carries the listening line.
     onnotice: () => undefined,
@@ -81,7 +87,11 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
       `cannot open the database ${redactedUrl(url)}: no store there: this command only uses an existing store (serve, seed, meals import or keys create makes one)`,
     );
   }
-  const signals = createPostgresFeedSignals(url, CONNECT_TIMEOUT_S);
+  const signals =
+    route.listenUrl === undefined
+      ? createPostgresChangePoll(sql)
+      : createPostgresFeedSignals(route.listenUrl, CONNECT_TIMEOUT_S);
+  route.announce();
   const guard = <T extends object>(implementation: Implementation<T>, traits: CallTraits<T> = {}) =>
     guardConcern<T>(implementation, traits, POSTGRES_CALL_POLICY);
 
