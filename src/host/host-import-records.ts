@@ -6,6 +6,14 @@ import { parseMealRecord } from '../meals-io/meal-record.js';
 import { isLineError, type RawItem } from '../meals-io/raw-record.js';
 import type { MealRefusal } from './host-meal-operations.js';
 
+/**
+ * Meals per batch of the host API's import: a serving process holds a batch across the many
+ * body chunks that fill it, long enough for V8 to move it to its old generation, so batches of
+ * `meals import`'s 2000 grew the server's peak with the file (96 to 152 MB from 50 k to 200 k
+ * meals); batches of 200 kept it flat at the same speed (bench/RESULTS.md).
+ */
+const HOST_IMPORT_BATCH_SIZE = 200;
+
 /** An import's counts: `imported` records read, the sum of the other four. */
 export interface ImportedRecords {
   readonly ok: true;
@@ -42,7 +50,7 @@ export async function importHostRecords(
   text: AsyncIterable<string>,
   write: BatchWriter,
 ): Promise<ImportedRecords | (MealRefusal & { readonly line: number | undefined })> {
-  const outcome = await importMealStream(checkedRecords(text), write);
+  const outcome = await importMealStream(checkedRecords(text), write, undefined, HOST_IMPORT_BATCH_SIZE);
   if (outcome.ok) return outcome;
   if (outcome.reason === 'foreign_id') {
     return { ok: false, reason: 'foreign_id', message: outcome.message, line: outcome.line };

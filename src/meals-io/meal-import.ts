@@ -59,6 +59,8 @@ export async function importMealStream(
   items: AsyncIterable<MealFileItem>,
   write: BatchWriter,
   onRead: (records: number) => void = () => undefined,
+  /** Meals per batch handed to the store (default IMPORT_BATCH_SIZE). */
+  batchSize: number = IMPORT_BATCH_SIZE,
 ): Promise<ImportOutcome> {
   const source = items[Symbol.asyncIterator]();
   let read = 0;
@@ -86,7 +88,7 @@ export async function importMealStream(
       if (!isImportedMeal(item)) throw new BadRecord(item);
       meals.push(item.meal);
       lines.push(item.line);
-      if (meals.length === IMPORT_BATCH_SIZE) yield handOver();
+      if (meals.length === batchSize) yield handOver();
     }
     if (meals.length > 0) yield handOver();
   }

@@ -40,7 +40,7 @@ describe('host API on PostgreSQL', { skip: skip ?? false }, () => {
   hostImportRules('PostgreSQL', open);
   hostAccountRules('PostgreSQL', open);
 
-  test('a token revoked through one instance is refused by the other at once', async () => {
+  test('a token revoked through one instance is refused by the other within 1 s', async () => {
     const other = second;
     assert.ok(other !== undefined && store !== undefined);
     const made = await cliJson<{ id: string; token: string }>([
@@ -55,7 +55,13 @@ describe('host API on PostgreSQL', { skip: skip ?? false }, () => {
     const path = mealPath(newUserId('revoked'), 'nothing');
     assert.equal((await hostCall(other, { path, token: made.token })).status, 404, 'the token works');
     await cliJson(['service-tokens', 'revoke', made.id, '--db', store.url, '--json']);
-    assert.equal((await hostCall(other, { path, token: made.token })).status, 401);
+    const revokedAt = performance.now();
+    let status = (await hostCall(other, { path, token: made.token })).status;
+    while (status !== 401 && performance.now() - revokedAt < 1_000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = (await hostCall(other, { path, token: made.token })).status;
+    }
+    assert.equal(status, 401, `still accepted ${Math.round(performance.now() - revokedAt)} ms after the revocation`);
   });
 
   test('two saves of one meal racing on two instances end with the greater version, whatever the order', async () => {

@@ -67,6 +67,8 @@ describe('the service token authenticator over a real SQLite store', () => {
     const auth = createServiceTokenAuthenticator(store, callerClock);
     assert.deepEqual(await auth.authenticate(token, T0 + 1), record);
     assert.equal(store.lookups, 1);
+    assert.deepEqual(await auth.authenticate(token, T0 + 400), record);
+    assert.equal(store.lookups, 1, 'trusted without a lookup within 500 ms of the last');
     const typo = `${token.slice(0, 10)}${token[10] === 'a' ? 'b' : 'a'}${token.slice(11)}`;
     for (const bad of [
       '',
@@ -84,12 +86,13 @@ describe('the service token authenticator over a real SQLite store', () => {
     assert.equal(store.lookups, 2);
   });
 
-  test('a revoked token is refused from the next request on, on this handle or another', async () => {
+  test('a revoked token is refused once its half second of trust is over, on this handle or another', async () => {
     const [one, two] = [await issue('one'), await issue('two')];
     const auth = createServiceTokenAuthenticator(storage.serviceTokens, callerClock);
     assert.ok(await auth.authenticate(one.token, T0));
     await storage.serviceTokens.revokeServiceToken(one.record.id, T0 + 1);
-    assert.equal(await auth.authenticate(one.token, T0 + 2), undefined);
+    assert.ok(await auth.authenticate(one.token, T0 + 2), 'still trusted: no lookup within 500 ms');
+    assert.equal(await auth.authenticate(one.token, T0 + 500), undefined, 'refused within 1 s of the revocation');
 
     // Another instance: its own handle on the same file, revoking while this one serves.
     assert.ok(await auth.authenticate(two.token, T0));
@@ -99,7 +102,7 @@ describe('the service token authenticator over a real SQLite store', () => {
     } finally {
       await other.close();
     }
-    assert.equal(await auth.authenticate(two.token, T0 + 2), undefined);
+    assert.equal(await auth.authenticate(two.token, T0 + 500), undefined);
     await auth.settled();
   });
 
