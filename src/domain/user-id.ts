@@ -7,3 +7,6 @@ const USER_ID_RE = /^[^\p{Cc}]{1,200}$/u;
 export function isValidUserId(text: string): boolean {
   return USER_ID_RE.test(text);
 }
+
+/** The rule in words, for every refusal of a user id. */
+export const USER_ID_RULE = 'userId must be 1 to 200 characters, none of them a control character';

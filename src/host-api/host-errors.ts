@@ -7,7 +7,7 @@ export function refusalError(refusal: MealRefusal, line?: number): AppError {
     return new AppError('id_taken', refusal.message, line === undefined ? {} : { line });
   }
   const message = `${refusal.message.charAt(0).toUpperCase()}${refusal.message.slice(1)}.`;
-  if (refusal.field === 'userId' || refusal.field === 'mealId') {
+  if (refusal.inPath === true && refusal.field !== undefined) {
     return new AppError('invalid_parameter', message, { param: refusal.field });
   }
   return new AppError('invalid_record', message, {

@@ -34,11 +34,21 @@ async function* bodyText(stream: Readable): AsyncGenerator<string> {
       throw new AppError('bad_request', 'The body is not UTF-8 text.', { headers: { connection: 'close' } });
     }
   };
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    bytes += chunk.length;
-    if (bytes > MAX_IMPORT_BYTES) throw tooLarge();
-    const text = decode(chunk);
-    if (text !== '') yield text;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > MAX_IMPORT_BYTES) throw tooLarge();
+      const text = decode(chunk);
+      if (text !== '') yield text;
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    // The client left, or the request's 30 s ran out, before the body's end: its import is
+    // rolled back like any other; the answer goes nowhere, and this is no failure of ours.
+    throw new AppError('bad_request', 'The body ended before its end.', {
+      headers: { connection: 'close' },
+      cause: error,
+    });
   }
   const last = decode();
   if (last !== '') yield last;

@@ -47,10 +47,20 @@ function importStoreOf(options: HostApiOptions): ImportStore {
     return { writes: async () => options.storage.writes, close: async () => undefined };
   }
   let opened: Promise<Storage> | undefined;
+  const open = () => {
+    // A failed open is not kept: the next import tries again.
+    opened ??= openImportStore().catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
   return {
-    writes: async () => (await (opened ??= openImportStore())).writes,
+    writes: async () => (await open()).writes,
     async close() {
-      if (opened !== undefined) await (await opened).close();
+      // A handle that never opened has nothing to close, and must not stop the rest of the close.
+      const handle = await opened?.catch(() => undefined);
+      await handle?.close();
     },
   };
 }

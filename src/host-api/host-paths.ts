@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { redactApiKeys } from '../domain/api-key.js';
 import { mealIdFault } from '../domain/meal-id.js';
-import { isValidUserId } from '../domain/user-id.js';
+import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { AppError } from '../errors.js';
 
 /** The path's segments as Fastify decoded them (percent-decoding: `a%2Fb` is the id `a/b`). */
@@ -12,10 +12,7 @@ function segment(request: FastifyRequest, name: string): string {
   return value;
 }
 
-const USER_ID_FAULT = () =>
-  new AppError('invalid_parameter', 'userId must be 1 to 200 characters, none of them a control character.', {
-    param: 'userId',
-  });
+const USER_ID_FAULT = () => new AppError('invalid_parameter', `${USER_ID_RULE}.`, { param: 'userId' });
 
 const mealIdError = (fault: string) => new AppError('invalid_parameter', `mealId must ${fault}.`, { param: 'mealId' });
 

@@ -1,7 +1,7 @@
 import { formatInstant } from '../domain/instant.js';
 import type { MealSave } from '../domain/meal.js';
 import { mealIdFault } from '../domain/meal-id.js';
-import { isValidUserId } from '../domain/user-id.js';
+import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import type { MealFeed } from '../storage/meal-feed.js';
 import type { DeleteResult, MealWrites, SaveOutcome } from '../storage/meal-writes.js';
@@ -30,8 +30,17 @@ export const SAVED_RECORD_FIELDS = [
 ] as const;
 
 export type MealRefusal =
-  /** `field`: the record's field at fault (`userId`, `mealId` for the ids); undefined for a line that is no record. */
-  | { readonly ok: false; readonly reason: 'invalid'; readonly field: string | undefined; readonly message: string }
+  /**
+   * `field`: the field at fault, undefined for a line that is no record; `inPath`: the field is
+   * an id of the path (`userId`, `mealId`), not one of the record's.
+   */
+  | {
+      readonly ok: false;
+      readonly reason: 'invalid';
+      readonly field: string | undefined;
+      readonly message: string;
+      readonly inPath?: true;
+    }
   | { readonly ok: false; readonly reason: 'foreign_id'; readonly message: string };
 
 export type SavedMeal = {
@@ -43,17 +52,12 @@ export type SavedMeal = {
 
 function idsFault(userId: string, mealId: string): MealRefusal | undefined {
   if (!isValidUserId(userId)) {
-    return {
-      ok: false,
-      reason: 'invalid',
-      field: 'userId',
-      message: 'userId must be 1 to 200 characters, none a control character',
-    };
+    return { ok: false, reason: 'invalid', field: 'userId', message: USER_ID_RULE, inPath: true };
   }
   const fault = mealIdFault(mealId);
   return fault === undefined
     ? undefined
-    : { ok: false, reason: 'invalid', field: 'mealId', message: `mealId must ${fault}` };
+    : { ok: false, reason: 'invalid', field: 'mealId', message: `mealId must ${fault}`, inPath: true };
 }
 
 const foreign = (mealId: string): MealRefusal => ({

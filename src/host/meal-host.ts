@@ -117,5 +117,5 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
  * is built in), bringing its schema up to date, as every command does.
  */
 export async function openMealHost(location: string, options: MealHostOptions = {}): Promise<MealHost> {
-  return createMealHost(await openStorage(location), options);
+  return createMealHost(await openStorage(location, { longLived: true }), options);
 }

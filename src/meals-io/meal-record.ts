@@ -109,7 +109,8 @@ function readNumber(field: string, value: unknown, source: RecordSource): number
  * (empty: none).
  */
 function readSourceVersion(value: unknown, source: RecordSource): number | undefined {
-  if (value === undefined || (source === 'csv' && value === '')) return undefined;
+  // null is no version, as a GET of a meal never given one shows it: what is read back can be saved again.
+  if (isMissing(value) || (source === 'csv' && value === '')) return undefined;
   const version = source === 'csv' && typeof value === 'string' ? parseSourceVersionText(value) : value;
   if (!isSourceVersion(version)) {
     throw new RecordError(

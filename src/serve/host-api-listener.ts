@@ -30,7 +30,9 @@ export interface ServedHostApiOptions {
  */
 export async function startServedHostApi(options: ServedHostApiOptions): Promise<RunningHostApi> {
   const { config, storage, log } = options;
-  const ownImportHandle = storage.kind === 'sqlite' && options.ownsStorage;
+  // An in-memory store has no second handle: another would open another, empty, database.
+  const inMemory = config.database === ':memory:' || config.database.startsWith('file::memory:');
+  const ownImportHandle = storage.kind === 'sqlite' && options.ownsStorage && !inMemory;
   const hostApi = await startHostApi({
     storage,
     openImportStore: ownImportHandle ? () => openStorage(config.database, { serving: true }) : undefined,

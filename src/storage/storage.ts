@@ -51,6 +51,13 @@ export interface StorageOptions {
    */
   readonly serving?: boolean;
   /**
+   * A process that stays up and writes much without serving (`meal-export/host` in the app's
+   * back end): on PostgreSQL it checks at open, as a serving process does, whether it speaks to
+   * PostgreSQL itself, and then names its statements (planned once per connection); a short
+   * command names none, which works through any pooler.
+   */
+  readonly longLived?: boolean;
+  /**
    * What opening may create. `file` (the default): a SQLite file in a folder that exists,
    * never the folder. `never`: the store must exist already (a missing SQLite file, or a
    * PostgreSQL database without meal-export's tables, is refused with nothing created).

@@ -153,6 +153,7 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
         [hostRecord({ sourceVersion: 2 ** 53 }), 'sourceVersion'],
         [hostRecord({ calories: 300 }), 'calories'],
         [hostRecord({ id: 'm' }), 'id'],
+        [hostRecord({ userId: 'u' }), 'userId'],
         [hostRecord({ modifiedAt: '2026-01-01T00:00:00Z' }), 'modifiedAt'],
         [{ ...hostRecord(), type: undefined }, 'type'],
       ];

@@ -22,9 +22,9 @@ export interface SignalRoute {
  * a pooler in session mode, it does, and named statements (planned once per connection, about
  * three times faster on the feed's page statement) stay; behind a transaction pooler it does
  * not, and the process polls and names no statement. With `--direct-db` the LISTEN goes
- * there, and `--db` is taken for a pooler. A process that does not serve (a command, an
- * embedding) never listens and cannot tell what `--db` is, so it names no statement: it runs
- * few, and an unnamed one works through anything.
+ * there, and `--db` is taken for a pooler. `meal-export/host` (StorageOptions.longLived) checks
+ * the same way. A short command cannot tell what `--db` is without paying for the check, so it
+ * names no statement: it runs few, and an unnamed one works through anything.
  */
 export async function chooseSignalRoute(
   url: string,
@@ -34,7 +34,8 @@ export async function chooseSignalRoute(
   const direct = options.directDatabase;
   const listenUrl = direct ?? url;
   const quiet = () => undefined;
-  if (options.serving !== true) return { listenUrl, unnamedStatements: true, announce: quiet };
+  if (options.serving !== true && options.longLived !== true)
+    return { listenUrl, unnamedStatements: true, announce: quiet };
   const pooler = direct !== undefined && direct !== url;
   const check = await checkSignals(listenUrl, url, connectTimeoutS);
   if (check.arrived) {
