@@ -1,7 +1,7 @@
 import type { MealSave } from '../domain/meal.js';
 import { readJsonlStream } from '../meals-io/jsonl-reader.js';
 import type { MealFileItem } from '../meals-io/meal-file.js';
-import { type BatchWriter, importMealStream } from '../meals-io/meal-import.js';
+import { type BatchWriter, importMealStream, type ImportOutcome } from '../meals-io/meal-import.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { isLineError, type RawItem } from '../meals-io/raw-record.js';
 import type { MealRefusal } from './host-meal-operations.js';
@@ -15,14 +15,7 @@ import type { MealRefusal } from './host-meal-operations.js';
 const HOST_IMPORT_BATCH_SIZE = 200;
 
 /** An import's counts: `imported` records read, the sum of the other four. */
-export interface ImportedRecords {
-  readonly ok: true;
-  readonly imported: number;
-  readonly created: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly stale: number;
-}
+export type ImportedRecords = Extract<ImportOutcome, { readonly ok: true }>;
 
 /** A record checked as the host's import takes it: `meals import`'s rules, and an `id` required. */
 function checkRecord(item: RawItem): MealFileItem {

@@ -1,5 +1,5 @@
 import { formatInstant } from '../domain/instant.js';
-import type { MealSave } from '../domain/meal.js';
+import { MEAL_FIELDS, type MealField, type MealSave } from '../domain/meal.js';
 import { mealIdFault } from '../domain/meal-id.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
@@ -13,21 +13,13 @@ import type { DeleteResult, MealWrites, SaveOutcome } from '../storage/meal-writ
  */
 
 /** The fields of a saved record: the Meal's but `id` (the path's) and `modifiedAt` (the store's), and the version. */
-export const SAVED_RECORD_FIELDS = [
-  'title',
-  'description',
-  'type',
-  'date',
-  'caloriesTotal',
-  'proteins_g',
-  'fats_g',
-  'carbs_g',
-  'fibers_g',
-  'sodium_mg',
-  'iron_mg',
-  'calcium_mg',
+export type SavedRecordField = Exclude<MealField, 'id' | 'modifiedAt'> | 'sourceVersion';
+export const SAVED_RECORD_FIELDS: readonly SavedRecordField[] = [
+  ...MEAL_FIELDS.filter(
+    (field): field is Exclude<MealField, 'id' | 'modifiedAt'> => field !== 'id' && field !== 'modifiedAt',
+  ),
   'sourceVersion',
-] as const;
+];
 
 export type MealRefusal =
   /**

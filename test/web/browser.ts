@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { cliJson } from '../support/cli.js';
 import { PROJECT_ROOT } from '../support/project.js';
 
 /** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when missing. */
@@ -35,4 +36,24 @@ export function screenshotPath(name: string): string {
   const dir = path.join(PROJECT_ROOT, 'test-results');
   mkdirSync(dir, { recursive: true });
   return path.join(dir, name);
+}
+
+/**
+ * Signs `userId` in to the app page at `app` in `page`, as a person does: the login link
+ * `users login-link` makes (on the store `db`), then Continue; resolves on the signed-in page.
+ */
+export async function signInAs(page: Page, app: string, db: string, userId: string): Promise<void> {
+  const { url } = await cliJson<{ url: string }>([
+    'users',
+    'login-link',
+    '--user',
+    userId,
+    '--db',
+    db,
+    '--public-url',
+    app,
+  ]);
+  await page.goto(url);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
 }

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { cliJson } from '../support/cli.js';
 import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium } from './browser.js';
+import { browserMissing, launchChromium, signInAs } from './browser.js';
 import { appPageUrl } from './page-client.js';
 
 const missing = browserMissing();
@@ -37,19 +36,7 @@ describe('the app page, accessible', { skip: missing }, () => {
 
   const signedIn = async (width: number): Promise<Page> => {
     const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width, height: 800 } });
-    const { url } = await cliJson<{ url: string }>([
-      'users',
-      'login-link',
-      '--user',
-      newUserId('a11y'),
-      '--db',
-      server.db,
-      '--public-url',
-      app,
-    ]);
-    await page.goto(url);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
+    await signInAs(page, app, server.db, newUserId('a11y'));
     return page;
   };
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
 import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium } from './browser.js';
+import { browserMissing, launchChromium, signInAs } from './browser.js';
 import { appPageUrl, pageRequest } from './page-client.js';
 
 const missing = browserMissing();
@@ -22,21 +22,7 @@ describe('the app page, visited', { skip: missing }, () => {
   let elsewhere: http.Server;
   let elsewhereUrl: string;
 
-  const signIn = async (page: Page, userId: string) => {
-    const { url } = await cliJson<{ url: string }>([
-      'users',
-      'login-link',
-      '--user',
-      userId,
-      '--db',
-      server.db,
-      '--public-url',
-      app,
-    ]);
-    await page.goto(url);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
-  };
+  const signIn = (page: Page, userId: string) => signInAs(page, app, server.db, userId);
 
   before(async () => {
     server = await startTestServer({ extraArgs: ['--app-port', '0'] });
