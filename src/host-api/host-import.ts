@@ -45,7 +45,7 @@ async function* bodyText(stream: Readable): AsyncGenerator<string> {
     if (error instanceof AppError) throw error;
     // The client left, or the request's 30 s ran out, before the body's end: its import is
     // rolled back like any other; the answer goes nowhere, and this is no failure of ours.
-    throw new AppError('bad_request', 'The body ended before its end.', {
+    throw new AppError('bad_request', 'The body ended early: the client left, or the request took over 30 s.', {
       headers: { connection: 'close' },
       cause: error,
     });
