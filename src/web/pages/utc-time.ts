@@ -1,0 +1,11 @@
+import { type Html, html } from '../html.js';
+
+/**
+ * A moment as the page writes it: a `<time>` whose text and title are UTC, to the minute or the
+ * second: one renderer for the keys and the webhook calls.
+ */
+export function renderUtcTime(epochMs: number, precision: 'minute' | 'second' = 'minute'): Html {
+  const iso = new Date(epochMs).toISOString();
+  const text = `${iso.slice(0, 10)} ${iso.slice(11, precision === 'second' ? 19 : 16)} UTC`;
+  return html`<time datetime="${iso}" title="${text}">${text}</time>`;
+}
