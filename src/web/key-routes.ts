@@ -7,6 +7,7 @@ import { isActiveKey } from '../domain/api-key.js';
 import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
 import { sendHomePage } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
+import { keyLabel } from './pages/keys-list.js';
 import { type KeysPageView, EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderRevokePage } from './pages/revoke-page.js';
@@ -44,7 +45,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const revokedId = request.query.revoked;
     const revoked = typeof revokedId === 'string' ? await ownKey(session, revokedId) : undefined;
     const notice =
-      revoked === undefined ? undefined : { kind: 'done' as const, text: `Key ${revoked.prefix}… was revoked.` };
+      revoked === undefined ? undefined : { kind: 'done' as const, text: `The key ${keyLabel(revoked)} was revoked.` };
     const webhooks = await webhookNotice(deps, session, request.query);
     return sendHomePage(deps, reply, 200, session, {
       keys: notice === undefined ? {} : { notice },
