@@ -1,10 +1,26 @@
 import { CSRF_FIELD } from '../csrf.js';
 import { type Html, html } from '../html.js';
 
-/** Who is signed in, for the header's sign-out form; absent on signed-out pages. */
-export interface SignedIn {
+/** What every page knows: the diet app's page (--app-home-url), where "Resources" leads back. */
+export interface SignedOut {
+  readonly appHome: string | undefined;
+}
+
+/** Who is signed in, for the header's account area. */
+export interface SignedIn extends SignedOut {
   readonly userId: string;
   readonly csrf: string;
+}
+
+function isSignedIn(visitor: SignedIn | SignedOut): visitor is SignedIn {
+  return 'userId' in visitor;
+}
+
+/** How a signed-out person gets a new sign-in link: the app's page, else the words to find it. */
+export function renderWayBack(appHome: string | undefined): Html {
+  return appHome === undefined
+    ? html`<p>To get a new link, open the app and choose Resources, then Export (API, CSV).</p>`
+    : html`<p><a class="button-link" href="${appHome}">Go back to the app to get a new link</a></p>`;
 }
 
 /** The hidden CSRF field every state-changing form carries (csrf.ts). */
@@ -26,18 +42,18 @@ export function renderNotice(notice: Notice | undefined): Html | '' {
 }
 
 /**
- * The document around every page: one stylesheet and one deferred script, both from /static
+ * The document around every page: one stylesheet and deferred scripts, all from /static
  * (the CSP allows nothing inline), a viewport for phones, the app's menu path as a heading.
  */
-export function renderLayout(title: string, signedIn: SignedIn | undefined, main: Html): string {
-  const account =
-    signedIn === undefined
-      ? ''
-      : html`<form class="account" method="post" action="/logout">
-          ${csrfField(signedIn.csrf)}
-          <span>Signed in as <strong>${signedIn.userId}</strong></span>
-          <button type="submit" class="secondary">Sign out</button>
-        </form>`;
+export function renderLayout(title: string, visitor: SignedIn | SignedOut, main: Html): string {
+  const account = isSignedIn(visitor)
+    ? html`<form class="account" method="post" action="/logout">
+        ${csrfField(visitor.csrf)}
+        <span>Signed in as <strong>${visitor.userId}</strong></span>
+        <button type="submit" class="secondary">Sign out</button>
+      </form>`
+    : '';
+  const resources = visitor.appHome === undefined ? 'Resources' : html`<a href="${visitor.appHome}">Resources</a>`;
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -53,7 +69,7 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
         <header class="top">
           <nav aria-label="Breadcrumb">
             <ol class="crumbs">
-              <li>Resources</li>
+              <li>${resources}</li>
               <li aria-current="page">Export (API, CSV)</li>
             </ol>
           </nav>
@@ -64,13 +80,17 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
     </html> `.text;
 }
 
-/** A page that says one thing: signed out, a spent link, a refused form, a missing page. */
-export function renderMessagePage(title: string, lines: readonly string[], signedIn?: SignedIn): string {
+/** A page that says one thing: signed out, a spent link, a refused form, a missing page; Html lines as they are. */
+export function renderMessagePage(
+  title: string,
+  lines: readonly (string | Html)[],
+  visitor: SignedIn | SignedOut,
+): string {
   return renderLayout(
     title,
-    signedIn,
+    visitor,
     html`<h1>${title}</h1>
-      ${lines.map((line) => html`<p>${line}</p>`)}
-      ${signedIn === undefined ? '' : html`<p><a href="/">Back to your API keys</a></p>`}`,
+      ${lines.map((line) => (typeof line === 'string' ? html`<p>${line}</p>` : line))}
+      ${isSignedIn(visitor) ? html`<p><a href="/">Back to your API keys</a></p>` : ''}`,
   );
 }
