@@ -4,7 +4,14 @@ import { CSRF_FIELD, csrfTokenFor, isSameOriginPost, isValidCsrfToken } from './
 import { HTML_CONTENT_TYPE } from './page-headers.js';
 import { type Html } from './html.js';
 import { renderMessagePage, renderWayBack, type SignedIn, type SignedOut } from './pages/layout.js';
-import type { Session, Sessions } from './sessions.js';
+import {
+  readCookie,
+  SESSION_COOKIE,
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  type Session,
+  type Sessions,
+} from './sessions.js';
 
 /** What the page's routes share. */
 export interface PageDeps {
@@ -35,6 +42,11 @@ export function signedInAs(deps: PageDeps, session: Session): SignedIn {
     userId: session.userId,
     csrf: csrfTokenFor(session.id),
     appHome: deps.appHomeUrl,
+    session: {
+      endsAt: session.expiresAt,
+      endsIn: session.expiresAt - Date.now(),
+      canStayLonger: session.expiresAt < session.endsAtLatest,
+    },
   };
 }
 
@@ -61,8 +73,13 @@ export async function requireSession(
 ): Promise<Session | undefined> {
   const session = await deps.sessions.current(request.headers.cookie, Date.now());
   if (session === undefined) {
+    // The cookie outlives an unused session (sessions.ts): with one, the session has ended.
+    const ended = readCookie(request.headers.cookie, SESSION_COOKIE) !== undefined;
+    const [idleMinutes, maxHours] = [SESSION_IDLE_MS / 60_000, SESSION_MAX_MS / 3_600_000];
     sendSignedOutPage(deps, reply, 401, 'You are signed out', [
-      'Your session has ended, or this browser has not signed in.',
+      ended
+        ? `Your session has ended: a session ends ${idleMinutes} minutes after the page was last used, and ${maxHours} hours after signing in.`
+        : 'This browser has not signed in.',
     ]);
   }
   return session;

@@ -6,12 +6,16 @@ import {
   formOf,
   isFromThisPage,
   refuseForm,
+  requireSession,
   sendPage,
   sendSignedOutPage,
   signedOut,
 } from './page-context.js';
 import { renderLoginPage } from './pages/login-page.js';
 import { clearedSessionCookie, sessionCookie } from './sessions.js';
+
+/** Where "Stay signed in" returns to: one of the page's own paths, never another site (`//host`). */
+const BACK_PATH_RE = /^\/(?!\/)[\w./-]*$/;
 
 /** Sign-in by one-time link, and sign-out. */
 export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void {
@@ -49,5 +53,18 @@ export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void
     }
     reply.header('set-cookie', clearedSessionCookie());
     return sendSignedOutPage(deps, reply, 200, 'You are signed out', []);
+  });
+
+  // "Stay signed in" (docs/app.md#staying-signed-in): the session's end moved on now, then back
+  // to the page it was asked from.
+  app.post('/session', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
+    await deps.sessions.stayLonger(session, Date.now());
+    const back = formOf(request).get('back') ?? '';
+    return reply
+      .code(303)
+      .header('location', BACK_PATH_RE.test(back) ? back : '/')
+      .send();
   });
 }
