@@ -101,7 +101,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     await page.close();
   });
 
-  test('a few minutes before the end a warning offers to stay signed in', async () => {
+  test('a few minutes before the end a warning offers to stay signed in, keeping what was typed', async () => {
     const userId = newUserId('stay');
     const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width: 390, height: 844 } });
     await page.clock.install();
@@ -109,6 +109,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     const warning = page.locator('.session-warning');
     const stay = warning.getByRole('button', { name: 'Stay signed in' });
     const firstEnd = rows.read(userId).expiresAt;
+    await page.getByLabel('Name').fill('half-typed name');
 
     // The page left alone for 56 minutes; on the server's side, 4 minutes are left.
     await page.clock.fastForward(56 * MINUTE);
@@ -124,6 +125,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     assert.ok(extended >= pressed + HOUR, 'an hour from the press');
     assert.equal((await shownEnd(page)).text, clock(extended));
     assert.equal(await warning.isVisible(), false, 'the warning is gone');
+    assert.equal(await page.getByLabel('Name').inputValue(), 'half-typed name', 'what was typed is still there');
 
     // Pressed again when this page's use gained under 5 minutes: it still moves the end to an hour from now.
     rows.set(userId, { expiresAt: Date.now() + 57 * MINUTE });

@@ -86,7 +86,7 @@ function renderSessionWarning(signedIn: SignedIn): Html {
           </p>`
     }
     <div class="session-ended" hidden>
-      <p>Your session has ended.</p>
+      <p>Your session has ended. What you typed here is kept in this tab and put back once you sign in again.</p>
       ${renderWayBack(signedIn.appHome)}
     </div>
   </div>`;
@@ -114,7 +114,7 @@ export function renderLayout(title: string, visitor: SignedIn | SignedOut, main:
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/copy-button.js" defer></script>
-        <script src="/static/session-end.js" defer></script>
+        <script type="module" src="/static/session-end.js"></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to the page's content</a>
