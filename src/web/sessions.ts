@@ -79,10 +79,11 @@ export type Sessions = ReturnType<typeof createSessions>;
 
 /**
  * Set-Cookie for a session, kept by the browser until the session's latest end: the store says
- * whether it has ended before (an hour unused), and the page can then say so. HttpOnly (no script reads it), Secure, SameSite=Lax: sent when a
- * person follows a link from another site (the app's own menu, a mail), which Strict would
- * not, showing "signed out" beside a live session. Every form is guarded by its CSRF token and
- * its Origin (csrf.ts), not by the cookie; Lax still keeps it off cross-site POSTs.
+ * whether it ended before (an hour unused), and the page can then say so. HttpOnly (no script
+ * reads it), Secure, SameSite=Lax: sent when a person follows a link from another site (the
+ * app's own menu, a mail), which Strict would not, showing "signed out" beside a live session.
+ * Every form is guarded by its CSRF token and its Origin (csrf.ts), not by the cookie; Lax
+ * still keeps it off cross-site POSTs.
  */
 export function sessionCookie(session: Session, now: number): string {
   const maxAge = Math.max(0, Math.floor((session.endsAtLatest - now) / 1000));

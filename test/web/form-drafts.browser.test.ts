@@ -79,8 +79,9 @@ describe('the app page keeps what was typed across the end of a session', { skip
       assert.doesNotMatch(kept, /csrf|keyId|key_|whk_/, kept);
 
       await signInAs(page, app, server.db, userId);
+      // The page's script puts the text back once it runs, and says so.
+      await page.getByRole('status').filter({ hasText: 'What you had typed is back' }).first().waitFor();
       assert.deepEqual(await formValues(page), TYPED);
-      assert.ok(await page.getByRole('status').filter({ hasText: 'What you had typed is back' }).first().isVisible());
       assert.deepEqual(await cliJson<unknown[]>(['keys', 'list', '--user', userId, '--db', server.db]), []);
       await page.close();
     });
@@ -93,6 +94,8 @@ describe('the app page keeps what was typed across the end of a session', { skip
     await page.getByLabel('Name').fill('made at once');
     await page.getByRole('button', { name: 'Generate a key' }).click();
     await page.getByRole('heading', { name: /Your new key/ }).waitFor();
+    // Once loaded, the page's scripts have run: nothing was put back.
+    await page.waitForLoadState('load');
     assert.equal(await page.getByLabel('Name').inputValue(), '');
     await page.goto(`${app}/`);
     assert.equal(await page.getByLabel('Name').inputValue(), '');

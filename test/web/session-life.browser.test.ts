@@ -125,6 +125,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     assert.ok(extended >= pressed + HOUR, 'an hour from the press');
     assert.equal((await shownEnd(page)).text, clock(extended));
     assert.equal(await warning.isVisible(), false, 'the warning is gone');
+    await page.getByText('What you had typed is back').waitFor();
     assert.equal(await page.getByLabel('Name').inputValue(), 'half-typed name', 'what was typed is still there');
 
     // Pressed again when this page's use gained under 5 minutes: it still moves the end to an hour from now.
