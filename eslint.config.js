@@ -16,9 +16,19 @@ export default tseslint.config(
     },
   },
   {
-    // The app page's one browser script (src/web/static): plain JavaScript run by browsers.
+    // The app page's browser scripts (src/web/static): plain JavaScript run by browsers.
     files: ['src/web/static/**/*.js'],
-    languageOptions: { globals: { document: 'readonly', navigator: 'readonly' } },
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
   {
     files: ['test/**'],

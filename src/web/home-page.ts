@@ -36,7 +36,7 @@ export async function sendHomePage(
       attempts: (await deps.storage.webhooks.listWebhookAttempts(endpoint.id)).slice(0, ATTEMPTS_SHOWN),
     })),
   );
-  const signedIn = signedInAs(session);
+  const signedIn = signedInAs(deps, session);
   const view: KeysPageView = {
     signedIn,
     keys,

@@ -35,7 +35,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     return sendPage(
       reply,
       404,
-      renderMessagePage('No such key', ['This key does not exist or is already revoked.'], signedInAs(session)),
+      renderMessagePage('No such key', ['This key does not exist or is already revoked.'], signedInAs(deps, session)),
     );
   }
 
@@ -90,7 +90,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     if (session === undefined) return reply;
     const key = await ownKey(session, request.params.id);
     if (key === undefined || !isActiveKey(key, Date.now())) return noSuchKey(reply, session);
-    return sendPage(reply, 200, renderRevokePage(key, signedInAs(session)));
+    return sendPage(reply, 200, renderRevokePage(key, signedInAs(deps, session)));
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
@@ -114,7 +114,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const range = parseDateRange(from, to);
     if (range === undefined) {
       const lines = ['Give dates as YYYY-MM-DD, the first on or before the last (both may be left empty).'];
-      return sendPage(reply, 400, renderMessagePage('These dates cannot be used', lines, signedInAs(session)));
+      return sendPage(reply, 400, renderMessagePage('These dates cannot be used', lines, signedInAs(deps, session)));
     }
     const body = streamMealsCsv(deps.storage, session.userId, range, (err) =>
       request.log.error({ err }, 'the CSV download failed'),

@@ -9,6 +9,7 @@ const FILES = [
   { path: '/static/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
   { path: '/static/copy-button.js', file: 'copy-button.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/local-time.js', file: 'local-time.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/static/session-end.js', file: 'session-end.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/favicon.svg', file: 'favicon.svg', type: 'image/svg+xml' },
   // Where a browser looks for an icon when a page names none (a download, an error page of its own).
   { path: '/favicon.ico', file: 'favicon.svg', type: 'image/svg+xml' },

@@ -25,6 +25,9 @@ export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
   const sessionByDigest = db.prepare<[Buffer, number], SessionRow>(
     'SELECT user_id, created_at, expires_at FROM app_sessions WHERE digest = ? AND expires_at > ?',
   );
+  const lengthenSession = db.prepare(
+    'UPDATE app_sessions SET expires_at = ? WHERE digest = ? AND expires_at > ? AND expires_at < ?',
+  );
   const removeSession = db.prepare('DELETE FROM app_sessions WHERE digest = ?');
   const pruneTokens = db.prepare('DELETE FROM login_tokens WHERE expires_at <= ?');
   const pruneSessions = db.prepare('DELETE FROM app_sessions WHERE expires_at <= ?');
@@ -46,6 +49,9 @@ export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
       return row === undefined
         ? undefined
         : { userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
+    },
+    extendSession(digest: Buffer, expiresAt: number, now: number): void {
+      lengthenSession.run(expiresAt, digest, now, expiresAt);
     },
     deleteSession(digest: Buffer): void {
       removeSession.run(digest);
