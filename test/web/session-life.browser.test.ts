@@ -36,7 +36,11 @@ describe('the app page session, in use', { skip: missing }, () => {
   });
 
   const signedIn = async (userId: string, width = 1280): Promise<Page> => {
-    const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width, height: 800 } });
+    const page = await browser.newPage({
+      ignoreHTTPSErrors: true,
+      timezoneId: 'UTC',
+      viewport: { width, height: 800 },
+    });
     await signInAs(page, app, server.db, userId);
     return page;
   };
@@ -103,7 +107,11 @@ describe('the app page session, in use', { skip: missing }, () => {
 
   test('a few minutes before the end a warning offers to stay signed in, keeping what was typed', async () => {
     const userId = newUserId('stay');
-    const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width: 390, height: 844 } });
+    const page = await browser.newPage({
+      ignoreHTTPSErrors: true,
+      timezoneId: 'UTC',
+      viewport: { width: 390, height: 844 },
+    });
     await page.clock.install();
     await signInAs(page, app, server.db, userId);
     const warning = page.locator('.session-warning');
@@ -141,7 +149,7 @@ describe('the app page session, in use', { skip: missing }, () => {
 
   test('once the session has ended the warning says so and shows the way back', async () => {
     const userId = newUserId('over');
-    const page = await browser.newPage({ ignoreHTTPSErrors: true });
+    const page = await browser.newPage({ ignoreHTTPSErrors: true, timezoneId: 'UTC' });
     await page.clock.install();
     await signInAs(page, app, server.db, userId);
     await page.clock.fastForward(61 * MINUTE);

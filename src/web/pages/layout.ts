@@ -1,4 +1,5 @@
 import { CSRF_FIELD } from '../csrf.js';
+import { renderUtcTime } from './utc-time.js';
 import { type Html, html } from '../html.js';
 import { SESSION_MAX_MS } from '../sessions.js';
 
@@ -23,12 +24,6 @@ export interface SignedIn extends SignedOut {
 
 function isSignedIn(visitor: SignedIn | SignedOut): visitor is SignedIn {
   return 'userId' in visitor;
-}
-
-/** A time of day in UTC, as the page shows times, for a `<time>` a script can read. */
-export function clockTime(epochMs: number): Html {
-  const iso = new Date(epochMs).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(11, 16)} UTC</time>`;
 }
 
 /** How a signed-out person gets a new sign-in link: the app's page, else the words to find it. */
@@ -74,15 +69,15 @@ function renderSessionWarning(signedIn: SignedIn): Html {
   >
     ${
       session.canStayLonger
-        ? html`<p class="session-ending">Your session ends at ${clockTime(session.endsAt)}.</p>
+        ? html`<p class="session-ending">Your session ends at ${renderUtcTime(session.endsAt, 'clock')}.</p>
             <form method="post" action="/session">
               ${csrfField(signedIn.csrf)}
               <input type="hidden" name="back" value="/" />
               <button type="submit">Stay signed in</button>
             </form>`
         : html`<p class="session-ending">
-            Your session ends at ${clockTime(session.endsAt)}, ${SESSION_MAX_MS / 3_600_000} hours after you signed in:
-            then get a new link from the app.
+            Your session ends at ${renderUtcTime(session.endsAt, 'clock')}, ${SESSION_MAX_MS / 3_600_000} hours after
+            you signed in: then get a new link from the app.
           </p>`
     }
     <div class="session-ended" hidden>
@@ -100,7 +95,9 @@ export function renderLayout(title: string, visitor: SignedIn | SignedOut, main:
   const account = isSignedIn(visitor)
     ? html`<form class="account" method="post" action="/logout">
         ${csrfField(visitor.csrf)}
-        <span>Signed in as <strong>${visitor.userId}</strong> until ${clockTime(visitor.session.endsAt)}</span>
+        <span
+          >Signed in as <strong>${visitor.userId}</strong> until ${renderUtcTime(visitor.session.endsAt, 'clock')}</span
+        >
         <button type="submit" class="secondary">Sign out</button>
       </form>`
     : '';

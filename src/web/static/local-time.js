@@ -15,8 +15,11 @@ function zoneOf(date) {
 for (const time of document.querySelectorAll('time[datetime$="Z"]')) {
   const date = new Date(time.dateTime);
   if (Number.isNaN(date.getTime())) continue;
-  // The precision the server chose: seconds for webhook calls, minutes for keys.
+  // The precision the server chose: seconds for webhook calls, minutes for keys, and a time of
+  // day alone (no date) for the session's end.
   const seconds = /\d:\d\d:\d\d /.test(time.textContent) ? `:${pad(date.getSeconds())}` : '';
-  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-  time.textContent = `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}${seconds} ${zoneOf(date)}`;
+  const day = /^\d{4}-/.test(time.textContent)
+    ? `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} `
+    : '';
+  time.textContent = `${day}${pad(date.getHours())}:${pad(date.getMinutes())}${seconds} ${zoneOf(date)}`;
 }
