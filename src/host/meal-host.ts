@@ -11,7 +11,7 @@ import { mintLoginLink } from '../web/login-link.js';
 import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
-import { keyInfo, orNull } from './host-records.js';
+import { keyInfo, loginLinkView, orNull } from './host-records.js';
 import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
@@ -102,7 +102,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
         throw new MealHostError('invalid_argument', 'no publicUrl: pass it to openMealHost or createLoginLink');
       }
       const link = await mintLoginLink(storage, userId, base, Date.now());
-      return { url: link.url, expiresAt: formatInstant(link.expiresAt) };
+      return loginLinkView(link);
     },
 
     ...createHostMeals(storage),
