@@ -94,9 +94,10 @@ export function createMealsPageReader(deps: MealsPageReaderDeps): ReadMealsPage 
       count = page.count;
       return page;
     } finally {
-      // A small page took no share: nothing to give back, and no listener on the hot path.
+      // A small page took no share: nothing to give back, and no listener on the hot path. A
+      // client that left while the page was read has closed already: 'close' will not come again.
       if (release !== NO_SHARE) {
-        if (count === 0) release();
+        if (count === 0 || response.closed) release();
         else response.once('close', release);
       }
     }
