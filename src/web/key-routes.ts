@@ -5,9 +5,10 @@ import { issueApiKey } from '../keys/issue-api-key.js';
 import { type ApiKeyRecord } from '../domain/key-records.js';
 import { isActiveKey } from '../domain/api-key.js';
 import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
-import { sendHomePage } from './home-page.js';
+import { sendHomePage, sendResult } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
-import { type KeysPageView, EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
+import type { FormProblem } from './pages/form-problem.js';
+import { EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderRevokePage } from './pages/revoke-page.js';
 import type { Session } from './sessions.js';
@@ -17,14 +18,8 @@ const MAX_NAME_LENGTH = 100;
 // C0 and C1 controls: a name is shown in pages and `keys list`.
 const CONTROL_CHARACTER_RE = /\p{Cc}/u;
 
-type Extra = Pick<KeysPageView, 'newKey' | 'notice'>;
-
 /** The keys page, the key forms and the CSV download. */
 export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
-  function sendKeysPage(reply: FastifyReply, status: number, session: Session, extra: Extra) {
-    return sendHomePage(deps, reply, status, session, { keys: extra });
-  }
-
   /** The user's own key with that id: another user's key is as unknown as a made-up id. */
   async function ownKey(session: Session, keyId: string): Promise<ApiKeyRecord | undefined> {
     return (await deps.storage.keys.listApiKeys(session.userId)).find((key) => key.id === keyId);
@@ -49,6 +44,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     return sendHomePage(deps, reply, 200, session, {
       keys: notice === undefined ? {} : { notice },
       webhooks: webhooks === undefined ? {} : { notice: webhooks },
+      result: () => deps.flashes.take(session, Date.now()),
     });
   });
 
@@ -58,18 +54,19 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const form = formOf(request);
     const name = (form.get('name') ?? '').trim();
     const expiresIn = form.get('expiresIn') ?? '';
+    // Refused: said on the page the redirect opens, the fields as they were sent.
+    const refuse = (problem: FormProblem) =>
+      sendResult(deps, reply, session, { form: 'key', problem, draft: { name, expiresIn } });
     if (name.length > MAX_NAME_LENGTH || CONTROL_CHARACTER_RE.test(name)) {
       const text = `A key's name is at most ${MAX_NAME_LENGTH} characters of text. No key was made.`;
-      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+      return refuse({ text, field: 'key-name' });
     }
     if (!EXPIRY_CHOICES.some((choice) => choice.value === expiresIn)) {
-      const text = 'Choose when the key expires from the list. No key was made.';
-      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+      return refuse({ text: 'Choose when the key expires from the list. No key was made.', field: 'key-expiry' });
     }
     const id = form.get(KEY_ID_FIELD) ?? '';
     if (!isKeyId(id)) {
-      const text = 'This form is out of date: generate the key again from this page. No key was made.';
-      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+      return refuse({ text: 'This form is out of date: generate the key again from this page. No key was made.' });
     }
     const lifetimeMs = expiresIn === '' ? undefined : parseDuration(expiresIn);
     const issued = await issueApiKey(deps.storage.keys, { id, userId: session.userId, name, lifetimeMs }, Date.now());
@@ -78,10 +75,10 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
         issued.reason === 'duplicate_id'
           ? 'This form was sent already, and its key made then: a key is shown only once. If you did not copy it, revoke it below and generate another.'
           : `You already have ${MAX_ACTIVE_KEYS} active keys: revoke one you no longer use, then generate a new one.`;
-      return sendKeysPage(reply, 409, session, { notice: { kind: 'refused', text } });
+      return refuse({ text });
     }
-    // The answer to this POST is the one place the key is ever shown: no redirect could carry it.
-    return sendKeysPage(reply, 200, session, { newKey: { key: issued.key, record: issued.record } });
+    // Shown once, on the page the redirect opens: never in its URL, and a reload finds it gone.
+    return sendResult(deps, reply, session, { form: 'key', newKey: { keyId: issued.record.id, key: issued.key } });
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {

@@ -3,7 +3,8 @@ import { MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import type { WebhookEndpointRecord } from '../domain/webhook-records.js';
 import { isWebhookEndpointId } from '../domain/webhook-ids.js';
-import { type HomePageExtra, sendHomePage } from './home-page.js';
+import type { FormResult } from './flash.js';
+import { sendResult } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderWebhookDeletePage } from './pages/webhook-delete-page.js';
@@ -45,18 +46,20 @@ export async function webhookNotice(
   return endpoint === undefined ? undefined : { kind: 'done', text: DONE_TEXT[query.done](labelOf(endpoint)) };
 }
 
+// No #fragment: the page's notice takes the focus (autofocus), which a fragment would cancel.
 function doneRedirect(reply: FastifyReply, done: Done, id: string): FastifyReply {
   const query = done === 'deleted' ? 'done=deleted' : `webhook=${encodeURIComponent(id)}&done=${done}`;
-  return reply.code(303).header('location', `/?${query}#webhooks`).send();
+  return reply.code(303).header('location', `/?${query}`).send();
 }
 
 /** The webhook endpoint forms of the app page (docs/webhooks.md#registering-an-endpoint), on the domain's rules. */
 export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): void {
-  const refuse = (reply: FastifyReply, status: number, session: Session, text: string) =>
-    sendHomePage(deps, reply, status, session, { webhooks: { notice: { kind: 'refused', text } } });
-  const showSecret = (reply: FastifyReply, session: Session, extra: NonNullable<HomePageExtra['webhooks']>) =>
-    // The answer to the POST is the one place a secret is ever shown: no redirect could carry it.
-    sendHomePage(deps, reply, 200, session, { webhooks: extra });
+  type WebhookResult = Omit<Extract<FormResult, { form: 'webhook' }>, 'form'>;
+  // Said, or a secret shown once, on the page the redirect opens (never in its URL).
+  const show = (reply: FastifyReply, session: Session, result: WebhookResult) =>
+    sendResult(deps, reply, session, { form: 'webhook', ...result });
+  const refuse = (reply: FastifyReply, session: Session, text: string) =>
+    show(reply, session, { notice: { kind: 'refused', text } });
   const noSuchEndpoint = (reply: FastifyReply, session: Session) =>
     sendPage(
       reply,
@@ -69,38 +72,28 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
     const form = formOf(request);
     const id = form.get(WEBHOOK_ID_FIELD) ?? '';
-    if (!isWebhookEndpointId(id)) {
-      return refuse(reply, 400, session, 'This form is out of date: add the endpoint again from this page.');
-    }
     const url = (form.get('url') ?? '').trim();
     const name = (form.get('name') ?? '').trim();
+    // Refused: said at the add form, or beside the field at fault, the fields as they were sent.
+    const refuseAdd = (text: string, field?: string) =>
+      show(reply, session, { problem: field === undefined ? { text } : { text, field }, draft: { url, name } });
+    if (!isWebhookEndpointId(id)) return refuseAdd('This form is out of date: add the endpoint again from this page.');
     const result = await registerWebhook(deps.storage.webhooks, { id, userId: session.userId, url, name }, Date.now());
-    if (result.ok)
-      return showSecret(reply, session, {
-        newSecret: { endpoint: result.endpoint, secret: result.endpoint.secret, rotated: false },
-      });
+    if (result.ok) {
+      const newSecret = { endpointId: result.endpoint.id, secret: result.endpoint.secret, rotated: false };
+      return show(reply, session, { newSecret });
+    }
     switch (result.reason) {
       case 'duplicate_id':
-        return refuse(
-          reply,
-          409,
-          session,
+        return refuseAdd(
           'This form was sent already, and its endpoint added then: a secret is shown only once. If you did not copy it, rotate it below.',
         );
       case 'too_many_webhooks':
-        return refuse(
-          reply,
-          409,
-          session,
-          `You already have ${MAX_WEBHOOKS_PER_USER} webhook endpoints: delete one, then add this one.`,
-        );
+        return refuseAdd(`You already have ${MAX_WEBHOOKS_PER_USER} webhook endpoints: delete one, then add this one.`);
       default: {
-        // The domain's own words ("a webhook URL must start with https://"), as a sentence,
-        // above the form as it was sent, to correct.
+        // The domain's own words ("a webhook URL must start with https://"), as a sentence.
         const text = `${result.message[0]?.toUpperCase() ?? ''}${result.message.slice(1)}. No endpoint was added.`;
-        return sendHomePage(deps, reply, 400, session, {
-          webhooks: { notice: { kind: 'refused', text }, draft: { url, name } },
-        });
+        return refuseAdd(text, result.reason === 'invalid_name' ? 'webhook-name' : 'webhook-url');
       }
     }
   });
@@ -141,11 +134,11 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     if (form.get(ROTATION_FIELD) !== rotationOf(endpoint)) {
       const text =
         'This form was sent already, or the secret was rotated since this page was shown: it was not rotated again. If you did not copy the new secret, rotate it once more.';
-      return refuse(reply, 409, session, text);
+      return refuse(reply, session, text);
     }
     const secret = await rotateWebhookSecret(deps.storage.webhooks, endpoint.id, Date.now());
     if (secret === undefined) return noSuchEndpoint(reply, session);
-    return showSecret(reply, session, { newSecret: { endpoint, secret, rotated: true } });
+    return show(reply, session, { newSecret: { endpointId: endpoint.id, secret, rotated: true } });
   });
 
   onEndpoint('delete', async (reply, session, endpoint) => {

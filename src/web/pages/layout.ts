@@ -12,7 +12,10 @@ export function csrfField(csrf: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />`;
 }
 
-/** What a form did, said at the top of its section: done (a status) or refused (an alert). */
+/**
+ * What a form did, said at the top of its section: done (a status) or refused (an alert). It
+ * has the focus as the page opens, so that it is in view and a screen reader reads it.
+ */
 export interface Notice {
   readonly kind: 'done' | 'refused';
   readonly text: string;
@@ -20,9 +23,8 @@ export interface Notice {
 
 export function renderNotice(notice: Notice | undefined): Html | '' {
   if (notice === undefined) return '';
-  return html`<p class="notice notice-${notice.kind}" role="${notice.kind === 'refused' ? 'alert' : 'status'}">
-    ${notice.text}
-  </p>`;
+  const role = notice.kind === 'refused' ? 'alert' : 'status';
+  return html`<p class="notice notice-${notice.kind}" role="${role}" tabindex="-1" autofocus>${notice.text}</p>`;
 }
 
 /**
