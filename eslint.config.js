@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    // The app page's one browser script (src/web/static): plain JavaScript run by browsers.
+    // The app page's browser scripts (src/web/static): plain JavaScript run by browsers.
     files: ['src/web/static/**/*.js'],
     languageOptions: { globals: { document: 'readonly', navigator: 'readonly' } },
   },

@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import { createListener, describeListenFailure } from '../http/listener.js';
 import { logRequest } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
+import { registerCsvRoutes } from './csv-routes.js';
 import { createFlashes } from './flash.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { type PageDeps, sendPage } from './page-context.js';
@@ -109,6 +110,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   registerStaticFiles(app);
   registerSignInRoutes(app, deps);
   registerKeyRoutes(app, deps);
+  registerCsvRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   return app;
 }

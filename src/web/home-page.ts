@@ -13,6 +13,7 @@ const DAY_MS = 86_400_000;
 /** What the page adds to the store's lists: a notice from a redirect's query, a form's one-time result. */
 export interface HomePageExtra {
   readonly keys?: Pick<KeysPageView, 'notice'>;
+  readonly csv?: KeysPageView['csv'];
   readonly webhooks?: Pick<WebhooksSectionView, 'notice'>;
   /** The result to show, or how to take it (the session's flash) once the lists are read. */
   readonly result?: FormResult | (() => Promise<FormResult | undefined>);
@@ -90,6 +91,7 @@ export async function sendHomePage(
       ...shown.webhooks,
     },
     ...extra.keys,
+    ...(extra.csv === undefined ? {} : { csv: extra.csv }),
     ...(shown.newKey === undefined ? {} : { newKey: shown.newKey }),
     ...(shown.generate === undefined ? {} : { generate: shown.generate }),
   };

@@ -4,7 +4,7 @@ import { isKeyId, MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { type ApiKeyRecord } from '../domain/key-records.js';
 import { isActiveKey } from '../domain/api-key.js';
-import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
+import { type CsvQuery, csvFormView } from './csv-routes.js';
 import { sendHomePage, sendResult } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
 import type { FormProblem } from './pages/form-problem.js';
@@ -18,7 +18,7 @@ const MAX_NAME_LENGTH = 100;
 // C0 and C1 controls: a name is shown in pages and `keys list`.
 const CONTROL_CHARACTER_RE = /\p{Cc}/u;
 
-/** The keys page, the key forms and the CSV download. */
+/** The keys page and the key forms. */
 export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
   /** The user's own key with that id: another user's key is as unknown as a made-up id. */
   async function ownKey(session: Session, keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -33,7 +33,8 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     );
   }
 
-  app.get<{ Querystring: { revoked?: string; webhook?: unknown; done?: unknown } }>('/', async (request, reply) => {
+  type HomeQuery = { revoked?: string; webhook?: unknown; done?: unknown } & CsvQuery;
+  app.get<{ Querystring: HomeQuery }>('/', async (request, reply) => {
     const session = await requireSession(deps, request, reply);
     if (session === undefined) return reply;
     const revokedId = request.query.revoked;
@@ -41,8 +42,10 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const notice =
       revoked === undefined ? undefined : { kind: 'done' as const, text: `Key ${revoked.prefix}… was revoked.` };
     const webhooks = await webhookNotice(deps, session, request.query);
+    const csv = await csvFormView(deps, session, request.query);
     return sendHomePage(deps, reply, 200, session, {
       keys: notice === undefined ? {} : { notice },
+      ...(csv === undefined ? {} : { csv }),
       webhooks: webhooks === undefined ? {} : { notice: webhooks },
       result: () => deps.flashes.take(session, Date.now()),
     });
@@ -59,10 +62,10 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       sendResult(deps, reply, session, { form: 'key', problem, draft: { name, expiresIn } });
     if (name.length > MAX_NAME_LENGTH || CONTROL_CHARACTER_RE.test(name)) {
       const text = `A key's name is at most ${MAX_NAME_LENGTH} characters of text. No key was made.`;
-      return refuse({ text, field: 'key-name' });
+      return refuse({ text, fields: ['key-name'] });
     }
     if (!EXPIRY_CHOICES.some((choice) => choice.value === expiresIn)) {
-      return refuse({ text: 'Choose when the key expires from the list. No key was made.', field: 'key-expiry' });
+      return refuse({ text: 'Choose when the key expires from the list. No key was made.', fields: ['key-expiry'] });
     }
     const id = form.get(KEY_ID_FIELD) ?? '';
     if (!isKeyId(id)) {
@@ -99,25 +102,5 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       .code(303)
       .header('location', `/?revoked=${encodeURIComponent(key.id)}`)
       .send();
-  });
-
-  app.get<{ Querystring: { from?: unknown; to?: unknown } }>('/export.csv', async (request, reply) => {
-    const session = await requireSession(deps, request, reply);
-    if (session === undefined) return reply;
-    // A parameter given twice arrives as an array: not a date.
-    const text = (value: unknown) => (value === undefined || typeof value === 'string' ? value : 'repeated');
-    const [from, to] = [text(request.query.from), text(request.query.to)];
-    const range = parseDateRange(from, to);
-    if (range === undefined) {
-      const lines = ['Give dates as YYYY-MM-DD, the first on or before the last (both may be left empty).'];
-      return sendPage(reply, 400, renderMessagePage('These dates cannot be used', lines, signedInAs(session)));
-    }
-    const body = streamMealsCsv(deps.storage, session.userId, range, (err) =>
-      request.log.error({ err }, 'the CSV download failed'),
-    );
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${csvFileName(session.userId, from, to)}"`)
-      .send(body);
   });
 }

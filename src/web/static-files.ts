@@ -8,12 +8,13 @@ const STATIC_DIR = new URL('./static/', import.meta.url);
 const FILES = [
   { path: '/static/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
   { path: '/static/copy-button.js', file: 'copy-button.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/static/csv-range.js', file: 'csv-range.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/favicon.svg', file: 'favicon.svg', type: 'image/svg+xml' },
   // Where a browser looks for an icon when a page names none (a download, an error page of its own).
   { path: '/favicon.ico', file: 'favicon.svg', type: 'image/svg+xml' },
 ] as const;
 
-/** The page's one stylesheet, one script and its icon, read once at start. */
+/** The page's one stylesheet, its small scripts and its icon, read once at start. */
 export function registerStaticFiles(app: FastifyInstance): void {
   for (const { path, file, type } of FILES) {
     const body = readFileSync(new URL(file, STATIC_DIR));

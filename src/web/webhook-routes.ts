@@ -76,7 +76,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     const name = (form.get('name') ?? '').trim();
     // Refused: said at the add form, or beside the field at fault, the fields as they were sent.
     const refuseAdd = (text: string, field?: string) =>
-      show(reply, session, { problem: field === undefined ? { text } : { text, field }, draft: { url, name } });
+      show(reply, session, { problem: { text, fields: field === undefined ? [] : [field] }, draft: { url, name } });
     if (!isWebhookEndpointId(id)) return refuseAdd('This form is out of date: add the endpoint again from this page.');
     const result = await registerWebhook(deps.storage.webhooks, { id, userId: session.userId, url, name }, Date.now());
     if (result.ok) {

@@ -3,7 +3,7 @@ import { isActiveKey } from '../../domain/api-key.js';
 import { MAX_ACTIVE_KEYS } from '../../domain/key-request.js';
 import { type Html, html } from '../html.js';
 import { renderUsageChart } from '../usage-chart.js';
-import { renderCsvSection, renderQuickStart } from './export-sections.js';
+import { type CsvFormView, renderCsvSection, renderQuickStart } from './export-sections.js';
 import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
 import { csrfField, type Notice, renderLayout, renderNotice, type SignedIn } from './layout.js';
 import { renderWebhooksSection, type WebhooksSectionView } from './webhooks-section.js';
@@ -25,6 +25,8 @@ export interface KeysPageView {
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
   /** A one-line outcome ("Key … revoked."), shown above the list. */
   readonly notice?: Notice;
+  /** The CSV form as a download that could not be made left it. */
+  readonly csv?: CsvFormView;
   /** A refused generate form: what was wrong, and its fields as they were sent. */
   readonly generate?: {
     readonly problem: FormProblem;
@@ -192,7 +194,7 @@ export function renderKeysPage(view: KeysPageView): string {
         <h2 id="keys-title">Your API keys</h2>
         ${renderKeyList(view)}
       </section>
-      ${renderGenerateForm(view)} ${renderWebhooksSection(view.webhooks)} ${renderCsvSection()}
+      ${renderGenerateForm(view)} ${renderWebhooksSection(view.webhooks)} ${renderCsvSection(view.csv)}
       ${renderQuickStart(view.apiUrl)}`,
   );
 }

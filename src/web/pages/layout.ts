@@ -28,7 +28,7 @@ export function renderNotice(notice: Notice | undefined): Html | '' {
 }
 
 /**
- * The document around every page: one stylesheet and one deferred script, both from /static
+ * The document around every page: one stylesheet and deferred scripts, all from /static
  * (the CSP allows nothing inline), a viewport for phones, the app's menu path as a heading.
  */
 export function renderLayout(title: string, signedIn: SignedIn | undefined, main: Html): string {
@@ -49,6 +49,7 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/copy-button.js" defer></script>
+        <script src="/static/csv-range.js" defer></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to the page's content</a>
