@@ -18,7 +18,15 @@ export default tseslint.config(
   {
     // The app page's browser scripts (src/web/static): plain JavaScript run by browsers.
     files: ['src/web/static/**/*.js'],
-    languageOptions: { globals: { document: 'readonly', navigator: 'readonly' } },
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        fetch: 'readonly',
+        DOMParser: 'readonly',
+        setTimeout: 'readonly',
+      },
+    },
   },
   {
     files: ['test/**'],

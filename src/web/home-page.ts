@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 export interface HomePageExtra {
   readonly keys?: Pick<KeysPageView, 'notice'>;
   readonly csv?: KeysPageView['csv'];
-  readonly webhooks?: Pick<WebhooksSectionView, 'notice'>;
+  readonly webhooks?: Pick<WebhooksSectionView, 'notice' | 'testing'>;
   /** The result to show, or how to take it (the session's flash) once the lists are read. */
   readonly result?: FormResult | (() => Promise<FormResult | undefined>);
 }

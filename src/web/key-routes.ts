@@ -33,7 +33,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     );
   }
 
-  type HomeQuery = { revoked?: string; webhook?: unknown; done?: unknown } & CsvQuery;
+  type HomeQuery = { revoked?: string; webhook?: unknown; done?: unknown; event?: unknown } & CsvQuery;
   app.get<{ Querystring: HomeQuery }>('/', async (request, reply) => {
     const session = await requireSession(deps, request, reply);
     if (session === undefined) return reply;
@@ -46,7 +46,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     return sendHomePage(deps, reply, 200, session, {
       keys: notice === undefined ? {} : { notice },
       ...(csv === undefined ? {} : { csv }),
-      webhooks: webhooks === undefined ? {} : { notice: webhooks },
+      webhooks,
       result: () => deps.flashes.take(session, Date.now()),
     });
   });

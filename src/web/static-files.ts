@@ -9,6 +9,7 @@ const FILES = [
   { path: '/static/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
   { path: '/static/copy-button.js', file: 'copy-button.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/csv-range.js', file: 'csv-range.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/static/webhook-test-result.js', file: 'webhook-test-result.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/favicon.svg', file: 'favicon.svg', type: 'image/svg+xml' },
   // Where a browser looks for an icon when a page names none (a download, an error page of its own).
   { path: '/favicon.ico', file: 'favicon.svg', type: 'image/svg+xml' },

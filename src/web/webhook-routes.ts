@@ -1,28 +1,31 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
-import type { WebhookEndpointRecord } from '../domain/webhook-records.js';
-import { isWebhookEndpointId } from '../domain/webhook-ids.js';
+import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
+import { isWebhookEndpointId, isWebhookEventId } from '../domain/webhook-ids.js';
 import type { FormResult } from './flash.js';
+import { html } from './html.js';
 import { sendResult } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderWebhookDeletePage } from './pages/webhook-delete-page.js';
-import { ROTATION_FIELD, rotationOf, WEBHOOK_ID_FIELD, type WebhooksSectionView } from './pages/webhooks-section.js';
+import { endpointInWords, renderTestNotice, testCallPath, type TestCallView } from './pages/webhook-test-notice.js';
+import {
+  ATTEMPTS_SHOWN,
+  renderCalls,
+  ROTATION_FIELD,
+  rotationOf,
+  WEBHOOK_ID_FIELD,
+  type WebhooksSectionView,
+} from './pages/webhooks-section.js';
 import type { Session } from './sessions.js';
 
-type Notice = NonNullable<WebhooksSectionView['notice']>;
-type Done = 'tested' | 'enabled' | 'deleted';
+type Done = 'enabled' | 'deleted';
 
 const DONE_TEXT: Readonly<Record<Done, (label: string) => string>> = {
-  tested: (label) => `A test call to ${label} is on its way: reload in a few seconds to see it below.`,
   enabled: (label) => `${label} is enabled again: the changes it missed are sent now.`,
   deleted: () => 'The endpoint was deleted.',
 };
-
-function labelOf(endpoint: WebhookEndpointRecord): string {
-  return endpoint.name === '' ? endpoint.url : `“${endpoint.name}”`;
-}
 
 function isDone(text: unknown): text is Done {
   return typeof text === 'string' && Object.hasOwn(DONE_TEXT, text);
@@ -34,16 +37,40 @@ async function ownEndpoint(deps: PageDeps, session: Session, id: string): Promis
   return endpoint?.userId === session.userId ? endpoint : undefined;
 }
 
-/** The notice of `/?webhook=<id>&done=<what>`, where the webhook forms redirect (post/redirect/get). */
+/**
+ * A test call of the user's endpoint, its attempt once made, and the endpoint's attempts; undefined
+ * for another user's endpoint or a made-up event.
+ */
+async function testCall(
+  deps: PageDeps,
+  session: Session,
+  id: unknown,
+  event: unknown,
+): Promise<{ testing: TestCallView; attempts: WebhookAttemptRecord[] } | undefined> {
+  if (typeof id !== 'string' || typeof event !== 'string' || !isWebhookEventId(event)) return undefined;
+  const endpoint = await ownEndpoint(deps, session, id);
+  if (endpoint === undefined) return undefined;
+  const attempts = await deps.storage.webhooks.listWebhookAttempts(endpoint.id);
+  const attempt = attempts.find((one) => one.eventId === event);
+  return { testing: { endpoint, eventId: event, attempt }, attempts };
+}
+
+/** The notice of `/?webhook=<id>&done=<what>[&event=<test>]`, where the webhook forms redirect (post/redirect/get). */
 export async function webhookNotice(
   deps: PageDeps,
   session: Session,
-  query: { readonly webhook?: unknown; readonly done?: unknown },
-): Promise<Notice | undefined> {
-  if (!isDone(query.done)) return undefined;
-  if (query.done === 'deleted') return { kind: 'done', text: DONE_TEXT.deleted('') };
+  query: { readonly webhook?: unknown; readonly done?: unknown; readonly event?: unknown },
+): Promise<Pick<WebhooksSectionView, 'notice' | 'testing'>> {
+  if (query.done === 'tested') {
+    const call = await testCall(deps, session, query.webhook, query.event);
+    return call === undefined ? {} : { testing: call.testing };
+  }
+  if (!isDone(query.done)) return {};
+  if (query.done === 'deleted') return { notice: { kind: 'done', text: DONE_TEXT.deleted('') } };
   const endpoint = typeof query.webhook === 'string' ? await ownEndpoint(deps, session, query.webhook) : undefined;
-  return endpoint === undefined ? undefined : { kind: 'done', text: DONE_TEXT[query.done](labelOf(endpoint)) };
+  return endpoint === undefined
+    ? {}
+    : { notice: { kind: 'done', text: DONE_TEXT[query.done](endpointInWords(endpoint)) } };
 }
 
 // No #fragment: the page's notice takes the focus (autofocus), which a fragment would cancel.
@@ -118,9 +145,25 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
   }
 
   onEndpoint('test', async (reply, session, endpoint) => {
-    const queued = await queueWebhookTest(deps.storage.webhooks, endpoint.id, Date.now());
-    return queued === undefined ? noSuchEndpoint(reply, session) : doneRedirect(reply, 'tested', endpoint.id);
+    const eventId = await queueWebhookTest(deps.storage.webhooks, endpoint.id, Date.now());
+    if (eventId === undefined) return noSuchEndpoint(reply, session);
+    return reply.code(303).header('location', testCallPath(endpoint.id, eventId)).send();
   });
+
+  // What webhook-test-result.js asks for while a test call is on its way: the notice and the
+  // endpoint's calls, as the page renders them (docs/app.md#a-test-calls-result).
+  app.get<{ Params: { id: string }; Querystring: { event?: unknown } }>(
+    '/webhooks/:id/calls',
+    async (request, reply) => {
+      const session = await requireSession(deps, request, reply);
+      if (session === undefined) return reply;
+      const call = await testCall(deps, session, request.params.id, request.query.event);
+      if (call === undefined) return noSuchEndpoint(reply, session);
+      const { testing, attempts } = call;
+      const calls = renderCalls({ endpoint: testing.endpoint, attempts: attempts.slice(0, ATTEMPTS_SHOWN) });
+      return sendPage(reply, 200, html`${renderTestNotice(testing)}${calls}`.text);
+    },
+  );
 
   onEndpoint('enable', async (reply, session, endpoint) => {
     const enabled = await deps.storage.webhooks.enableWebhook(endpoint.id, Date.now());

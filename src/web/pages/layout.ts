@@ -50,6 +50,7 @@ export function renderLayout(title: string, signedIn: SignedIn | undefined, main
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/copy-button.js" defer></script>
         <script src="/static/csv-range.js" defer></script>
+        <script src="/static/webhook-test-result.js" defer></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to the page's content</a>

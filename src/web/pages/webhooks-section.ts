@@ -8,6 +8,7 @@ import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../domain/w
 import { type Html, html } from '../html.js';
 import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
 import { csrfField, type Notice, renderNotice } from './layout.js';
+import { renderTestNotice, type TestCallView } from './webhook-test-notice.js';
 
 /** The add form's hidden field naming the endpoint it makes (sent twice, it makes one). */
 export const WEBHOOK_ID_FIELD = 'webhookId';
@@ -36,6 +37,8 @@ export interface WebhooksSectionView {
   readonly problem?: FormProblem;
   /** The outcome of the last webhook form, shown in this section. */
   readonly notice?: Notice;
+  /** A test call just sent: its notice, in place of the one above. */
+  readonly testing?: TestCallView;
 }
 
 function when(epochMs: number): Html {
@@ -62,6 +65,11 @@ function renderNewSecret(newSecret: NonNullable<WebhooksSectionView['newSecret']
       <button type="button" class="copy" data-copy-from="new-webhook-secret" hidden>Copy</button>
     </div>
   </div>`;
+}
+
+/** An endpoint's last calls, by an id webhook-test-result.js replaces them by when a test's result comes. */
+export function renderCalls(row: WebhookRow): Html {
+  return html`<div id="calls-${row.endpoint.id}" data-calls>${renderAttempts(row)}</div>`;
 }
 
 function renderAttempts(row: WebhookRow): Html {
@@ -118,7 +126,7 @@ function renderEndpoint(row: WebhookRow, csrf: string): Html {
         : ''
     }
     <h3 class="visually-hidden">Last calls to ${label}</h3>
-    ${renderAttempts(row)}
+    ${renderCalls(row)}
     <div class="webhook-actions">
       ${postButton(csrf, endpoint.id, 'test', 'Send a test', `to ${label}`)}
       ${endpoint.status === 'disabled' ? postButton(csrf, endpoint.id, 'enable', 'Re-enable', label) : ''}
@@ -180,7 +188,7 @@ function renderAddForm(view: WebhooksSectionView): Html {
 
 /** Webhooks (docs/webhooks.md#registering-an-endpoint): the user's endpoints, their last calls and their forms. */
 export function renderWebhooksSection(view: WebhooksSectionView): Html {
-  const notice = renderNotice(view.notice);
+  const notice = view.testing === undefined ? renderNotice(view.notice) : renderTestNotice(view.testing);
   return html`<section id="webhooks" aria-labelledby="webhooks-title">
     <h2 id="webhooks-title">Webhooks</h2>
     <p>
