@@ -21,7 +21,13 @@ import { memory } from './scenarios/memory.js';
 import { naive } from './scenarios/naive.js';
 import { page100 } from './scenarios/page-100.js';
 import { page5000 } from './scenarios/page-5000.js';
-import { pgRedisDeltaPoll, pgRedisPage100, pgRedisPage5000, pgRedisSeed } from './scenarios/scale-out.js';
+import {
+  pgRedisDeltaPoll,
+  pgRedisMemory,
+  pgRedisPage100,
+  pgRedisPage5000,
+  pgRedisSeed,
+} from './scenarios/scale-out.js';
 import { seedThroughput } from './scenarios/seed-throughput.js';
 import { webhookImportCost } from './scenarios/webhook-import-cost.js';
 import { webhookLatency } from './scenarios/webhook-latency.js';
@@ -48,6 +54,7 @@ const SCENARIOS: readonly Scenario[] = [
   pgRedisDeltaPoll,
   pgRedisPage100,
   pgRedisPage5000,
+  pgRedisMemory,
   workers,
   growth,
   naive,

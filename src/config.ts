@@ -14,6 +14,7 @@ export const ENV = {
   redisUrl: 'MEAL_EXPORT_REDIS_URL',
   apiKey: 'MEAL_EXPORT_API_KEY',
   publicUrl: 'MEAL_EXPORT_PUBLIC_URL',
+  appHomeUrl: 'MEAL_EXPORT_APP_HOME_URL',
   port: 'MEAL_EXPORT_PORT',
   adminPort: 'MEAL_EXPORT_ADMIN_PORT',
   appPort: 'MEAL_EXPORT_APP_PORT',

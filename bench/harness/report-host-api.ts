@@ -1,5 +1,5 @@
 import type { Machine } from './report.js';
-import { cell, keptBlockHead, mark, skippedLine } from './report-section.js';
+import { both, cell, keptBlockHead, listCell, mark, rowTable } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -11,8 +11,6 @@ export const HOST_API_END = '<!-- host-api:end -->';
 
 const STORE: Readonly<Record<string, string>> = { sqlite: 'SQLite', pg: 'PostgreSQL' };
 const storeOf = (row: ScenarioRow) => STORE[String(row.backend)] ?? String(row.backend);
-const both = (row: ScenarioRow, a: string, b: string) => `${cell(row[a])} / ${cell(row[b])}`;
-const list = (value: unknown) => (Array.isArray(value) ? value.join(', ') : '');
 
 const putRows = (rows: readonly ScenarioRow[]) => rows.filter((row) => /^host-put-[a-z]+$/.test(row.name));
 const fixedRows = (rows: readonly ScenarioRow[]) => rows.filter((row) => row.name.endsWith('-per-s'));
@@ -64,33 +62,40 @@ function targets(rows: readonly ScenarioRow[]): string[] {
 
 function putTable(rows: readonly ScenarioRow[]): string[] {
   const cases = putRows(rows);
-  if (cases.length === 0) return [];
   const first = cases.find((row) => typeof row.skipped !== 'string');
-  return [
-    '### Single-meal PUT: writes a second',
-    '',
-    '| row | PUT writes/s (median) | in-process writes/s (median) | PUT / in-process (median of rounds) | goal | server CPU µs/PUT | in-process CPU µs/write | ceiling: PUT/s, CPU µs/PUT | p50 / p99 ms | server / client CPU % | rounds writes/s (PUT; in-process) | load avg |',
-    `|${'---|'.repeat(12)}`,
-    ...cases.map((row) =>
-      typeof row.skipped === 'string'
-        ? skippedLine(row, 12)
-        : `| ${[
-            row.name,
-            cell(row.writes_per_s),
-            cell(row.baseline_writes_per_s),
-            cell(row.vs_in_process),
-            `≥ ${cell(row.goal_vs_in_process)}: ${mark(row.goal_met)}`,
-            cell(row.cpu_us_per_req),
-            cell(row.baseline_cpu_us_per_write),
-            row.ceiling_rps === null ? '' : `${cell(row.ceiling_rps)}, ${cell(row.ceiling_cpu_us_per_req)}`,
-            both(row, 'p50_ms', 'p99_ms'),
-            both(row, 'server_cpu_pct', 'client_cpu_pct'),
-            `${list(row.rounds_put)}; ${list(row.rounds_in_process)}`,
-            cell(row.load_avg),
-          ].join(' | ')} |`,
-    ),
-    '',
-    `A load client process (node:https, ${cell(first?.connections)} keep-alive TLS connections, a closed loop on each) PUTs ` +
+  return rowTable({
+    heading: 'Single-meal PUT: writes a second',
+    columns: [
+      'row',
+      'PUT writes/s (median)',
+      'in-process writes/s (median)',
+      'PUT / in-process (median of rounds)',
+      'goal',
+      'server CPU µs/PUT',
+      'in-process CPU µs/write',
+      'ceiling: PUT/s, CPU µs/PUT',
+      'p50 / p99 ms',
+      'server / client CPU %',
+      'rounds writes/s (PUT; in-process)',
+      'load avg',
+    ],
+    rows: cases,
+    cells: (row) => [
+      row.name,
+      cell(row.writes_per_s),
+      cell(row.baseline_writes_per_s),
+      cell(row.vs_in_process),
+      `≥ ${cell(row.goal_vs_in_process)}: ${mark(row.goal_met)}`,
+      cell(row.cpu_us_per_req),
+      cell(row.baseline_cpu_us_per_write),
+      row.ceiling_rps === null ? '' : `${cell(row.ceiling_rps)}, ${cell(row.ceiling_cpu_us_per_req)}`,
+      both(row, 'p50_ms', 'p99_ms'),
+      both(row, 'server_cpu_pct', 'client_cpu_pct'),
+      `${listCell(row.rounds_put)}; ${listCell(row.rounds_in_process)}`,
+      cell(row.load_avg),
+    ],
+    note:
+      `A load client process (node:https, ${cell(first?.connections)} keep-alive TLS connections, a closed loop on each) PUTs ` +
       `one new meal a request (\`{"type","date","title","caloriesTotal"}\`, a new id each) for ${cell(first?.seconds_per_round)} s ` +
       'to `serve --host-api-port` with a service token made by `service-tokens create`. The baseline is `meal-export/host` ' +
       '(`upsertMeals` of one meal with its id, one call after another) in a writer process of its own on the same store, ' +
@@ -101,60 +106,73 @@ function putTable(rows: readonly ScenarioRow[]): string[] {
       `${cell(first?.connections)} connections, not the work. **Ceiling** (SQLite row): bare node:https on the same ` +
       'certificate writing the bytes of a real PUT’s answer (bench/harness/ceiling-server.ts), under the same client ' +
       'and load, after the rounds: what Node’s HTTP and TLS take for a PUT here before any of the service’s work.',
-    '',
-  ];
+  });
 }
 
 function fixedRateTable(rows: readonly ScenarioRow[]): string[] {
-  const cases = fixedRows(rows);
-  if (cases.length === 0) return [];
-  return [
-    '### Single-meal PUT at a fixed rate',
-    '',
-    '| row | offered/s | answered/s | p50 ms | p99 ms | max ms | goal | ceiling p50 / p99 / max ms | server CPU µs/PUT | server / client CPU % | load avg |',
-    `|${'---|'.repeat(11)}`,
-    ...cases.map((row) =>
-      typeof row.skipped === 'string'
-        ? skippedLine(row, 11)
-        : `| ${[
-            row.name,
-            cell(row.offered_per_s),
-            cell(row.rps),
-            cell(row.p50_ms),
-            cell(row.p99_ms),
-            cell(row.max_ms),
-            `p99 < ${cell(row.goal_p99_ms)} ms: ${mark(row.goal_met)}`,
-            row.ceiling_p99_ms === undefined
-              ? ''
-              : `${cell(row.ceiling_p50_ms)} / ${cell(row.ceiling_p99_ms)} / ${cell(row.ceiling_max_ms)}`,
-            cell(row.cpu_us_per_req),
-            both(row, 'server_cpu_pct', 'client_cpu_pct'),
-            cell(row.load_avg),
-          ].join(' | ')} |`,
-    ),
-    '',
-    'An open loop from the same client and connections: PUT number i is due at start + i / rate, sent then whatever ' +
+  return rowTable({
+    heading: 'Single-meal PUT at a fixed rate',
+    columns: [
+      'row',
+      'offered/s',
+      'answered/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'goal',
+      'ceiling p50 / p99 / max ms',
+      'server CPU µs/PUT',
+      'server / client CPU %',
+      'load avg',
+    ],
+    rows: fixedRows(rows),
+    cells: (row) => [
+      row.name,
+      cell(row.offered_per_s),
+      cell(row.rps),
+      cell(row.p50_ms),
+      cell(row.p99_ms),
+      cell(row.max_ms),
+      `p99 < ${cell(row.goal_p99_ms)} ms: ${mark(row.goal_met)}`,
+      row.ceiling_p99_ms === undefined
+        ? ''
+        : `${cell(row.ceiling_p50_ms)} / ${cell(row.ceiling_p99_ms)} / ${cell(row.ceiling_max_ms)}`,
+      cell(row.cpu_us_per_req),
+      both(row, 'server_cpu_pct', 'client_cpu_pct'),
+      cell(row.load_avg),
+    ],
+    note:
+      'An open loop from the same client and connections: PUT number i is due at start + i / rate, sent then whatever ' +
       'the answers before it do (queued for a free connection when all are busy), and its latency counts from when it ' +
       'was due, to the whole answer read: a server that falls behind shows in p99 instead of slowing the load down. ' +
       'The ceiling (SQLite row) under the same open loop gives what this machine adds to any server’s latency then.',
-    '',
-  ];
+  });
 }
 
 function importTable(rows: readonly ScenarioRow[]): string[] {
   const cases = importRows(rows);
-  if (cases.length === 0) return [];
   const first = cases.find((row) => typeof row.skipped !== 'string');
   const [small, large] = [String(first?.small), String(first?.large)];
-  return [
-    '### Import over HTTP against `meals import`',
-    '',
-    `| row | HTTP meals/s (${small} / ${large}) | \`meals import\` meals/s | HTTP / CLI (median of rounds) | goal (${large}) | serving process peak RSS, VmHWM MB | peak anon MB | idle anon MB | anon ${large} / ${small} | goal | CLI start-up ms | load avg |`,
-    `|${'---|'.repeat(12)}`,
-    ...cases.map((row) => {
-      if (typeof row.skipped === 'string') return skippedLine(row, 12);
+  return rowTable({
+    heading: 'Import over HTTP against `meals import`',
+    columns: [
+      'row',
+      `HTTP meals/s (${small} / ${large})`,
+      '`meals import` meals/s',
+      'HTTP / CLI (median of rounds)',
+      `goal (${large})`,
+      'serving process peak RSS, VmHWM MB',
+      'peak anon MB',
+      'idle anon MB',
+      `anon ${large} / ${small}`,
+      'goal',
+      'CLI start-up ms',
+      'load avg',
+    ],
+    rows: cases,
+    cells: (row) => {
       const at = (field: string) => both(row, field.replace('@', small), field.replace('@', large));
-      return `| ${[
+      return [
         row.name,
         at('http_meals_per_s_@'),
         at('cli_meals_per_s_@'),
@@ -167,10 +185,10 @@ function importTable(rows: readonly ScenarioRow[]): string[] {
         `≤ ${cell(row.goal_anon_ratio)}: ${mark(row.memory_goal_met)}`,
         cell(row.cli_fixed_ms),
         cell(row.load_avg),
-      ].join(' | ')} |`;
-    }),
-    '',
-    'Each file is JSON Lines of synthetic meals with ids of their own user (about 295 bytes a line; the import takes ' +
+      ];
+    },
+    note:
+      'Each file is JSON Lines of synthetic meals with ids of their own user (about 295 bytes a line; the import takes ' +
       'at most 64 MiB), made for one import and imported twice: by `meals import FILE --json` (a process of its own, ' +
       'timed from spawn to exit) into one store, and by `POST /host/v1/users/{userId}/meals/import` ' +
       '(`application/x-ndjson`, streamed from disk with its length, timed to the whole answer) into another store of ' +
@@ -179,8 +197,7 @@ function importTable(rows: readonly ScenarioRow[]): string[] {
       'is the largest `RssAnon` sampled every 20 ms during the import (its heap and buffers), **idle anon** the ' +
       'same just before it. CLI start-up: a one-meal `meals import` of the same store (process start, modules, opening ' +
       'the store), which every CLI figure includes and no HTTP one does.',
-    '',
-  ];
+  });
 }
 
 /** The host API block, or undefined when the run measured none of its rows. */

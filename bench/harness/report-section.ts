@@ -37,6 +37,42 @@ export const mark = (met: unknown): string =>
 export const skippedLine = (row: ScenarioRow, columns: number): string =>
   `| ${row.name} | skipped: ${cell(row.skipped)} ${'|'.repeat(columns - 1)}`;
 
+/** Several figures in one cell: `a / b`. */
+export const both = (row: ScenarioRow, a: string, b: string): string => `${cell(row[a])} / ${cell(row[b])}`;
+
+/** A list of figures (the rounds' rates) in one cell. */
+export const listCell = (value: unknown): string => (Array.isArray(value) ? value.join(', ') : '');
+
+/**
+ * A table of a block: its heading, then a line a row (a skipped case's reason spanning
+ * `skippedColumns`, else the whole width), then the note on how it was measured. Nothing when
+ * the run measured none of its rows.
+ */
+export function rowTable(table: {
+  readonly heading?: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly ScenarioRow[];
+  readonly cells: (row: ScenarioRow) => readonly string[];
+  readonly skippedColumns?: number;
+  readonly note: string;
+}): string[] {
+  if (table.rows.length === 0) return [];
+  const { columns } = table;
+  return [
+    ...(table.heading === undefined ? [] : [`### ${table.heading}`, '']),
+    `| ${columns.join(' | ')} |`,
+    `|${'---|'.repeat(columns.length)}`,
+    ...table.rows.map((row) =>
+      typeof row.skipped === 'string'
+        ? skippedLine(row, table.skippedColumns ?? columns.length)
+        : `| ${table.cells(row).join(' | ')} |`,
+    ),
+    '',
+    table.note,
+    '',
+  ];
+}
+
 /** A column of a commit-latency table: its heading and its cell. */
 export interface LatencyColumn {
   readonly heading: string;
@@ -65,7 +101,6 @@ export function commitLatencyTable(table: {
   readonly skippedColumns: number;
   readonly note: string;
 }): string[] {
-  if (table.rows.length === 0) return [];
   const columns: LatencyColumn[] = [
     { heading: 'case', cell: (row) => row.name },
     ...table.about,
@@ -82,18 +117,12 @@ export function commitLatencyTable(table: {
     },
     fieldColumn('load avg', 'load_avg'),
   ];
-  return [
-    `### ${table.heading}`,
-    '',
-    `| ${columns.map((column) => column.heading).join(' | ')} |`,
-    `|${'---|'.repeat(columns.length)}`,
-    ...table.rows.map((row) =>
-      typeof row.skipped === 'string'
-        ? skippedLine(row, table.skippedColumns)
-        : `| ${columns.map((column) => column.cell(row)).join(' | ')} |`,
-    ),
-    '',
-    table.note,
-    '',
-  ];
+  return rowTable({
+    heading: table.heading,
+    columns: columns.map((column) => column.heading),
+    rows: table.rows,
+    cells: (row) => columns.map((column) => column.cell(row)),
+    skippedColumns: table.skippedColumns,
+    note: table.note,
+  });
 }

@@ -1,5 +1,5 @@
 import type { Machine } from './report.js';
-import { cell, commitLatencyTable, fieldColumn, keptBlockHead, mark, skippedLine } from './report-section.js';
+import { cell, commitLatencyTable, fieldColumn, keptBlockHead, listCell, mark, rowTable } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -35,19 +35,33 @@ function latencyTable(rows: readonly ScenarioRow[]): string[] {
 function throughputTable(rows: readonly ScenarioRow[]): string[] {
   const cases = rows.filter((candidate) => candidate.name.startsWith('webhook-calls-per-second'));
   const first = cases.find((row) => typeof row.skipped !== 'string');
-  if (cases.length === 0) return [];
-  return [
-    '### Calls a second one sender sustains',
-    '',
-    '| row | receiver trusted through | calls/s | calls | seconds | server CPU µs/call | server CPU % | maxInFlight | load avg |',
-    `|${'---|'.repeat(9)}`,
-    ...cases.map((row) =>
-      typeof row.skipped === 'string'
-        ? skippedLine(row, 9)
-        : `| ${[row.name, cell(row.trust), cell(row.rps), cell(row.calls), cell(row.seconds), cell(row.cpu_us_per_call), cell(row.server_cpu_pct), cell(row.max_in_flight), cell(row.load_avg)].join(' | ')} |`,
-    ),
-    '',
-    `${cell(first?.users)} users, each with one endpoint at the local receiver; one change of each committed (one upsert ` +
+  return rowTable({
+    heading: 'Calls a second one sender sustains',
+    columns: [
+      'row',
+      'receiver trusted through',
+      'calls/s',
+      'calls',
+      'seconds',
+      'server CPU µs/call',
+      'server CPU %',
+      'maxInFlight',
+      'load avg',
+    ],
+    rows: cases,
+    cells: (row) => [
+      row.name,
+      cell(row.trust),
+      cell(row.rps),
+      cell(row.calls),
+      cell(row.seconds),
+      cell(row.cpu_us_per_call),
+      cell(row.server_cpu_pct),
+      cell(row.max_in_flight),
+      cell(row.load_avg),
+    ],
+    note:
+      `${cell(first?.users)} users, each with one endpoint at the local receiver; one change of each committed (one upsert ` +
       `each, ${cell(first?.burst_writes_per_s)} a second, by a writer process) while no sender ran, so all the ` +
       'events were due when `serve` (SQLite, one process, `--webhook-allow-private`) started. Calls a second from the ' +
       'first call’s arrival to the last one’s; the server’s CPU (utime + stime) over the same window, per call. Every ' +
@@ -55,36 +69,39 @@ function throughputTable(rows: readonly ScenarioRow[]): string[] {
       'the receiver shares the 2 cores with the server. With `--webhook-ca` the sender ' +
       'builds one TLS context from Node’s default roots plus the file, at start (per call it cost ≈ 50 ms of CPU: ' +
       '33 calls a second).',
-    '',
-  ];
+  });
 }
 
 function importTable(rows: readonly ScenarioRow[]): string[] {
-  const cases = rows.filter((row) => row.name.startsWith('webhook-import-'));
-  if (cases.length === 0) return [];
-  return [
-    '### What the outbox costs the import path',
-    '',
-    '| row | meals × upserts | no endpoint meals/s (best) | one endpoint meals/s (best) | endpoint / none (median of rounds) | cost | goal | writer CPU µs/meal none / endpoint (cost) | rounds meals/s (none; endpoint) | load avg |',
-    `|${'---|'.repeat(10)}`,
-    ...cases.map((row) =>
-      typeof row.skipped === 'string'
-        ? skippedLine(row, 10)
-        : `| ${[
-            row.name,
-            `${cell(row.meals)} in upserts of ${cell(row.batch)}`,
-            cell(row.baseline_meals_per_s),
-            cell(row.meals_per_s),
-            cell(row.endpoint_vs_none),
-            `${cell(row.cost_pct)} %`,
-            `< ${cell(row.goal_cost_pct)} %: ${mark(row.goal_met)}`,
-            `${cell(row.baseline_writer_cpu_us_per_meal)} / ${cell(row.writer_cpu_us_per_meal)} (${cell(row.writer_cpu_cost_pct)} %)`,
-            `${Array.isArray(row.rounds_none) ? row.rounds_none.join(', ') : ''}; ${Array.isArray(row.rounds_endpoint) ? row.rounds_endpoint.join(', ') : ''}`,
-            cell(row.load_avg),
-          ].join(' | ')} |`,
-    ),
-    '',
-    'A writer process imports new meals through `meal-export/host` (`upsertMeals`, the path of `meals import`) for a ' +
+  return rowTable({
+    heading: 'What the outbox costs the import path',
+    columns: [
+      'row',
+      'meals × upserts',
+      'no endpoint meals/s (best)',
+      'one endpoint meals/s (best)',
+      'endpoint / none (median of rounds)',
+      'cost',
+      'goal',
+      'writer CPU µs/meal none / endpoint (cost)',
+      'rounds meals/s (none; endpoint)',
+      'load avg',
+    ],
+    rows: rows.filter((row) => row.name.startsWith('webhook-import-')),
+    cells: (row) => [
+      row.name,
+      `${cell(row.meals)} in upserts of ${cell(row.batch)}`,
+      cell(row.baseline_meals_per_s),
+      cell(row.meals_per_s),
+      cell(row.endpoint_vs_none),
+      `${cell(row.cost_pct)} %`,
+      `< ${cell(row.goal_cost_pct)} %: ${mark(row.goal_met)}`,
+      `${cell(row.baseline_writer_cpu_us_per_meal)} / ${cell(row.writer_cpu_us_per_meal)} (${cell(row.writer_cpu_cost_pct)} %)`,
+      `${listCell(row.rounds_none)}; ${listCell(row.rounds_endpoint)}`,
+      cell(row.load_avg),
+    ],
+    note:
+      'A writer process imports new meals through `meal-export/host` (`upsertMeals`, the path of `meals import`) for a ' +
       'user with no endpoint and for a user with one, in rounds on fresh users, the two in turn (which goes first ' +
       'alternates), and the single upserts go to the same users after their batches. The machine is shared: other ' +
       'work moves one round’s rate by 2–3 ×, so `endpoint / none` is the median over rounds of the ratio within a ' +
@@ -93,8 +110,7 @@ function importTable(rows: readonly ScenarioRow[]): string[] {
       'out the server’s share). ' +
       'No sender runs: each change after the first extends the endpoint’s open event, as between two claims. The ' +
       'baseline is the no-endpoint user of the same run.',
-    '',
-  ];
+  });
 }
 
 /** The webhooks block, or undefined when the run measured none of its rows. */

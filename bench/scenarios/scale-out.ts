@@ -4,6 +4,7 @@ import type { ScaleOut } from '../harness/scale-out.js';
 import type { Scenario } from '../harness/scenario.js';
 import { deltaPollRows } from './delta-poll.js';
 import { heavyUserPageRows } from './heavy-user-page.js';
+import { scaleOutMemoryRows } from './memory.js';
 
 /**
  * The scale-out deployment (`serve --db postgres://… --redis …`): the same requests as the
@@ -81,4 +82,10 @@ export const pgRedisPage5000 = onScaleOut(
   'pg-redis-page-5000',
   'A page of 5000 on PostgreSQL + Redis: how close to the ceiling, and what does each tier spend?',
   (context, scaleOut) => withRedisKeySize(scaleOut, heavyUserPageRows(context, scaleOut, 5000)),
+);
+
+export const pgRedisMemory = onScaleOut(
+  'pg-redis-memory',
+  'How much memory does a PostgreSQL + Redis instance hold under 50 concurrent 5000-meal requests?',
+  (context, scaleOut) => scaleOutMemoryRows(context, scaleOut),
 );

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_DATABASE } from '../config.js';
+import { DEFAULT_DATABASE, redactedUrl } from '../config.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 import { isValidUserId } from '../domain/user-id.js';
 import { CliError } from '../errors.js';
@@ -123,6 +123,28 @@ export function requireUserId(value: string | boolean | undefined, usage: string
   const userId = requireFlag(value, 'user', usage);
   if (!isValidUserId(userId)) throw new CliError('--user must be 1 to 200 printable characters', { usage: true });
   return userId;
+}
+
+/**
+ * `--app-home-url` (or MEAL_EXPORT_APP_HOME_URL): the diet app's own page, where the app page's
+ * "Resources" crumb and its "get a new link" links lead (docs/app.md#staying-signed-in). https://
+ * only, and no user or password: it is shown to every visitor, signed in or not.
+ */
+export function parseAppHomeUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || url.protocol !== 'https:' || url.username !== '' || url.password !== '') {
+    throw new CliError(
+      `--app-home-url must be an https:// address such as https://diet.example.com/resources, got ${JSON.stringify(redactedUrl(value))}`,
+      { usage: true },
+    );
+  }
+  return url.href;
 }
 
 /**

@@ -5,7 +5,7 @@ import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { createdKeyView, keyListView } from '../host/host-records.js';
+import { createdKeyView, keyListView, revokedView } from '../host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -84,5 +84,5 @@ async function revokeKey(argv: string[]): Promise<void> {
     EXISTING_STORE,
   );
   if (record === undefined) throw new CliError(`no key with id ${keyId}`);
-  printResult(values.json, { id: record.id, revoked: true }, `revoked ${record.id}`);
+  printResult(values.json, revokedView(record.id), `revoked ${record.id}`);
 }

@@ -28,6 +28,7 @@ const ENV_HELP: Readonly<Partial<Record<keyof typeof ENV, string>>> = {
   appPort: '--app-port (serve)',
   hostApiPort: '--host-api-port (serve)',
   publicUrl: '--public-url (serve, users login-link)',
+  appHomeUrl: '--app-home-url (serve)',
   apiKey: 'the API key of pull',
 };
 

@@ -9,6 +9,7 @@ import { readMealFile } from '../meals-io/meal-file.js';
 import { openInputPieces } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
+import { deletedView } from '../host/host-records.js';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
 import {
   expectPositionals,
@@ -129,7 +130,7 @@ async function runDelete(argv: string[]): Promise<void> {
     throw new CliError(`no meal ${JSON.stringify(mealId)} for user ${JSON.stringify(userId)}`);
   }
   const text = outcome === 'deleted' ? `deleted meal ${mealId}` : `meal ${mealId} was already deleted`;
-  printResult(values.json, { id: mealId, deleted: true }, text);
+  printResult(values.json, deletedView(mealId), text);
 }
 
 /**

@@ -19,13 +19,14 @@ import {
   type Flags,
   parseCommandArgs,
   parseIntegerFlag,
+  parseAppHomeUrl,
   parsePublicUrl,
   parseTombstoneDaysFlag,
 } from './command-args.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 
 const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--direct-db postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL]] [--host-api-port N [--host-api-host 127.0.0.1]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
+  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--direct-db postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL] [--app-home-url URL]] [--host-api-port N [--host-api-host 127.0.0.1]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
@@ -136,6 +137,13 @@ const SERVE_FLAGS = {
     env: 'publicUrl',
     help: "the app page's origin as browsers reach it",
   },
+  'app-home-url': {
+    type: 'string',
+    value: 'URL',
+    shown: 'none: the page says in words how to get back',
+    env: 'appHomeUrl',
+    help: "the diet app's https:// page the app page links back to",
+  },
   'trust-proxy': {
     type: 'string',
     value: 'ADDRESSES',
@@ -236,6 +244,7 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     hostApiPort: resolvePort(values['host-api-port'], 'host-api-port', 'hostApiPort'),
     hostApiHost: values['host-api-host'] ?? DEFAULT_HOST_API_HOST,
     publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
+    appHomeUrl: parseAppHomeUrl(resolveSetting(values['app-home-url'], 'appHomeUrl')),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
     webhooks: { allowPrivate: values['webhook-allow-private'], caFile: values['webhook-ca'] },

@@ -1,10 +1,9 @@
 import { resolveDatabase } from '../config.js';
 import { redactApiKeys } from '../domain/api-key.js';
-import { formatInstant } from '../domain/instant.js';
-import type { ServiceTokenRecord } from '../domain/service-token-records.js';
 import { CliError } from '../errors.js';
 import { issueServiceToken } from '../keys/issue-service-token.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
+import { createdServiceTokenView, revokedView, serviceTokenInfo } from '../host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireFlag } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -14,8 +13,6 @@ const USAGE = {
   list: 'meal-export service-tokens list [--db FILE] [--json]',
   revoke: 'meal-export service-tokens revoke TOKEN_ID [--db FILE] [--json]',
 };
-
-const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
 /**
  * `service-tokens create|list|revoke` (docs/cli.md#service-tokens): the host API's credentials.
@@ -56,20 +53,9 @@ async function createToken(argv: string[]): Promise<void> {
   const { token, record } = issued;
   printResult(
     values.json,
-    { id: record.id, token, name: record.name, createdAt: formatInstant(record.createdAt) },
+    createdServiceTokenView(token, record),
     `${token}\n\nservice token ${record.id} (${record.name}) for the host API.\nThis is the only time the token is shown: store it in the back end's secret manager now.`,
   );
-}
-
-function publicView(record: ServiceTokenRecord) {
-  return {
-    id: record.id,
-    name: record.name,
-    prefix: record.prefix,
-    createdAt: formatInstant(record.createdAt),
-    lastUsedAt: instantOrNull(record.lastUsedAt),
-    revokedAt: instantOrNull(record.revokedAt),
-  };
 }
 
 async function listTokens(argv: string[]): Promise<void> {
@@ -81,7 +67,7 @@ async function listTokens(argv: string[]): Promise<void> {
       (storage) => storage.serviceTokens.listServiceTokens(),
       EXISTING_STORE,
     )
-  ).map(publicView);
+  ).map(serviceTokenInfo);
   const lines = tokens.map(
     (t) =>
       `${t.id}  ${t.prefix}…  ${t.revokedAt === null ? 'active ' : 'revoked'}  created ${t.createdAt}  last used ${t.lastUsedAt ?? 'never'}  ${t.name}`,
@@ -99,5 +85,5 @@ async function revokeToken(argv: string[]): Promise<void> {
   );
   // A token given by mistake for its id is not echoed: stderr may end up in a log.
   if (record === undefined) throw new CliError(`no service token with id ${redactApiKeys(id)}`);
-  printResult(values.json, { id: record.id, revoked: true }, `revoked ${record.id}`);
+  printResult(values.json, revokedView(record.id), `revoked ${record.id}`);
 }

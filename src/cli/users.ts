@@ -2,6 +2,7 @@ import { resolveDatabase, resolveSetting } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
+import { loginLinkView } from '../host/host-records.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
@@ -53,7 +54,7 @@ async function runLoginLink(argv: string[]): Promise<void> {
   }
   printResult(
     values.json,
-    { url: link.url, expiresAt: formatInstant(link.expiresAt) },
+    loginLinkView(link),
     `${link.url}\n\nSigns ${userId} in to the app page once, until ${formatInstant(link.expiresAt)}.`,
   );
 }

@@ -3,7 +3,15 @@ import { describeAttemptOutcome } from '../domain/webhook-attempt-outcome.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { attemptInfo, createdWebhookView, webhookInfo } from '../host/host-records.js';
+import {
+  attemptInfo,
+  createdWebhookView,
+  deletedView,
+  enabledWebhookView,
+  queuedTestView,
+  rotatedSecretView,
+  webhookInfo,
+} from '../host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireFlag, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';
@@ -99,14 +107,14 @@ function endpointArgs(argv: string[], usage: string) {
 async function deleteWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.delete);
   if (!(await withStorage(db, (storage) => storage.webhooks.deleteWebhook(id), EXISTING_STORE))) throw unknown(id);
-  printResult(json, { id, deleted: true }, `deleted webhook ${id}, with its pending calls and attempts`);
+  printResult(json, deletedView(id), `deleted webhook ${id}, with its pending calls and attempts`);
 }
 
 async function enableWebhook(argv: string[]): Promise<void> {
   const { id, db, json } = endpointArgs(argv, USAGE.enable);
   if (!(await withStorage(db, (storage) => storage.webhooks.enableWebhook(id, Date.now()), EXISTING_STORE)))
     throw unknown(id);
-  printResult(json, { id, enabled: true }, `enabled webhook ${id}: its pending calls are sent now`);
+  printResult(json, enabledWebhookView(id), `enabled webhook ${id}: its pending calls are sent now`);
 }
 
 async function rotateSecret(argv: string[]): Promise<void> {
@@ -119,7 +127,7 @@ async function rotateSecret(argv: string[]): Promise<void> {
   if (secret === undefined) throw unknown(id);
   printResult(
     json,
-    { id, secret },
+    rotatedSecretView(id, secret),
     `${secret}\n\nthe new signing secret of webhook ${id}; for 24 hours every call is signed with the previous one too.\nThis is the only time it is shown.`,
   );
 }
@@ -132,7 +140,7 @@ async function testWebhook(argv: string[]): Promise<void> {
     EXISTING_STORE,
   );
   if (eventId === undefined) throw unknown(id);
-  printResult(json, { id, eventId }, `queued a webhook.test call to webhook ${id} (webhook-id ${eventId})`);
+  printResult(json, queuedTestView(id, eventId), `queued a webhook.test call to webhook ${id} (webhook-id ${eventId})`);
 }
 
 async function listAttempts(argv: string[]): Promise<void> {

@@ -9,6 +9,15 @@
 /** The largest version: 2^53 - 1, the largest integer every JSON reader keeps exactly. */
 export const MAX_SOURCE_VERSION = Number.MAX_SAFE_INTEGER;
 
+/**
+ * The words refusing a version out of range, one text for the host API, the import and
+ * `meal-export/host`: with `got`, what was given as the caller shows it; without, a sentence.
+ */
+export function sourceVersionFault(got?: string): string {
+  const rule = `sourceVersion must be an integer from 0 to ${MAX_SOURCE_VERSION}`;
+  return got === undefined ? `${rule}.` : `${rule}, got ${got}`;
+}
+
 /** True for an integer 0 … 2^53 - 1. */
 export function isSourceVersion(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

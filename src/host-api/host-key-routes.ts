@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { parseDuration } from '../domain/duration.js';
-import { formatInstant } from '../domain/instant.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { AppError } from '../errors.js';
-import { createdKeyView, keyListView } from '../host/host-records.js';
+import { createdKeyView, keyListView, loginLinkView, revokedView } from '../host/host-records.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import type { Storage } from '../storage/storage.js';
 import { mintLoginLink } from '../web/login-link.js';
@@ -59,7 +58,7 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
       queryOf(request, []);
       const record = await lane(() => storage.keys.revokeApiKey(keyId, Date.now()));
       if (record === undefined) throw unknownId('key');
-      return { status: 200, body: { id: record.id, revoked: true } };
+      return { status: 200, body: revokedView(record.id) };
     },
   });
 
@@ -73,7 +72,7 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
         throw new AppError('unavailable', 'No app page address is known: start serve with --app-port or --public-url.');
       }
       const link = await lane(() => mintLoginLink(storage, userId, origin, Date.now()));
-      return { status: 201, body: { url: link.url, expiresAt: formatInstant(link.expiresAt) } };
+      return { status: 201, body: loginLinkView(link) };
     },
   });
 }

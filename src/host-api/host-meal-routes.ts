@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseSourceVersionText } from '../domain/source-version.js';
+import { parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
 import { AppError } from '../errors.js';
 import { deleteRecord, saveRecord, storedMealJson } from '../host/host-meal-operations.js';
 import type { Storage } from '../storage/storage.js';
@@ -23,9 +23,7 @@ function deleteVersion(query: ReadonlyMap<string, string>): number | undefined {
   if (text === undefined) return undefined;
   const version = parseSourceVersionText(text);
   if (version === undefined) {
-    throw new AppError('invalid_parameter', 'sourceVersion must be an integer from 0 to 9007199254740991.', {
-      param: 'sourceVersion',
-    });
+    throw new AppError('invalid_parameter', sourceVersionFault(), { param: 'sourceVersion' });
   }
   return version;
 }

@@ -3,18 +3,15 @@ import { retryAfterHeader, UNAVAILABLE_RETRY_AFTER } from '../http/openapi-heade
 import { error, errorExample } from '../http/openapi-responses.js';
 import { LOGIN_LINK_TTL_MS } from '../web/login-link.js';
 import {
-  getAndHead,
-  ID_REFUSAL,
   invalidRecord,
   jsonBody,
   jsonTooLarge,
-  notFound,
   operationOf,
   pathItem,
   success,
   USER_BODY_REFUSAL,
-  USER_REFUSAL,
 } from './host-openapi-answers.js';
+import { userCollectionPaths } from './host-openapi-collection.js';
 import { USER_ID_PARAMETER } from './host-openapi-schemas.js';
 
 /**
@@ -23,8 +20,6 @@ import { USER_ID_PARAMETER } from './host-openapi-schemas.js';
  * a user who never sees meal-export itself.
  */
 
-const KEYS = ['Keys'];
-
 const KEY = {
   id: 'key_7Qm2xV9cLp4RtY3s',
   name: 'diary app',
@@ -32,17 +27,19 @@ const KEY = {
   expiresAt: '2026-12-01T08:00:00.000Z',
 };
 
-const createKey = operationOf({
-  operationId: 'createKey',
-  tags: KEYS,
-  summary: "Makes an API key for the user: their meals, read through the public listener's /v1/meals.",
-  description: `The key is in this answer only: hand it to the user at once. A user holds at most ${MAX_ACTIVE_KEYS} active keys; to rotate one, make the new key, then revoke the old.`,
-  requestBody: jsonBody('CreateKeyRequest', false, {
-    named: { summary: 'A name and a lifetime', value: { name: 'diary app', expiresIn: '30d' } },
-    none: { summary: 'No name, no expiry', value: {} },
-  }),
-  answers: {
-    '201': success('The new key.', 'CreatedKey', {
+const KEY_COLLECTION = userCollectionPaths({
+  tag: 'Keys',
+  path: '/host/v1/users/{userId}/keys',
+  description: "The user's API keys.",
+  create: {
+    operationId: 'createKey',
+    summary: "Makes an API key for the user: their meals, read through the public listener's /v1/meals.",
+    description: `The key is in this answer only: hand it to the user at once. A user holds at most ${MAX_ACTIVE_KEYS} active keys; to rotate one, make the new key, then revoke the old.`,
+    requestBody: jsonBody('CreateKeyRequest', false, {
+      named: { summary: 'A name and a lifetime', value: { name: 'diary app', expiresIn: '30d' } },
+      none: { summary: 'No name, no expiry', value: {} },
+    }),
+    created: success('The new key.', 'CreatedKey', {
       created: {
         summary: 'A key for 30 days',
         value: {
@@ -55,61 +52,46 @@ const createKey = operationOf({
         },
       },
     }),
-    '400': USER_BODY_REFUSAL,
-    '409': error(
+    tooMany: error(
       `too_many_keys: the user holds ${MAX_ACTIVE_KEYS} active keys already. Revoke one first.`,
       {},
       errorExample('too_many_keys', `The user already has ${MAX_ACTIVE_KEYS} active keys: revoke one first.`),
     ),
-    '413': jsonTooLarge,
-    '422': invalidRecord(
+    invalid: invalidRecord(
       'the body is not a JSON object, has another field than name and expiresIn, or one of them is wrong.',
       errorExample('invalid_record', 'expiresIn must look like 90s, 30m, 12h or 30d.', 'expiresIn', 'bad_expiresIn'),
       errorExample('invalid_record', 'Unknown field "scope".', 'scope', 'unknown_field'),
     ),
   },
-});
-
-const listKeys = getAndHead(
-  {
+  list: {
     operationId: 'listKeys',
-    tags: KEYS,
+    headId: 'headKeys',
     summary: "The user's API keys, revoked and expired ones included: never a key itself.",
     description: "Oldest first. A user with no key has an empty list (no 404: user ids are the app's).",
-    answers: {
-      '200': success("The user's keys.", 'KeyList', {
-        keys: {
-          summary: 'One key, used',
-          value: [{ ...KEY, prefix: 'mxk_4Fq94Fq9', lastUsedAt: '2026-11-20T06:12:00.000Z', revokedAt: null }],
-        },
-        none: { summary: 'No key', value: [] },
-      }),
-      '400': USER_REFUSAL,
-    },
-  },
-  'headKeys',
-);
-
-const KEY_ID_PARAMETER = {
-  name: 'keyId',
-  in: 'path',
-  required: true,
-  description: 'A key id (key_…) from creating or listing keys.',
-  schema: { type: 'string' },
-  example: KEY.id,
-};
-
-const revokeKey = operationOf({
-  operationId: 'revokeKey',
-  tags: KEYS,
-  summary: 'Revokes an API key: it is refused from now on.',
-  description: 'Revoking a revoked key again answers the same. The key stays in the list, with its revokedAt.',
-  answers: {
-    '200': success('The key is revoked.', 'RevokedKey', {
-      revoked: { summary: 'Revoked', value: { id: KEY.id, revoked: true } },
+    listed: success("The user's keys.", 'KeyList', {
+      keys: {
+        summary: 'One key, used',
+        value: [{ ...KEY, prefix: 'mxk_4Fq94Fq9', lastUsedAt: '2026-11-20T06:12:00.000Z', revokedAt: null }],
+      },
+      none: { summary: 'No key', value: [] },
     }),
-    '400': ID_REFUSAL,
-    '404': notFound('key', 'no key has this id.'),
+  },
+  memberId: { name: 'keyId', description: 'A key id (key_…) from creating or listing keys.', example: KEY.id },
+  memberNoun: 'key',
+  unknownMember: 'no key has this id.',
+  memberPaths: {
+    '/host/v1/keys/{keyId}': {
+      description: 'One API key.',
+      method: 'delete',
+      operation: {
+        operationId: 'revokeKey',
+        summary: 'Revokes an API key: it is refused from now on.',
+        description: 'Revoking a revoked key again answers the same. The key stays in the list, with its revokedAt.',
+      },
+      done: success('The key is revoked.', 'RevokedKey', {
+        revoked: { summary: 'Revoked', value: { id: KEY.id, revoked: true } },
+      }),
+    },
   },
 });
 
@@ -153,10 +135,7 @@ const createLoginLink = operationOf({
 
 /** The paths of keys and sign-in links, each with what another method gets. */
 export const KEY_PATHS = {
-  '/host/v1/users/{userId}/keys': pathItem("The user's API keys.", { post: createKey, ...listKeys }, [
-    USER_ID_PARAMETER,
-  ]),
-  '/host/v1/keys/{keyId}': pathItem('One API key.', { delete: revokeKey }, [KEY_ID_PARAMETER]),
+  ...KEY_COLLECTION,
   '/host/v1/users/{userId}/login-links': pathItem('Sign-in links to the app page.', { post: createLoginLink }, [
     USER_ID_PARAMETER,
   ]),

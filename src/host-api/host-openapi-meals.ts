@@ -1,3 +1,4 @@
+import { sourceVersionFault } from '../domain/source-version.js';
 import { error, errorExample } from '../http/openapi-responses.js';
 import { MAX_IMPORT_BYTES, NDJSON_TYPES } from './host-body.js';
 import {
@@ -184,12 +185,7 @@ const deleteMeal = operationOf({
       'invalid_parameter: a path id breaks its rules, sourceVersion is not an integer from 0 to 9007199254740991, or another query parameter is given (error.param names it).',
       INVALID_USER_ID,
       INVALID_MEAL_ID,
-      errorExample(
-        'invalid_parameter',
-        'sourceVersion must be an integer from 0 to 9007199254740991.',
-        'sourceVersion',
-        'invalid_sourceVersion',
-      ),
+      errorExample('invalid_parameter', sourceVersionFault(), 'sourceVersion', 'invalid_sourceVersion'),
       UNKNOWN_QUERY_PARAMETER,
     ),
     '404': notFound(

@@ -1,6 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { attemptInfo, createdWebhookView, webhookInfo } from '../host/host-records.js';
+import {
+  attemptInfo,
+  createdWebhookView,
+  deletedView,
+  enabledWebhookView,
+  queuedTestView,
+  rotatedSecretView,
+  webhookInfo,
+} from '../host/host-records.js';
 import type { Storage } from '../storage/storage.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { jsonObjectBody, optionalText } from './host-body.js';
@@ -54,7 +62,7 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
     async DELETE(request) {
       const id = endpointIdOf(request);
       if (!(await lane(() => webhooks.deleteWebhook(id)))) throw unknownEndpoint();
-      return { status: 200, body: { id, deleted: true } };
+      return { status: 200, body: deletedView(id) };
     },
   });
 
@@ -64,17 +72,17 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
     });
   action('enable', async (id) => {
     if (!(await lane(() => webhooks.enableWebhook(id, Date.now())))) throw unknownEndpoint();
-    return { status: 200, body: { id, enabled: true } };
+    return { status: 200, body: enabledWebhookView(id) };
   });
   action('rotate-secret', async (id) => {
     const secret = await lane(() => rotateWebhookSecret(webhooks, id, Date.now()));
     if (secret === undefined) throw unknownEndpoint();
-    return { status: 200, body: { id, secret } };
+    return { status: 200, body: rotatedSecretView(id, secret) };
   });
   action('test', async (id) => {
     const eventId = await lane(() => queueWebhookTest(webhooks, id, Date.now()));
     if (eventId === undefined) throw unknownEndpoint();
-    return { status: 200, body: { id, eventId } };
+    return { status: 200, body: queuedTestView(id, eventId) };
   });
 
   registerResource(app, '/host/v1/webhooks/:webhookId/attempts', {

@@ -1,8 +1,10 @@
 import { isActiveKey } from '../domain/api-key.js';
 import { formatInstant } from '../domain/instant.js';
 import type { ApiKeyRecord } from '../domain/key-records.js';
+import type { ServiceTokenRecord } from '../domain/service-token-records.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
-import type { KeyInfo, WebhookAttemptInfo, WebhookInfo } from './host-api.js';
+import type { LoginLink } from '../web/login-link.js';
+import type { KeyInfo, ServiceTokenInfo, WebhookAttemptInfo, WebhookInfo } from './host-api.js';
 
 /** An instant as the host hands it out (ISO 8601), or null. */
 export const orNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
@@ -45,6 +47,23 @@ export function attemptInfo(record: WebhookAttemptRecord): WebhookAttemptInfo {
   };
 }
 
+/** A service token as `listServiceTokens` and `service-tokens list --json` give it: never the secret. */
+export function serviceTokenInfo(record: ServiceTokenRecord): ServiceTokenInfo {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    createdAt: formatInstant(record.createdAt),
+    lastUsedAt: orNull(record.lastUsedAt),
+    revokedAt: orNull(record.revokedAt),
+  };
+}
+
+/** A service token just made, as `service-tokens create --json` shows it (and `createServiceToken`): once. */
+export function createdServiceTokenView(token: string, record: ServiceTokenRecord) {
+  return { id: record.id, token, name: record.name, createdAt: formatInstant(record.createdAt) };
+}
+
 /** A key as `keys list --json` shows it (and the host API's list): never the secret. */
 export function keyListView(record: ApiKeyRecord) {
   return {
@@ -81,3 +100,21 @@ export function createdWebhookView(endpoint: WebhookEndpointRecord) {
     createdAt: formatInstant(endpoint.createdAt),
   };
 }
+
+/** A key or service token just revoked, as `… revoke --json` shows it (and the host API's 200). */
+export const revokedView = (id: string) => ({ id, revoked: true as const });
+
+/** A meal or endpoint just deleted, as `… delete --json` shows it (and the host API's 200). */
+export const deletedView = (id: string) => ({ id, deleted: true as const });
+
+/** An endpoint switched back on, as `webhooks enable --json` shows it (and the host API's 200). */
+export const enabledWebhookView = (id: string) => ({ id, enabled: true as const });
+
+/** An endpoint's new signing secret, as `webhooks rotate-secret --json` shows it (and the host API's 200): once. */
+export const rotatedSecretView = (id: string, secret: string) => ({ id, secret });
+
+/** A test call queued, as `webhooks test --json` shows it (and the host API's 200). */
+export const queuedTestView = (id: string, eventId: string) => ({ id, eventId });
+
+/** A sign-in link, as `users login-link --json` shows it (and the host API's 201). */
+export const loginLinkView = (link: LoginLink) => ({ url: link.url, expiresAt: formatInstant(link.expiresAt) });

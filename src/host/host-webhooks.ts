@@ -4,7 +4,7 @@ import type { Storage } from '../storage/storage.js';
 import type { MealHost } from './host-api.js';
 import { checkUserId } from './host-arguments.js';
 import { MealHostError, type MealHostErrorCode } from './host-error.js';
-import { attemptInfo, webhookInfo } from './host-records.js';
+import { attemptInfo, queuedTestView, rotatedSecretView, webhookInfo } from './host-records.js';
 
 /** The host's webhook methods: `webhooks …` of the command line, for the app's code. */
 export type HostWebhooks = Pick<
@@ -65,13 +65,13 @@ export function createHostWebhooks(storage: Storage): HostWebhooks {
     async rotateWebhookSecret(userId, webhookId) {
       if (!(await ownsWebhook(userId, webhookId))) return undefined;
       const secret = await rotateWebhookSecret(storage.webhooks, webhookId, Date.now());
-      return secret === undefined ? undefined : { id: webhookId, secret };
+      return secret === undefined ? undefined : rotatedSecretView(webhookId, secret);
     },
 
     async testWebhook(userId, webhookId) {
       if (!(await ownsWebhook(userId, webhookId))) return undefined;
       const eventId = await queueWebhookTest(storage.webhooks, webhookId, Date.now());
-      return eventId === undefined ? undefined : { id: webhookId, eventId };
+      return eventId === undefined ? undefined : queuedTestView(webhookId, eventId);
     },
 
     async listWebhookAttempts(userId, webhookId) {

@@ -3,7 +3,7 @@ import { formatInstant } from '../domain/instant.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import type { MealSave } from '../domain/meal.js';
-import { isSourceVersion, MAX_SOURCE_VERSION } from '../domain/source-version.js';
+import { isSourceVersion, sourceVersionFault } from '../domain/source-version.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { openStorage } from '../storage/open-storage.js';
 import { type Storage } from '../storage/storage.js';
@@ -11,7 +11,7 @@ import { mintLoginLink } from '../web/login-link.js';
 import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
-import { keyInfo, orNull } from './host-records.js';
+import { keyInfo, loginLinkView, orNull } from './host-records.js';
 import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
@@ -50,10 +50,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       const { sourceVersion } = deleteOptions;
       if (sourceVersion !== undefined && !isSourceVersion(sourceVersion)) {
         const got = JSON.stringify(sourceVersion) ?? String(sourceVersion);
-        throw new MealHostError(
-          'invalid_argument',
-          `sourceVersion must be an integer from 0 to ${MAX_SOURCE_VERSION}, got ${got}`,
-        );
+        throw new MealHostError('invalid_argument', sourceVersionFault(got));
       }
       const outcome = await storage.writes.deleteMeal(userId, mealId, Date.now(), sourceVersion);
       if (outcome === 'foreign_id')
@@ -102,7 +99,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
         throw new MealHostError('invalid_argument', 'no publicUrl: pass it to openMealHost or createLoginLink');
       }
       const link = await mintLoginLink(storage, userId, base, Date.now());
-      return { url: link.url, expiresAt: formatInstant(link.expiresAt) };
+      return loginLinkView(link);
     },
 
     ...createHostMeals(storage),

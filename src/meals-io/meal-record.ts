@@ -2,7 +2,7 @@ import { parseInstant } from '../domain/instant.js';
 import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealSave, type MealType } from '../domain/meal.js';
 import { isWellFormedText, MAX_MEAL_ID_LENGTH, mealIdFault } from '../domain/meal-id.js';
 import { randomId } from '../domain/random-id.js';
-import { isSourceVersion, MAX_SOURCE_VERSION, parseSourceVersionText } from '../domain/source-version.js';
+import { isSourceVersion, parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
 
 /**
  * One import record (docs/cli.md#formats) checked and turned into the meal
@@ -113,10 +113,7 @@ function readSourceVersion(value: unknown, source: RecordSource): number | undef
   if (isMissing(value) || (source === 'csv' && value === '')) return undefined;
   const version = source === 'csv' && typeof value === 'string' ? parseSourceVersionText(value) : value;
   if (!isSourceVersion(version)) {
-    throw new RecordError(
-      'sourceVersion',
-      `sourceVersion must be an integer from 0 to ${MAX_SOURCE_VERSION}, got ${shown(value)}`,
-    );
+    throw new RecordError('sourceVersion', sourceVersionFault(shown(value)));
   }
   return version;
 }

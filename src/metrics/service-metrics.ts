@@ -4,6 +4,7 @@ import type { RequestMetrics } from '../http/request-report.js';
 import type { LimiterObserver } from '../ratelimit/limiter-observer.js';
 import type { WebhookMetrics } from '../webhooks/webhook-service.js';
 import type { StorageTimer } from './timed-storage.js';
+import { createRequestMetrics } from './request-metrics.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
 /**
@@ -24,8 +25,6 @@ export interface ServiceMetrics extends RequestMetrics {
   readonly hostRequests: RequestMetrics;
 }
 
-// Seconds: from a cached key's small page (~1 ms) to a first sync's 5000 meals on a busy host.
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const QUERY_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 const WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -36,18 +35,15 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const requests = new Counter({
-    name: 'meal_export_http_requests_total',
-    help: 'Requests answered by the public listener, by route template (other: unknown paths) and status (aborted: the client left first).',
-    labelNames: ['route', 'status'] as const,
-    registers,
-  });
-  const latency = new Histogram({
-    name: 'meal_export_http_request_duration_seconds',
-    help: 'Time from the request to its answer handed to the socket, by route template.',
-    labelNames: ['route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
+  const publicRequests = createRequestMetrics(registry, {
+    counter: {
+      name: 'meal_export_http_requests_total',
+      help: 'Requests answered by the public listener, by route template (other: unknown paths) and status (aborted: the client left first).',
+    },
+    latency: {
+      name: 'meal_export_http_request_duration_seconds',
+      help: 'Time from the request to its answer handed to the socket, by route template.',
+    },
   });
   const decisions = new Counter({
     name: 'meal_export_limiter_decisions_total',
@@ -103,42 +99,20 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
     },
   });
 
-  const hostRequests = new Counter({
-    name: 'meal_export_host_api_requests_total',
-    help: 'Requests answered by the host API, by route (method and path template; other: unknown paths) and status.',
-    labelNames: ['route', 'status'] as const,
-    registers,
+  const hostRequests = createRequestMetrics(registry, {
+    counter: {
+      name: 'meal_export_host_api_requests_total',
+      help: 'Requests answered by the host API, by route (method and path template; other: unknown paths) and status.',
+    },
+    latency: {
+      name: 'meal_export_host_api_request_duration_seconds',
+      help: 'Time from a host API request to its answer, by route.',
+    },
   });
-  const hostLatency = new Histogram({
-    name: 'meal_export_host_api_request_duration_seconds',
-    help: 'Time from a host API request to its answer, by route.',
-    labelNames: ['route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-
-  // One child per label set, kept: the hot path then skips prom-client's label hashing.
-  const requestCounters = new Map<string, Counter.Internal>();
-  const latencyHistograms = new Map<string, Histogram.Internal<'route'>>();
 
   return {
     registry,
-    request(route, status, seconds) {
-      const statusLabel = status === null ? 'aborted' : String(status);
-      const id = `${route} ${statusLabel}`;
-      let counter = requestCounters.get(id);
-      if (counter === undefined) {
-        counter = requests.labels(route, statusLabel);
-        requestCounters.set(id, counter);
-      }
-      counter.inc();
-      let histogram = latencyHistograms.get(route);
-      if (histogram === undefined) {
-        histogram = latency.labels(route);
-        latencyHistograms.set(route, histogram);
-      }
-      histogram.observe(seconds);
-    },
+    ...publicRequests,
     limiters: {
       decision(limiter, backend, allowed) {
         decisions.inc({ limiter, backend, decision: allowed ? 'allowed' : 'refused' });
@@ -167,12 +141,7 @@ export function createServiceMetrics(labels: Readonly<Record<string, string>> = 
         heldNow = size;
       },
     },
-    hostRequests: {
-      request(route, status, seconds) {
-        hostRequests.inc({ route, status: status === null ? 'aborted' : String(status) });
-        hostLatency.observe({ route }, seconds);
-      },
-    },
+    hostRequests,
     storageQuery(method, seconds) {
       queries.observe({ method }, seconds);
     },

@@ -2,7 +2,8 @@ import { AppError } from '../errors.js';
 import {
   isLimiterAnswer,
   LIMITER_REQUEST,
-  type LimiterAnswer,
+  type LimiterQuestion,
+  type LimiterReply,
   type LimiterRequest,
 } from './cluster-limiter-protocol.js';
 import type { AuthFailureLimiter, RateDecision, RateLimiter, RateStanding } from './rate-limiter.js';
@@ -13,7 +14,7 @@ export interface ClusterLimiters {
 }
 
 interface Pending {
-  readonly settle: (answer: LimiterAnswer) => void;
+  readonly settle: (answer: LimiterReply) => void;
   readonly fail: (error: AppError) => void;
   readonly timer: NodeJS.Timeout;
 }
@@ -22,15 +23,16 @@ interface Pending {
 // (docs/errors.md).
 const DEFAULT_TIMEOUT_MS = 1_000;
 
-type Question =
-  | { readonly op: 'consume' | 'peek'; readonly keyId: string }
-  | { readonly op: 'registerFailure'; readonly address: string }
-  | { readonly op: 'ping' };
+/** A question as a caller asks it: its id is given when it is queued. */
+type WithoutId<Q> = Q extends LimiterQuestion ? Omit<Q, 'id'> : never;
+type Question = WithoutId<LimiterQuestion>;
 
 /**
  * A cluster worker's limiters: each call asks the primary (ratelimit/cluster-limiter-host.ts),
  * which holds the one in-process limiter pair of the whole cluster, so the limits stay exact
- * across workers. Time-bounded: with no answer within `timeoutMs` (a primary stuck or gone)
+ * across workers. The questions asked in one turn of the event loop leave together, in one
+ * message, after it (setImmediate): one serialisation and one system call for all the requests
+ * a turn read, on both sides. Time-bounded: with no answer within `timeoutMs` (a primary stuck or gone)
  * the call fails as `503 unavailable` with Retry-After, never a hang and never a 500.
  */
 export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLimiters {
@@ -38,14 +40,17 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
   const send: NonNullable<typeof process.send> = process.send.bind(process);
   const pending = new Map<number, Pending>();
   let nextId = 0;
+  let outbox: LimiterQuestion[] = [];
 
   const onMessage = (message: unknown) => {
     if (!isLimiterAnswer(message)) return;
-    const waiting = pending.get(message.id);
-    if (waiting === undefined) return; // answered after its deadline
-    pending.delete(message.id);
-    clearTimeout(waiting.timer);
-    waiting.settle(message);
+    for (const reply of message.replies) {
+      const waiting = pending.get(reply.id);
+      if (waiting === undefined) continue; // answered after its deadline
+      pending.delete(reply.id);
+      clearTimeout(waiting.timer);
+      waiting.settle(reply);
+    }
   };
   const onDisconnect = () => {
     for (const waiting of pending.values()) {
@@ -57,7 +62,23 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
   process.on('message', onMessage);
   process.once('disconnect', onDisconnect);
 
-  function ask(question: Question): Promise<LimiterAnswer> {
+  function flush(): void {
+    const questions = outbox;
+    outbox = [];
+    const failAll = (cause: unknown) => {
+      for (const { id } of questions) failNow(id, cause);
+    };
+    const request: LimiterRequest = { type: LIMITER_REQUEST, questions };
+    try {
+      send(request, undefined, {}, (error: Error | null) => {
+        if (error !== null) failAll(error);
+      });
+    } catch (error) {
+      failAll(error);
+    }
+  }
+
+  function ask(question: Question): Promise<LimiterReply> {
     return new Promise((settle, fail) => {
       nextId += 1;
       const id = nextId;
@@ -66,14 +87,8 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
         fail(unavailable(`no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       pending.set(id, { settle, fail, timer });
-      const request: LimiterRequest = { type: LIMITER_REQUEST, id, ...question };
-      try {
-        send(request, undefined, {}, (error: Error | null) => {
-          if (error !== null) failNow(id, error);
-        });
-      } catch (error) {
-        failNow(id, error);
-      }
+      if (outbox.length === 0) setImmediate(flush);
+      outbox.push({ ...question, id });
     });
   }
 
@@ -129,6 +144,6 @@ function unavailable(reason: string, cause?: unknown): AppError {
   });
 }
 
-function failure(answer: LimiterAnswer): AppError {
+function failure(answer: LimiterReply): AppError {
   return unavailable('error' in answer ? answer.error : 'an unexpected answer');
 }

@@ -3,7 +3,8 @@ import {
   isLimiterRequest,
   LIMITER_ANSWER,
   type LimiterAnswer,
-  type LimiterRequest,
+  type LimiterQuestion,
+  type LimiterReply,
 } from './cluster-limiter-protocol.js';
 import type { AuthFailureLimiter, RateLimiter } from './rate-limiter.js';
 
@@ -23,8 +24,11 @@ export interface HostedLimiters {
 export function hostLimitersForWorkers(limiters: HostedLimiters): () => void {
   const onMessage = (worker: Worker, message: unknown) => {
     if (!isLimiterRequest(message)) return;
-    answer(limiters, message).then(
-      (reply) => {
+    // Each question is decided as it is read, in the message's order (the in-process limiters
+    // decide before their first await); the replies go back together, in one message.
+    Promise.all(message.questions.map((question) => answer(limiters, question))).then(
+      (replies) => {
+        const reply: LimiterAnswer = { type: LIMITER_ANSWER, replies };
         // A worker that died while it waited has nobody left to answer.
         if (worker.isConnected()) worker.send(reply, undefined, () => {});
       },
@@ -35,25 +39,24 @@ export function hostLimitersForWorkers(limiters: HostedLimiters): () => void {
   return () => cluster.off('message', onMessage);
 }
 
-async function answer(limiters: HostedLimiters, request: LimiterRequest): Promise<LimiterAnswer> {
+async function answer(limiters: HostedLimiters, request: LimiterQuestion): Promise<LimiterReply> {
   const { id } = request;
   try {
     switch (request.op) {
       case 'consume':
-        return { type: LIMITER_ANSWER, id, decision: await limiters.limiter.consume(request.keyId, Date.now()) };
+        return { id, decision: await limiters.limiter.consume(request.keyId, Date.now()) };
       case 'peek':
-        return { type: LIMITER_ANSWER, id, standing: await limiters.limiter.peek(request.keyId, Date.now()) };
+        return { id, standing: await limiters.limiter.peek(request.keyId, Date.now()) };
       case 'registerFailure':
         return {
-          type: LIMITER_ANSWER,
           id,
           waitMs: await limiters.authFailures.registerFailure(request.address, Date.now()),
         };
       case 'ping':
         await limiters.limiter.ping();
-        return { type: LIMITER_ANSWER, id, ok: true };
+        return { id, ok: true };
     }
   } catch (error) {
-    return { type: LIMITER_ANSWER, id, error: error instanceof Error ? error.message : String(error) };
+    return { id, error: error instanceof Error ? error.message : String(error) };
   }
 }

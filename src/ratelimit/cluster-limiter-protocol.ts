@@ -5,41 +5,43 @@ import type { RateDecision, RateStanding } from './rate-limiter.js';
  * The messages between cluster workers and the primary that holds the in-process limiters
  * (`serve --workers N` without Redis): a worker asks, the primary decides and answers. Over
  * Node's IPC channel, JSON-serialised. No time is sent: the primary decides on its own clock
- * (cluster-limiter-host.ts).
+ * (cluster-limiter-host.ts). A message carries every question a worker asked in one turn of
+ * its event loop, and its answer every reply: an IPC message costs both processes a
+ * serialisation and a system call, whatever it holds, so requests that arrive together share one.
  */
 export const LIMITER_REQUEST = 'meal-export:limiter-request';
 export const LIMITER_ANSWER = 'meal-export:limiter-answer';
 
-export type LimiterRequest =
-  | {
-      readonly type: typeof LIMITER_REQUEST;
-      readonly id: number;
-      readonly op: 'consume' | 'peek';
-      readonly keyId: string;
-    }
-  | {
-      readonly type: typeof LIMITER_REQUEST;
-      readonly id: number;
-      readonly op: 'registerFailure';
-      readonly address: string;
-    }
-  | { readonly type: typeof LIMITER_REQUEST; readonly id: number; readonly op: 'ping' };
+export type LimiterQuestion =
+  | { readonly id: number; readonly op: 'consume' | 'peek'; readonly keyId: string }
+  | { readonly id: number; readonly op: 'registerFailure'; readonly address: string }
+  | { readonly id: number; readonly op: 'ping' };
 
-export type LimiterAnswer =
-  | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly decision: RateDecision }
-  | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly standing: RateStanding }
-  | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly waitMs: number }
-  | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly ok: true }
-  | { readonly type: typeof LIMITER_ANSWER; readonly id: number; readonly error: string };
+export type LimiterReply =
+  | { readonly id: number; readonly decision: RateDecision }
+  | { readonly id: number; readonly standing: RateStanding }
+  | { readonly id: number; readonly waitMs: number }
+  | { readonly id: number; readonly ok: true }
+  | { readonly id: number; readonly error: string };
 
-export function isLimiterRequest(message: unknown): message is LimiterRequest {
-  if (!isRecord(message) || message.type !== LIMITER_REQUEST || typeof message.id !== 'number') return false;
-  switch (message.op) {
+export interface LimiterRequest {
+  readonly type: typeof LIMITER_REQUEST;
+  readonly questions: readonly LimiterQuestion[];
+}
+
+export interface LimiterAnswer {
+  readonly type: typeof LIMITER_ANSWER;
+  readonly replies: readonly LimiterReply[];
+}
+
+function isLimiterQuestion(question: unknown): question is LimiterQuestion {
+  if (!isRecord(question) || typeof question.id !== 'number') return false;
+  switch (question.op) {
     case 'consume':
     case 'peek':
-      return typeof message.keyId === 'string';
+      return typeof question.keyId === 'string';
     case 'registerFailure':
-      return typeof message.address === 'string';
+      return typeof question.address === 'string';
     case 'ping':
       return true;
     default:
@@ -47,6 +49,20 @@ export function isLimiterRequest(message: unknown): message is LimiterRequest {
   }
 }
 
+export function isLimiterRequest(message: unknown): message is LimiterRequest {
+  return (
+    isRecord(message) &&
+    message.type === LIMITER_REQUEST &&
+    Array.isArray(message.questions) &&
+    message.questions.every(isLimiterQuestion)
+  );
+}
+
 export function isLimiterAnswer(message: unknown): message is LimiterAnswer {
-  return isRecord(message) && message.type === LIMITER_ANSWER && typeof message.id === 'number';
+  return (
+    isRecord(message) &&
+    message.type === LIMITER_ANSWER &&
+    Array.isArray(message.replies) &&
+    message.replies.every((reply) => isRecord(reply) && typeof reply.id === 'number')
+  );
 }

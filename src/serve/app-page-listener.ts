@@ -41,6 +41,7 @@ export async function startServedAppPage(options: ServedAppPageOptions): Promise
     port: options.port,
     tls: options.tlsMaterial,
     publicUrl: config.publicUrl,
+    appHomeUrl: config.appHomeUrl,
     apiUrl: options.apiUrl,
     dailyLimit: config.dailyLimit,
     log,

@@ -32,6 +32,8 @@ export interface ServeConfig {
   readonly hostApiHost?: string | undefined;
   /** The app page's address as browsers see it, when behind a proxy. */
   readonly publicUrl?: string | undefined;
+  /** `--app-home-url`: the diet app's page the app page links back to; undefined: it says how in words. */
+  readonly appHomeUrl?: string | undefined;
   /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (http/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
   /** `--max-waiting`: long polls (`wait`) held at most by each serving process. */

@@ -1,7 +1,7 @@
 import { isStoredMeal } from '../domain/meal-json.js';
 import { isStaleWrite, keptSourceVersion, recordsNewerVersion } from '../domain/source-version.js';
 import type { WriteCounts } from './foreign-meal.js';
-import type { SaveOutcome, SaveResult } from './meal-writes.js';
+import type { DeleteResult, SaveOutcome, SaveResult } from './meal-writes.js';
 
 /** The meal a save meets: the user's stored row, or what an earlier record of the same call left. */
 export interface MetMeal {
@@ -31,6 +31,33 @@ export function stepOfSave(met: MetMeal | undefined, content: string, incoming: 
     return { kind: 'unchanged', recordVersion: recordsNewerVersion(incoming, stored) ? incoming : undefined };
   }
   return { kind: met === undefined ? 'created' : 'updated', sourceVersion: keptSourceVersion(incoming, stored) };
+}
+
+/** The meal a delete meets: the user's stored row, `foreign` when another user has the id, undefined when none has. */
+export type DeleteMet = Pick<MetMeal, 'deleted' | 'sourceVersion'> | 'foreign' | undefined;
+
+/**
+ * What one delete does (MealWrites.deleteMeal), decided the same way on every backend:
+ * - `answer`: nothing written, `result` said;
+ * - `already_deleted`: no change, so no clock step, but when `recordVersion` is set, that version alone;
+ * - `tombstone`: the meal becomes a tombstone keeping `sourceVersion`. An id no user has gets
+ *   one only with a version, so that an older save arriving later is stale.
+ */
+export type DeleteStep =
+  | { readonly kind: 'answer'; readonly result: Extract<DeleteResult, 'not_found' | 'foreign_id' | 'stale'> }
+  | { readonly kind: 'already_deleted'; readonly recordVersion: number | undefined }
+  | { readonly kind: 'tombstone'; readonly sourceVersion: number | null };
+
+/** `incoming`: the delete's sourceVersion. Without one, an id that is not the user's is `not_found`. */
+export function stepOfDelete(met: DeleteMet, incoming: number | undefined): DeleteStep {
+  if (met === 'foreign') return { kind: 'answer', result: incoming === undefined ? 'not_found' : 'foreign_id' };
+  if (met === undefined && incoming === undefined) return { kind: 'answer', result: 'not_found' };
+  const stored = met?.sourceVersion;
+  if (isStaleWrite(incoming, stored)) return { kind: 'answer', result: 'stale' };
+  if (met?.deleted === true) {
+    return { kind: 'already_deleted', recordVersion: recordsNewerVersion(incoming, stored) ? incoming : undefined };
+  }
+  return { kind: 'tombstone', sourceVersion: keptSourceVersion(incoming, stored) };
 }
 
 /**

@@ -13,6 +13,11 @@ export interface SignInStore {
   createSession(session: NewSession): Promise<void>;
   /** The session, while `expiresAt > now`; undefined once expired, deleted or unknown. */
   findSession(digest: Buffer, now: number): Promise<SessionRecord | undefined>;
+  /**
+   * Moves a live session's end to `expiresAt`, only ever later: of two requests extending at
+   * once the later end stays. Nothing when the session has ended (`expiresAt <= now`) or is gone.
+   */
+  extendSession(digest: Buffer, expiresAt: number, now: number): Promise<void>;
   /** Ends a session (sign-out) and drops its flash; idempotent. */
   deleteSession(digest: Buffer): Promise<void>;
   /** Keeps a flash for the session's next page, in place of any it had. */

@@ -28,6 +28,8 @@ export interface AppPageConfig {
   readonly tls: { readonly cert: string; readonly key: string } | undefined;
   /** The page's address as browsers see it (--public-url), when behind a proxy. */
   readonly publicUrl: string | undefined;
+  /** The diet app's page (--app-home-url), where the page's way back leads; undefined: said in words. */
+  readonly appHomeUrl?: string | undefined;
   /** The API's base URL, shown in the quick start. */
   readonly apiUrl: string;
   readonly dailyLimit: number;
@@ -78,23 +80,36 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   app.addHook('onResponse', async (request, reply) => {
     logRequest(request.log, request.method, request.url.split('?')[0] ?? '', reply.statusCode, reply.elapsedTime);
   });
+  const signedOut = { appHome: config.appHomeUrl };
   app.setErrorHandler((error, request, reply) => {
     const status = error instanceof AppError ? error.status : (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return sendPage(reply, status, renderMessagePage('This request cannot be answered', ['Go back and try again.']));
+      return sendPage(
+        reply,
+        status,
+        renderMessagePage('This request cannot be answered', ['Go back and try again.'], signedOut),
+      );
     }
     if (error instanceof AppError && error.code === 'unavailable') {
       request.log.warn({ err: error.cause ?? error }, 'storage unavailable');
-      return sendPage(reply, 503, renderMessagePage('Try again in a moment', ['The service is unavailable just now.']));
+      return sendPage(
+        reply,
+        503,
+        renderMessagePage('Try again in a moment', ['The service is unavailable just now.'], signedOut),
+      );
     }
     request.log.error({ err: error }, 'app page request failed');
-    return sendPage(reply, 500, renderMessagePage('Something went wrong', ['Nothing more is known. Try again later.']));
+    return sendPage(
+      reply,
+      500,
+      renderMessagePage('Something went wrong', ['Nothing more is known. Try again later.'], signedOut),
+    );
   });
   app.setNotFoundHandler((_request, reply) =>
     sendPage(
       reply,
       404,
-      renderMessagePage('No such page', ['Open the app and choose Resources, then Export (API, CSV).']),
+      renderMessagePage('No such page', ['Open the app and choose Resources, then Export (API, CSV).'], signedOut),
     ),
   );
 
@@ -106,6 +121,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
     apiUrl: config.apiUrl,
     tls: tls !== undefined,
     publicOrigin: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).origin,
+    appHomeUrl: config.appHomeUrl,
   };
   registerStaticFiles(app);
   registerSignInRoutes(app, deps);

@@ -74,7 +74,7 @@ export async function sendHomePage(
   // Taken last: a store that fails above leaves a one-time key or secret for the next try.
   const result = typeof extra.result === 'function' ? await extra.result() : extra.result;
   const shown = resultView(result, keys, rows);
-  const signedIn = signedInAs(session);
+  const signedIn = signedInAs(deps, session);
   const view: KeysPageView = {
     signedIn,
     keys,

@@ -8,6 +8,7 @@ import { type CsvQuery, csvFormView } from './csv-routes.js';
 import { sendHomePage, sendResult } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
 import type { FormProblem } from './pages/form-problem.js';
+import { keyLabel } from './pages/keys-list.js';
 import { EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderRevokePage } from './pages/revoke-page.js';
@@ -29,7 +30,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     return sendPage(
       reply,
       404,
-      renderMessagePage('No such key', ['This key does not exist or is already revoked.'], signedInAs(session)),
+      renderMessagePage('No such key', ['This key does not exist or is already revoked.'], signedInAs(deps, session)),
     );
   }
 
@@ -40,7 +41,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const revokedId = request.query.revoked;
     const revoked = typeof revokedId === 'string' ? await ownKey(session, revokedId) : undefined;
     const notice =
-      revoked === undefined ? undefined : { kind: 'done' as const, text: `Key ${revoked.prefix}… was revoked.` };
+      revoked === undefined ? undefined : { kind: 'done' as const, text: `The key ${keyLabel(revoked)} was revoked.` };
     const webhooks = await webhookNotice(deps, session, request.query);
     const csv = await csvFormView(deps, session, request.query);
     return sendHomePage(deps, reply, 200, session, {
@@ -89,7 +90,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     if (session === undefined) return reply;
     const key = await ownKey(session, request.params.id);
     if (key === undefined || !isActiveKey(key, Date.now())) return noSuchKey(reply, session);
-    return sendPage(reply, 200, renderRevokePage(key, signedInAs(session)));
+    return sendPage(reply, 200, renderRevokePage(key, signedInAs(deps, session)));
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {

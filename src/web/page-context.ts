@@ -3,8 +3,16 @@ import type { Storage } from '../storage/storage.js';
 import { CSRF_FIELD, csrfTokenFor, isSameOriginPost, isValidCsrfToken } from './csrf.js';
 import type { Flashes } from './flash.js';
 import { HTML_CONTENT_TYPE } from './page-headers.js';
-import { renderMessagePage, type SignedIn } from './pages/layout.js';
-import type { Session, Sessions } from './sessions.js';
+import { type Html } from './html.js';
+import { renderMessagePage, renderWayBack, type SignedIn, type SignedOut } from './pages/layout.js';
+import {
+  readCookie,
+  SESSION_COOKIE,
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  type Session,
+  type Sessions,
+} from './sessions.js';
 
 /** What the page's routes share. */
 export interface PageDeps {
@@ -19,6 +27,8 @@ export interface PageDeps {
   readonly tls: boolean;
   /** The page's address as browsers see it (--public-url), when it is not the listener's own. */
   readonly publicOrigin: string | undefined;
+  /** The diet app's page (--app-home-url), where the page's way back leads; undefined: said in words. */
+  readonly appHomeUrl: string | undefined;
 }
 
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -30,8 +40,32 @@ export function formOf(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }
 
-export function signedInAs(session: Session): SignedIn {
-  return { userId: session.userId, csrf: csrfTokenFor(session.id) };
+export function signedInAs(deps: PageDeps, session: Session): SignedIn {
+  return {
+    userId: session.userId,
+    csrf: csrfTokenFor(session.id),
+    appHome: deps.appHomeUrl,
+    session: {
+      endsAt: session.expiresAt,
+      endsIn: session.expiresAt - Date.now(),
+      canStayLonger: session.expiresAt < session.endsAtLatest,
+    },
+  };
+}
+
+export function signedOut(deps: PageDeps): SignedOut {
+  return { appHome: deps.appHomeUrl };
+}
+
+/** A page for a person with no session (a spent link, signed out): what happened, and the way back to a new link. */
+export function sendSignedOutPage(
+  deps: PageDeps,
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  lines: readonly (string | Html)[],
+): FastifyReply {
+  return sendPage(reply, status, renderMessagePage(title, [...lines, renderWayBack(deps.appHomeUrl)], signedOut(deps)));
 }
 
 /** The session of a request, or a 401 page saying how to sign in again (and undefined). */
@@ -42,14 +76,14 @@ export async function requireSession(
 ): Promise<Session | undefined> {
   const session = await deps.sessions.current(request.headers.cookie, Date.now());
   if (session === undefined) {
-    sendPage(
-      reply,
-      401,
-      renderMessagePage('You are signed out', [
-        'Your session has ended, or this browser has not signed in.',
-        'Open the app and choose Resources, then Export (API, CSV), to sign in again.',
-      ]),
-    );
+    // The cookie outlives an unused session (sessions.ts): with one, the session has ended.
+    const ended = readCookie(request.headers.cookie, SESSION_COOKIE) !== undefined;
+    const [idleMinutes, maxHours] = [SESSION_IDLE_MS / 60_000, SESSION_MAX_MS / 3_600_000];
+    sendSignedOutPage(deps, reply, 401, 'You are signed out', [
+      ended
+        ? `Your session has ended: a session ends ${idleMinutes} minutes after the page was last used, and ${maxHours} hours after signing in.`
+        : 'This browser has not signed in.',
+    ]);
   }
   return session;
 }
@@ -67,11 +101,11 @@ export function isFromThisPage(deps: PageDeps, request: FastifyRequest): boolean
  */
 export function checkForm(deps: PageDeps, request: FastifyRequest, reply: FastifyReply, session: Session): boolean {
   if (isFromThisPage(deps, request) && isValidCsrfToken(session.id, formOf(request).get(CSRF_FIELD))) return true;
-  refuseForm(reply, signedInAs(session));
+  refuseForm(reply, signedInAs(deps, session));
   return false;
 }
 
-export function refuseForm(reply: FastifyReply, signedIn?: SignedIn): void {
+export function refuseForm(reply: FastifyReply, visitor: SignedIn | SignedOut): void {
   sendPage(
     reply,
     403,
@@ -81,7 +115,7 @@ export function refuseForm(reply: FastifyReply, signedIn?: SignedIn): void {
         'It did not come from this page, or its security token is missing or out of date. Nothing was changed.',
         'Go back, reload the page and try again.',
       ],
-      signedIn,
+      visitor,
     ),
   );
 }

@@ -1,8 +1,14 @@
 import type { Storage } from '../storage/storage.js';
 import { digestSecretToken, isSecretTokenShaped, newSecretToken } from './secret-token.js';
 
-/** A session ends this long after sign-in, whatever happens in between. */
-export const SESSION_TTL_MS = 60 * 60_000;
+/**
+ * A session ends an hour after the page was last used (docs/app.md#staying-signed-in), and 12
+ * hours after sign-in whatever happens: a stolen cookie does not live on by being used.
+ */
+export const SESSION_IDLE_MS = 60 * 60_000;
+export const SESSION_MAX_MS = 12 * 60 * 60_000;
+/** A request moves the end only when that gains more than this: not one store write per request. */
+export const SESSION_EXTEND_STEP_MS = 5 * 60_000;
 
 // __Host-: the browser keeps it only if Secure, Path=/ and without Domain, so no sibling
 // subdomain can plant or overwrite it.
@@ -12,11 +18,26 @@ export interface Session {
   /** The raw id from the cookie: CSRF tokens derive from it (csrf.ts); never stored or logged. */
   readonly id: string;
   readonly userId: string;
+  /** When it ends unless the page is used again. */
   readonly expiresAt: number;
+  /** The latest it can ever end: sign-in plus SESSION_MAX_MS. */
+  readonly endsAtLatest: number;
+}
+
+/** The end a session in use reaches at `now`: an hour on, but never past its latest. */
+function slidEnd(session: Session, now: number): number {
+  return Math.min(now + SESSION_IDLE_MS, session.endsAtLatest);
 }
 
 /** Sign-in, sessions and sign-out of the app page, over the store's digests (storage/sign-in-store.ts). */
 export function createSessions(storage: Storage) {
+  async function extend(session: Session, now: number): Promise<Session> {
+    const expiresAt = slidEnd(session, now);
+    if (expiresAt <= session.expiresAt) return session;
+    await storage.signIns.extendSession(digestSecretToken(session.id), expiresAt, now);
+    return { ...session, expiresAt };
+  }
+
   return {
     /** Uses a login link's token up and opens a session; undefined when the link is spent or expired. */
     async signIn(token: string, now: number): Promise<Session | undefined> {
@@ -24,18 +45,31 @@ export function createSessions(storage: Storage) {
       const userId = await storage.signIns.consumeLoginToken(digestSecretToken(token), now);
       if (userId === undefined) return undefined;
       const id = newSecretToken();
-      const expiresAt = now + SESSION_TTL_MS;
+      const expiresAt = now + SESSION_IDLE_MS;
       await storage.signIns.createSession({ digest: digestSecretToken(id), userId, createdAt: now, expiresAt });
-      return { id, userId, expiresAt };
+      return { id, userId, expiresAt, endsAtLatest: now + SESSION_MAX_MS };
     },
 
-    /** The session the request's cookie names, while it lasts. */
+    /**
+     * The session the request's cookie names, while it lasts, its end moved on by this use
+     * when that gains more than SESSION_EXTEND_STEP_MS.
+     */
     async current(cookieHeader: string | undefined, now: number): Promise<Session | undefined> {
       const id = readCookie(cookieHeader, SESSION_COOKIE);
       if (id === undefined || !isSecretTokenShaped(id)) return undefined;
       const record = await storage.signIns.findSession(digestSecretToken(id), now);
-      return record === undefined ? undefined : { id, userId: record.userId, expiresAt: record.expiresAt };
+      if (record === undefined) return undefined;
+      const session = {
+        id,
+        userId: record.userId,
+        expiresAt: record.expiresAt,
+        endsAtLatest: record.createdAt + SESSION_MAX_MS,
+      };
+      return slidEnd(session, now) - session.expiresAt > SESSION_EXTEND_STEP_MS ? extend(session, now) : session;
     },
+
+    /** "Stay signed in": the end moved on now, however little that gains. */
+    stayLonger: (session: Session, now: number): Promise<Session> => extend(session, now),
 
     signOut: (session: Session) => storage.signIns.deleteSession(digestSecretToken(session.id)),
   };
@@ -44,13 +78,15 @@ export function createSessions(storage: Storage) {
 export type Sessions = ReturnType<typeof createSessions>;
 
 /**
- * Set-Cookie for a session: HttpOnly (no script reads it), Secure, SameSite=Lax: sent when a
- * person follows a link from another site (the app's own menu, a mail), which Strict would
- * not, showing "signed out" beside a live session. Every form is guarded by its CSRF token and
- * its Origin (csrf.ts), not by the cookie; Lax still keeps it off cross-site POSTs.
+ * Set-Cookie for a session, kept by the browser until the session's latest end: the store says
+ * whether it ended before (an hour unused), and the page can then say so. HttpOnly (no script
+ * reads it), Secure, SameSite=Lax: sent when a person follows a link from another site (the
+ * app's own menu, a mail), which Strict would not, showing "signed out" beside a live session.
+ * Every form is guarded by its CSRF token and its Origin (csrf.ts), not by the cookie; Lax
+ * still keeps it off cross-site POSTs.
  */
 export function sessionCookie(session: Session, now: number): string {
-  const maxAge = Math.max(0, Math.floor((session.expiresAt - now) / 1000));
+  const maxAge = Math.max(0, Math.floor((session.endsAtLatest - now) / 1000));
   return `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
 }
 

@@ -1,11 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { LOGIN_PATH } from './login-link.js';
-import { type PageDeps, formOf, isFromThisPage, refuseForm, sendPage, checkForm } from './page-context.js';
-import { renderMessagePage } from './pages/layout.js';
+import {
+  type PageDeps,
+  checkForm,
+  formOf,
+  isFromThisPage,
+  refuseForm,
+  requireSession,
+  sendPage,
+  sendSignedOutPage,
+  signedOut,
+} from './page-context.js';
 import { renderLoginPage } from './pages/login-page.js';
 import { clearedSessionCookie, sessionCookie } from './sessions.js';
 
-const spentAdvice = 'Open the app and choose Resources, then Export (API, CSV), to get a new one.';
+/** Where "Stay signed in" returns to: one of the page's own paths, never another site (`//host`). */
+const BACK_PATH_RE = /^\/(?!\/)[\w./-]*$/;
 
 /** Sign-in by one-time link, and sign-out. */
 export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void {
@@ -13,26 +23,21 @@ export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void
   app.get<{ Querystring: { token?: string } }>(LOGIN_PATH, (request, reply) => {
     const token = typeof request.query.token === 'string' ? request.query.token : '';
     if (token === '') {
-      return sendPage(reply, 400, renderMessagePage('This sign-in link is incomplete', [spentAdvice]));
+      return sendSignedOutPage(deps, reply, 400, 'This sign-in link is incomplete', []);
     }
-    return sendPage(reply, 200, renderLoginPage(token));
+    return sendPage(reply, 200, renderLoginPage(token, signedOut(deps)));
   });
 
   app.post(LOGIN_PATH, async (request, reply) => {
     // No session yet, so no CSRF token: the origin check keeps other sites from signing a
     // browser in to their own account (login CSRF).
-    if (!isFromThisPage(deps, request)) return refuseForm(reply);
+    if (!isFromThisPage(deps, request)) return refuseForm(reply, signedOut(deps));
     const now = Date.now();
     const session = await deps.sessions.signIn(formOf(request).get('token') ?? '', now);
     if (session === undefined) {
-      return sendPage(
-        reply,
-        400,
-        renderMessagePage('This sign-in link cannot be used', [
-          'It was already used, or it is more than 15 minutes old. Each link works once.',
-          spentAdvice,
-        ]),
-      );
+      return sendSignedOutPage(deps, reply, 400, 'This sign-in link cannot be used', [
+        'It was already used, or it is more than 15 minutes old. Each link works once.',
+      ]);
     }
     // A browser signing in again leaves its previous session behind: end it.
     const previous = await deps.sessions.current(request.headers.cookie, now);
@@ -47,12 +52,19 @@ export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void
       await deps.sessions.signOut(session);
     }
     reply.header('set-cookie', clearedSessionCookie());
-    return sendPage(
-      reply,
-      200,
-      renderMessagePage('You are signed out', [
-        'To come back, open the app and choose Resources, then Export (API, CSV).',
-      ]),
-    );
+    return sendSignedOutPage(deps, reply, 200, 'You are signed out', []);
+  });
+
+  // "Stay signed in" (docs/app.md#staying-signed-in): the session's end moved on now, then back
+  // to the page it was asked from.
+  app.post('/session', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
+    await deps.sessions.stayLonger(session, Date.now());
+    const back = formOf(request).get('back') ?? '';
+    return reply
+      .code(303)
+      .header('location', BACK_PATH_RE.test(back) ? back : '/')
+      .send();
   });
 }

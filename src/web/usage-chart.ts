@@ -2,7 +2,10 @@ import { type Html, html } from './html.js';
 
 export const CHART_DAYS = 30;
 const WIDTH = 300;
-const HEIGHT = 64;
+/** The plot runs from TOP (the scale's peak) down to BASE (zero); marks of used days sit below. */
+const TOP = 2;
+const BASE = 56;
+const HEIGHT = 62;
 const BAR_GAP = 2;
 
 export interface DailyRequests {
@@ -12,44 +15,93 @@ export interface DailyRequests {
 }
 
 const dayLabel = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+const plural = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
+
+/** The 30 days a chart ends with `today`, oldest first. */
+function chartDays(today: number): number[] {
+  return Array.from({ length: CHART_DAYS }, (_, i) => today - CHART_DAYS + 1 + i);
+}
+
+/** The busiest day of all these counts within the chart's days: the one scale every chart of the page shares. */
+export function chartPeak(today: number, counts: readonly DailyRequests[]): number {
+  const first = today - CHART_DAYS + 1;
+  return counts.reduce(
+    (peak, count) => (count.day >= first && count.day <= today ? Math.max(peak, count.requests) : peak),
+    0,
+  );
+}
+
+/** What the charts' marks mean, said once under them (docs/app.md#your-keys). */
+export function renderChartLegend(peak: number): Html {
+  return html`<p class="chart-legend">
+    <span class="legend-swatch legend-day" aria-hidden="true"></span> accepted requests of a day;
+    <span class="legend-swatch legend-today" aria-hidden="true"></span> today, so far (the day ends at 00:00 UTC). Every
+    chart has the same scale: its dashed top line is ${plural(peak)}, the busiest day of any key.
+  </p>`;
+}
 
 /**
- * A key's accepted requests per day over the last 30 days as a small inline SVG bar chart,
- * drawn on the server (no script, styled by app.css through classes: the CSP allows no
- * inline style). Each bar has a tooltip title; the whole has a text summary for screen readers.
+ * A key's accepted requests per day over the last 30 days: an SVG bar chart on the page's one
+ * scale (`peak`: a day of 1 request is 1/189 the height of a day of 189, in every key's chart),
+ * drawn on the server (no script; classes only, the CSP allows no inline style). The picture is
+ * hidden from screen readers: its caption says the total and the busiest day, and the daily
+ * numbers are a table in a closed `<details>`, which a keyboard opens. `label` names the key.
  */
-export function renderUsageChart(today: number, counts: readonly DailyRequests[]): Html {
+export function renderUsageChart(today: number, counts: readonly DailyRequests[], peak: number, label: string): Html {
   const byDay = new Map(counts.map((count) => [count.day, count.requests]));
-  const days = Array.from({ length: CHART_DAYS }, (_, i) => today - CHART_DAYS + 1 + i);
-  const values = days.map((day) => byDay.get(day) ?? 0);
-  const total = values.reduce((sum, value) => sum + value, 0);
-  const peak = Math.max(...values);
-  const scale = peak === 0 ? 0 : (HEIGHT - 4) / peak;
+  const days = chartDays(today).map((day) => ({ day, requests: byDay.get(day) ?? 0 }));
+  const used = days.filter((day) => day.requests > 0);
+  if (used.length === 0 || peak <= 0) return html`<p class="chart-none">No requests in the last 30 days.</p>`;
+  const total = used.reduce((sum, day) => sum + day.requests, 0);
+  const busiest = used.reduce((best, day) => (day.requests > best.requests ? day : best));
+  const summary = `${plural(total)} in the last 30 days; the busiest day was ${dayLabel(busiest.day)} with ${busiest.requests}.`;
+  const scale = (BASE - TOP) / peak;
   const barWidth = WIDTH / CHART_DAYS - BAR_GAP;
-  const peakDay = days[values.indexOf(peak)] ?? today;
-  const summary =
-    total === 0
-      ? 'No requests in the last 30 days.'
-      : `${total} request${total === 1 ? '' : 's'} in the last 30 days; the busiest day was ${dayLabel(peakDay)} with ${peak}.`;
-  const bars = days.map((day, i) => {
-    const value = values[i] ?? 0;
-    // A day without requests still shows a sliver, so the axis reads as 30 days.
-    const height = Math.max(1, Math.round(value * scale));
-    const x = (i * WIDTH) / CHART_DAYS + BAR_GAP / 2;
+  const marks = days.map(({ day, requests }, i) => {
+    if (requests === 0) return '';
+    const x = ((i * WIDTH) / CHART_DAYS + BAR_GAP / 2).toFixed(1);
+    const height = requests * scale;
+    // Exact heights keep the ratio true; a day too small to see still gets its mark under the axis.
     return html`<rect
-      class="${day === today ? 'chart-bar chart-today' : 'chart-bar'}"
-      x="${x.toFixed(1)}"
-      y="${HEIGHT - height}"
-      width="${barWidth.toFixed(1)}"
-      height="${height}"
-      ><title>${dayLabel(day)}: ${value}</title></rect
-    >`;
+        class="${day === today ? 'chart-bar chart-today' : 'chart-bar'}"
+        x="${x}"
+        y="${(BASE - height).toFixed(3)}"
+        width="${barWidth.toFixed(1)}"
+        height="${height.toFixed(3)}"
+        ><title>${dayLabel(day)}: ${requests}</title></rect
+      ><rect class="chart-used" x="${x}" y="${BASE + 2}" width="${barWidth.toFixed(1)}" height="3"></rect>`;
   });
   return html`<figure class="chart">
-    <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${summary}">
-      ${bars}
-      <line class="chart-axis" x1="0" y1="${HEIGHT - 0.5}" x2="${WIDTH}" y2="${HEIGHT - 0.5}"></line>
+    <span class="chart-peak" aria-hidden="true">peak ${peak}</span>
+    <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" aria-hidden="true" focusable="false">
+      <line class="chart-top" x1="0" y1="${TOP}" x2="${WIDTH}" y2="${TOP}"></line>
+      ${marks}
+      <line class="chart-axis" x1="0" y1="${BASE + 0.5}" x2="${WIDTH}" y2="${BASE + 0.5}"></line>
     </svg>
     <figcaption>${summary}</figcaption>
+    <details class="chart-numbers">
+      <summary>Daily numbers<span class="visually-hidden"> of ${label}</span></summary>
+      <table>
+        <caption class="visually-hidden">
+          Accepted requests of ${label} per day
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Day (UTC)</th>
+            <th scope="col">Requests</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${used.map(
+            ({ day, requests }) =>
+              html`<tr>
+                <th scope="row">${dayLabel(day)}${day === today ? ' (today, so far)' : ''}</th>
+                <td>${requests}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <p class="hint">Other days: none.</p>
+    </details>
   </figure>`;
 }

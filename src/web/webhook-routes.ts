@@ -91,7 +91,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     sendPage(
       reply,
       404,
-      renderMessagePage('No such webhook endpoint', ['It does not exist or was deleted.'], signedInAs(session)),
+      renderMessagePage('No such webhook endpoint', ['It does not exist or was deleted.'], signedInAs(deps, session)),
     );
 
   app.post('/webhooks', async (request, reply) => {
@@ -194,6 +194,6 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
     if (session === undefined) return reply;
     const endpoint = await ownEndpoint(deps, session, request.params.id);
     if (endpoint === undefined) return noSuchEndpoint(reply, session);
-    return sendPage(reply, 200, renderWebhookDeletePage(endpoint, signedInAs(session)));
+    return sendPage(reply, 200, renderWebhookDeletePage(endpoint, signedInAs(deps, session)));
   });
 }

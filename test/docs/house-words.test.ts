@@ -14,7 +14,9 @@ import { PROJECT_ROOT } from '../support/project.js';
 const SCOPE = ['src', 'test', 'bench', 'scripts', 'docs', '.ci', 'README.md', 'SECURITY.md'];
 const FILES = execFileSync('git', ['ls-files', '-z', '--', ...SCOPE], { cwd: PROJECT_ROOT, encoding: 'utf8' })
   .split('\0')
-  .filter((file) => file !== '' && existsSync(path.join(PROJECT_ROOT, file)));
+  .filter((file) => file !== '' && existsSync(path.join(PROJECT_ROOT, file)))
+  // Text only: an image's bytes (docs/images) can spell anything, and no reader reads them.
+  .filter((file) => !readFileSync(path.join(PROJECT_ROOT, file)).includes(0));
 const text = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
 
 // Built from pieces, so that this file does not say what it looks for.

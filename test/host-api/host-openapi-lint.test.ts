@@ -6,7 +6,7 @@ import { PACKAGE_VERSION } from '../../src/version.js';
 import { type LintFinding, lintWithRedocly, lintWithSpectral } from '../support/openapi-lint.js';
 
 // The document exactly as /host/v1/openapi.json serves it (host-listener.ts);
-// host-openapi-conformance.test.ts checks that the running server sends these bytes.
+// host-openapi-checker.ts checks that the running server sends these bytes.
 const served = JSON.stringify(buildHostOpenApiDocument(PACKAGE_VERSION));
 
 const errorsAndWarnings = (findings: readonly LintFinding[]) =>

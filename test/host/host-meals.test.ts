@@ -1,66 +1,49 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
-import { makeTempDir } from '../support/project.js';
+import { describe, test } from 'node:test';
+import { hostRefusal, useTempMealHost } from '../support/temp-meal-host.js';
 
 const record = { type: 'dinner' as const, date: '2025-03-01T19:00:00Z', title: 'Soup' };
 
 /** meal-export/host's saveMeal and getMeal: the host API's PUT and GET, for a Node.js back end. */
 describe('the host module, one meal at a time', () => {
-  const temp = makeTempDir('host-meals');
-  let host: MealHost;
-
-  before(async () => {
-    host = await openMealHost(path.join(temp.dir, 'store.db'));
-  });
-
-  after(async () => {
-    await host?.close();
-    temp.remove();
-  });
+  const store = useTempMealHost('host-meals');
 
   test('saveMeal answers created, unchanged, stale and updated, with the modifiedAt after the call', async () => {
-    const created = await host.saveMeal('u1', 'soup', { ...record, sourceVersion: 3 });
+    const created = await store.host.saveMeal('u1', 'soup', { ...record, sourceVersion: 3 });
     assert.equal(created.outcome, 'created');
-    assert.deepEqual(await host.saveMeal('u1', 'soup', { ...record, sourceVersion: 4 }), {
+    assert.deepEqual(await store.host.saveMeal('u1', 'soup', { ...record, sourceVersion: 4 }), {
       ...created,
       outcome: 'unchanged',
     });
-    assert.deepEqual(await host.saveMeal('u1', 'soup', { ...record, title: 'x', sourceVersion: 4 }), {
+    assert.deepEqual(await store.host.saveMeal('u1', 'soup', { ...record, title: 'x', sourceVersion: 4 }), {
       ...created,
       outcome: 'stale',
     });
-    const updated = await host.saveMeal('u1', 'soup', { ...record, title: 'Broth', sourceVersion: 5 });
+    const updated = await store.host.saveMeal('u1', 'soup', { ...record, title: 'Broth', sourceVersion: 5 });
     assert.equal(updated.outcome, 'updated');
-    const stored = await host.getMeal('u1', 'soup');
+    const stored = await store.host.getMeal('u1', 'soup');
     assert.deepEqual(stored === undefined ? undefined : [stored.deleted, stored.sourceVersion, stored.modifiedAt], [
       false,
       5,
       updated.modifiedAt,
     ]);
-    assert.equal(await host.getMeal('u2', 'soup'), undefined, "another user's meal is unknown");
+    assert.equal(await store.host.getMeal('u2', 'soup'), undefined, "another user's meal is unknown");
   });
 
   test('getMeal shows a tombstone with its version; saveMeal refuses bad records and foreign ids', async () => {
-    await host.saveMeal('u3', 'gone', record);
-    assert.equal(await host.deleteMeal('u3', 'gone', { sourceVersion: 9 }), 'deleted');
-    const tombstone = await host.getMeal('u3', 'gone');
+    await store.host.saveMeal('u3', 'gone', record);
+    assert.equal(await store.host.deleteMeal('u3', 'gone', { sourceVersion: 9 }), 'deleted');
+    const tombstone = await store.host.getMeal('u3', 'gone');
     assert.deepEqual(tombstone === undefined ? [] : Object.keys(tombstone), [
       'id',
       'modifiedAt',
       'deleted',
       'sourceVersion',
     ]);
-    await assert.rejects(host.saveMeal('u3', 'x', { ...record, type: 'tea' as 'lunch' }), (error: unknown) => {
-      assert.ok(error instanceof MealHostError);
-      assert.equal(error.code, 'invalid_meal');
-      return true;
-    });
-    await assert.rejects(host.saveMeal('u4', 'gone', record), (error: unknown) => {
-      assert.ok(error instanceof MealHostError);
-      assert.equal(error.code, 'foreign_meal_id');
-      return true;
-    });
+    await assert.rejects(
+      store.host.saveMeal('u3', 'x', { ...record, type: 'tea' as 'lunch' }),
+      hostRefusal('invalid_meal'),
+    );
+    await assert.rejects(store.host.saveMeal('u4', 'gone', record), hostRefusal('foreign_meal_id'));
   });
 });

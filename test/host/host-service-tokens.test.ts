@@ -1,42 +1,34 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
 import { createServiceTokenAuthenticator } from '../../src/keys/service-token-authenticator.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { makeTempDir } from '../support/project.js';
+import { hostRefusal, useTempMealHost } from '../support/temp-meal-host.js';
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const hostError = (code: string) => (error: unknown) => error instanceof MealHostError && error.code === code;
 
 /** meal-export/host's service token calls: `service-tokens …` for the app's own code. */
 describe('the host module: service tokens', () => {
-  const temp = makeTempDir('host-service-tokens');
-  const db = path.join(temp.dir, 'store.db');
-  let host: MealHost;
+  const store = useTempMealHost('host-service-tokens');
   let storage: Storage;
 
   before(async () => {
-    host = await openMealHost(db);
-    storage = await openStorage(db);
+    storage = await openStorage(store.db);
   });
 
   after(async () => {
-    await host?.close();
     await storage?.close();
-    temp.remove();
   });
 
   test('creates a token shown once, lists it without the secret, and revokes it for good', async () => {
-    const created = await host.createServiceToken({ name: ' billing ' });
+    const created = await store.host.createServiceToken({ name: ' billing ' });
     assert.deepEqual(Object.keys(created), ['id', 'token', 'name', 'createdAt']);
     assert.match(created.id, /^svc_[0-9A-Za-z]{16}$/);
     assert.match(created.token, /^mxs_[0-9A-Za-z]{49}$/);
     assert.equal(created.name, 'billing');
     assert.match(created.createdAt, ISO_RE);
 
-    const listed = await host.listServiceTokens();
+    const listed = await store.host.listServiceTokens();
     assert.deepEqual(listed, [
       {
         id: created.id,
@@ -53,21 +45,21 @@ describe('the host module: service tokens', () => {
     const auth = createServiceTokenAuthenticator(storage.serviceTokens);
     assert.equal((await auth.authenticate(created.token, Date.now()))?.id, created.id);
     await auth.settled();
-    assert.equal(await host.revokeServiceToken(created.id), true);
+    assert.equal(await store.host.revokeServiceToken(created.id), true);
     // Trusted for half a second after its last lookup: refused within 1 s.
     await new Promise((resolve) => setTimeout(resolve, 600));
     assert.equal(await auth.authenticate(created.token, Date.now()), undefined);
-    const [revoked] = await host.listServiceTokens();
+    const [revoked] = await store.host.listServiceTokens();
     assert.match(revoked?.revokedAt ?? '', ISO_RE);
     assert.match(revoked?.lastUsedAt ?? '', ISO_RE);
-    assert.equal(await host.revokeServiceToken(created.id), true, 'revoking again is no failure');
-    assert.equal(await host.revokeServiceToken('svc_unknown'), false);
+    assert.equal(await store.host.revokeServiceToken(created.id), true, 'revoking again is no failure');
+    assert.equal(await store.host.revokeServiceToken('svc_unknown'), false);
   });
 
   test('refuses a blank or too long name as invalid_argument, making no token', async () => {
-    const before = (await host.listServiceTokens()).length;
-    await assert.rejects(host.createServiceToken({ name: '  ' }), hostError('invalid_argument'));
-    await assert.rejects(host.createServiceToken({ name: 'x'.repeat(101) }), hostError('invalid_argument'));
-    assert.equal((await host.listServiceTokens()).length, before);
+    const before = (await store.host.listServiceTokens()).length;
+    await assert.rejects(store.host.createServiceToken({ name: '  ' }), hostRefusal('invalid_argument'));
+    await assert.rejects(store.host.createServiceToken({ name: 'x'.repeat(101) }), hostRefusal('invalid_argument'));
+    assert.equal((await store.host.listServiceTokens()).length, before);
   });
 });

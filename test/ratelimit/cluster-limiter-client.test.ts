@@ -8,33 +8,38 @@ import { PROJECT_ROOT } from '../support/project.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cluster-limiter-child.ts');
 
-test("a worker's limiter call (a consume, a peek) gets its own answer, and one the primary never answers fails as 503 unavailable within the bound", async () => {
+test("a worker's limiter calls (a consume, a peek) asked together leave in one message and each gets its own answer; one the primary never answers fails as 503 unavailable within the bound", async () => {
   const child = fork(CHILD, [], { cwd: PROJECT_ROOT, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   const seen: string[] = [];
+  let messages = 0;
   const report = await new Promise<unknown>((resolve, reject) => {
     child.on('message', (message: unknown) => {
-      if (isLimiterRequest(message)) {
-        if (message.op === 'peek') {
-          // A peek asks the primary too, and gets back its standing as it was sent.
-          seen.push(`peek ${message.keyId}`);
-          const standing = { remaining: 5, resetAt: 456, waitMs: 789 };
-          child.send({ type: LIMITER_ANSWER, id: message.id, standing });
-          return;
-        }
-        if (message.op !== 'consume') return;
-        seen.push(message.keyId);
-        if (message.keyId === 'answered') {
-          const decision = { allowed: true, remaining: 7, resetAt: 123, retryAfterMs: 0 };
-          child.send({ type: LIMITER_ANSWER, id: message.id, decision });
-        }
+      if (!isLimiterRequest(message)) {
+        resolve(message);
         return;
       }
-      resolve(message);
+      messages += 1;
+      const replies = [];
+      for (const question of message.questions) {
+        if (question.op === 'peek') {
+          // A peek asks the primary too, and gets back its standing as it was sent.
+          seen.push(`peek ${question.keyId}`);
+          replies.push({ id: question.id, standing: { remaining: 5, resetAt: 456, waitMs: 789 } });
+        } else if (question.op === 'consume') {
+          seen.push(question.keyId);
+          if (question.keyId === 'answered') {
+            replies.push({ id: question.id, decision: { allowed: true, remaining: 7, resetAt: 123, retryAfterMs: 0 } });
+          }
+        }
+      }
+      // The answers come back in another order than asked, in one message: each finds its own.
+      child.send({ type: LIMITER_ANSWER, replies: replies.reverse() });
     });
     child.once('exit', (code) => reject(new Error(`the child exited ${code} without a report`)));
   });
   await new Promise((resolve) => child.once('exit', resolve));
   assert.deepEqual(seen.sort(), ['answered', 'ignored', 'peek peeked']);
+  assert.equal(messages, 1, 'the three questions of one turn left in one message');
   const { results } = report as {
     results: [{ error: string; ms: number }, { value: unknown; ms: number }, { value: unknown; ms: number }];
   };

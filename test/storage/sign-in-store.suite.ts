@@ -114,6 +114,32 @@ export function runSignInStoreSuite(options: StoreSuiteOptions): void {
       });
     });
 
+    test('a live session is extended, only ever later; an ended or deleted one is not brought back', async () => {
+      await withStore(options, async (storage) => {
+        const [live, ended, deleted] = [digest(), digest(), digest()];
+        for (const session of [live, ended, deleted]) {
+          await storage.signIns.createSession({
+            digest: session,
+            userId: 'u1',
+            createdAt: T0,
+            expiresAt: T0 + 60 * MINUTE,
+          });
+        }
+        const endOf = async (session: Buffer, now: number) =>
+          (await storage.signIns.findSession(session, now))?.expiresAt;
+        await storage.signIns.extendSession(live, T0 + 90 * MINUTE, T0 + 30 * MINUTE);
+        assert.equal(await endOf(live, T0 + 30 * MINUTE), T0 + 90 * MINUTE);
+        await storage.signIns.extendSession(live, T0 + 80 * MINUTE, T0 + 31 * MINUTE);
+        assert.equal(await endOf(live, T0 + 31 * MINUTE), T0 + 90 * MINUTE, 'an earlier end does not shorten it');
+
+        await storage.signIns.extendSession(ended, T0 + 120 * MINUTE, T0 + 60 * MINUTE);
+        assert.equal(await endOf(ended, T0 + 60 * MINUTE), undefined, 'an ended session stays ended');
+        await storage.signIns.deleteSession(deleted);
+        await storage.signIns.extendSession(deleted, T0 + 120 * MINUTE, T0);
+        assert.equal(await endOf(deleted, T0), undefined);
+      });
+    });
+
     test('pruning removes expired login tokens, sessions and flashes only', async () => {
       await withStore(options, async (storage) => {
         const [oldToken, newToken, oldSession, newSession] = [digest(), digest(), digest(), digest()];

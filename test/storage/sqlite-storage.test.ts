@@ -11,6 +11,7 @@ import { runChangeSignalsSuite } from './change-signals.suite.js';
 import { runCommitPathsSuite } from './commit-paths.suite.js';
 import { runKeyStoreSuite } from './key-store.suite.js';
 import { runMealFeedSuite } from './meal-feed.suite.js';
+import { runMealChangesSuite } from './meal-changes.suite.js';
 import { runMealImportsSuite } from './meal-imports.suite.js';
 import { runMealUpsertsSuite } from './meal-upserts.suite.js';
 import { runMealsDigestMirrorSuite } from './meals-digest-mirror.suite.js';
@@ -50,6 +51,7 @@ const backend: StoreOpeningSuiteOptions = {
   },
 };
 runMealUpsertsSuite(backend);
+runMealChangesSuite(backend);
 runMealImportsSuite(backend);
 runTombstonesSuite(backend);
 runMealFeedSuite(backend);

@@ -76,6 +76,15 @@ describe('the app page, accessible', { skip: missing }, () => {
     assert.ok(width <= 320, `the page is ${width} px wide at 320 px`);
   });
 
+  test('a screen reader names each code block as its Tab stop is reached: a region with a label', async () => {
+    const page = await signedIn(1280);
+    // aria-label on a bare <pre> (a generic element) is one screen readers may not read.
+    for (const name of ['A request that reads your meals', 'Keeping a CSV copy with pull']) {
+      const block = page.getByRole('region', { name, exact: true }).and(page.locator('pre'));
+      assert.equal(await block.count(), 1, name);
+    }
+  });
+
   test("the focus ring and the fields' edges stand out at 3:1 at least (WCAG 1.4.11)", async () => {
     const page = await signedIn(1280);
     const field = page.getByLabel('Name');

@@ -5,7 +5,7 @@ import { csrfTokenFor, isSameOriginPost, isValidCsrfToken } from '../../src/web/
 import { escapeHtml, html } from '../../src/web/html.js';
 import { newSecretToken } from '../../src/web/secret-token.js';
 import { readCookie } from '../../src/web/sessions.js';
-import { renderUsageChart } from '../../src/web/usage-chart.js';
+import { chartPeak, renderUsageChart } from '../../src/web/usage-chart.js';
 import { renderWebhooksSection } from '../../src/web/pages/webhooks-section.js';
 
 const DAY = 20_000;
@@ -58,17 +58,21 @@ describe('the app page parts', () => {
     assert.equal(csvFileName('u/1 "x"', '2025-03-01', ''), 'meals-u_1__x_-2025-03-01-to-now.csv');
   });
 
-  test('the usage chart draws 30 days, today marked, with a text summary', () => {
-    const chart = renderUsageChart(DAY, [
+  test('the usage chart draws the days used on the page’s scale, today marked, with a text summary', () => {
+    const counts = [
       { day: DAY, requests: 4 },
       { day: DAY - 3, requests: 8 },
       { day: DAY - 30, requests: 99 },
-    ]).text;
-    assert.equal(chart.match(/<rect\b/g)?.length, 30);
+    ];
+    assert.equal(chartPeak(DAY, counts), 8, 'the day before the 30 is not on the scale');
+    const chart = renderUsageChart(DAY, counts, 16, '“k”').text;
+    const heights = [...chart.matchAll(/class="chart-bar[^"]*"[^>]*height="([\d.]+)"/g)].map((m) => Number(m[1]));
+    assert.deepEqual(heights, [27, 13.5], 'on a scale up to 16: 8 is half its height, 4 a quarter');
     assert.equal(chart.match(/chart-today/g)?.length, 1);
     assert.match(chart, /12 requests in the last 30 days; the busiest day was 2024-10-\d\d with 8\./);
+    assert.match(chart, /peak 16/);
     assert.ok(!chart.includes('style='), 'no inline style: the CSP forbids it');
-    assert.match(renderUsageChart(DAY, []).text, /No requests in the last 30 days\./);
+    assert.match(renderUsageChart(DAY, [], 0, 'k').text, /No requests in the last 30 days\./);
   });
   test('the webhooks section names an attempt’s outcome as the CLI does: HTTP 204, refused_address', () => {
     const endpoint = {

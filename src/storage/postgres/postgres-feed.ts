@@ -18,29 +18,33 @@ const WITH_DELETED_ITEM = `CASE WHEN deleted THEN body ELSE left(body, -1) || '$
  * never decoded), their count, the last position, whether more match after it, the user's
  * change clock and live meals' digest, and with includeDeleted the pruned-tombstone watermark.
  * Parameters: $1 user, $2 limit, then the start ($3 modifiedAt, and $4 id after a cursor).
+ *
+ * The aggregates read the index scan's rows in the order it yields them (no join between), so
+ * they join and pick the last without sorting again and without a materialised CTE: a third of
+ * the page of 5000's cost (docs/capacity.md#postgresql). The "more"
+ * probe is a scalar subquery with ORDER BY … LIMIT 1, which keeps the primary key's order:
+ * an EXISTS drops both, and the planner may then scan the table for a heavy user.
  */
 function pageSql(includeDeleted: boolean, afterCursor: boolean): string {
   const live = includeDeleted ? '' : 'AND NOT deleted';
   const start = afterCursor ? '(modified_at, id) > ($3, $4)' : 'modified_at >= $3';
   const watermark = includeDeleted ? ', clock.pruned_modified_at, clock.pruned_id' : '';
-  return `WITH page AS (
-      SELECT modified_at, id, ${includeDeleted ? WITH_DELETED_ITEM : 'body'} AS item FROM meals
-      WHERE user_id = $1 AND ${start} ${live}
-      ORDER BY modified_at, id LIMIT $2
-    ), last AS (
-      SELECT modified_at, id FROM page ORDER BY modified_at DESC, id DESC LIMIT 1
-    ), counted AS (
-      SELECT count(*) AS count FROM page
-    )
-    SELECT (SELECT count FROM counted),
-      (SELECT string_agg(item, ',' ORDER BY modified_at, id) FROM page),
-      last.modified_at, last.id,
-      CASE WHEN (SELECT count FROM counted) = $2 THEN EXISTS (
-        SELECT 1 FROM meals AS more
-        WHERE more.user_id = $1 AND (more.modified_at, more.id) > (last.modified_at, last.id) ${live}
-      ) ELSE false END,
+  return `SELECT page.count, page.items, page.last_modified_at, page.last_id,
+      CASE WHEN page.count = $2 THEN COALESCE((
+        SELECT true FROM meals AS more
+        WHERE more.user_id = $1 AND (more.modified_at, more.id) > (page.last_modified_at, page.last_id) ${live}
+        ORDER BY more.modified_at, more.id LIMIT 1
+      ), false) ELSE false END,
       clock.last_modified_at, clock.live_count, encode(clock.digest_sum, 'hex')${watermark}
-    FROM (SELECT 1) AS one LEFT JOIN last ON true LEFT JOIN user_clocks AS clock ON clock.user_id = $1`;
+    FROM (
+      SELECT count(*) AS count, string_agg(item, ',') AS items,
+        max(modified_at) AS last_modified_at, (array_agg(id))[count(*)] AS last_id
+      FROM (
+        SELECT modified_at, id, ${includeDeleted ? WITH_DELETED_ITEM : 'body'} AS item FROM meals
+        WHERE user_id = $1 AND ${start} ${live}
+        ORDER BY modified_at, id LIMIT $2
+      ) AS rows
+    ) AS page LEFT JOIN user_clocks AS clock ON clock.user_id = $1`;
 }
 
 const PAGE_SQL = {

@@ -2,8 +2,8 @@ import type { Sql } from 'postgres';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import { DigestChange } from '../../domain/meals-digest.js';
 import { encodeTombstone } from '../../domain/meal-json.js';
-import { isStaleWrite, keptSourceVersion, recordsNewerVersion } from '../../domain/source-version.js';
 import type { DeleteResult } from '../meal-writes.js';
+import { stepOfDelete } from '../save-step.js';
 import { lockClock } from './postgres-clock-lock.js';
 import { commitChange } from './postgres-commit.js';
 
@@ -28,8 +28,11 @@ export async function deleteMealOnce(
     [mealId],
     PREPARED,
   );
-  if (owner !== undefined && owner.user_id !== userId) return sourceVersion === undefined ? 'not_found' : 'foreign_id';
-  if (owner === undefined && sourceVersion === undefined) return 'not_found';
+  if (owner?.user_id !== userId) {
+    // Not the user's: answered here, unless an unknown id is to get its tombstone.
+    const early = stepOfDelete(owner === undefined ? undefined : 'foreign', sourceVersion);
+    if (early.kind === 'answer') return early.result;
+  }
   return sql.begin(async (tx) => {
     const { clock, digest: digestBefore } = await lockClock(tx, userId);
     // Read again under the user's lock: what it says now cannot change until commit.
@@ -38,46 +41,38 @@ export async function deleteMealOnce(
       [mealId, userId],
       PREPARED,
     );
-    const digest = new DigestChange();
-    const modifiedAt = nextModifiedAt(clock, now);
-    if (row === undefined) {
-      if (sourceVersion === undefined) return 'not_found';
-      // An id no user has: its tombstone holds the version, so an older save arriving later is
-      // stale. No live meal goes, so the digest stays as it is. Another user's insert meanwhile
-      // fails this one (unique id), and the caller tries again.
-      await tx.unsafe(
-        `INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES ($1, $2, $3, true, $4, $5)`,
-        [userId, modifiedAt, mealId, encodeTombstone(mealId, modifiedAt), sourceVersion],
-        PREPARED,
-      );
-      await commitChange(tx, { userId, first: modifiedAt, last: modifiedAt, now, digestBefore, digest });
-      return 'deleted';
-    }
-    if (isStaleWrite(sourceVersion, row.source_version)) return 'stale';
-    if (row.deleted) {
-      // No change, so no clock step: only the newer version is kept.
-      if (recordsNewerVersion(sourceVersion, row.source_version)) {
+    const step = stepOfDelete(row && { deleted: row.deleted, sourceVersion: row.source_version }, sourceVersion);
+    if (step.kind === 'answer') return step.result;
+    if (step.kind === 'already_deleted') {
+      if (step.recordVersion !== undefined) {
         await tx.unsafe(
           'UPDATE meals SET source_version = $3 WHERE id = $1 AND user_id = $2',
-          [mealId, userId, sourceVersion ?? null],
+          [mealId, userId, step.recordVersion],
           PREPARED,
         );
       }
       return 'already_deleted';
     }
-    await tx.unsafe(
-      `UPDATE meals SET modified_at = $3, deleted = true, body = $4, source_version = $5
-       WHERE id = $1 AND user_id = $2`,
-      [
-        mealId,
-        userId,
-        modifiedAt,
-        encodeTombstone(mealId, modifiedAt),
-        keptSourceVersion(sourceVersion, row.source_version),
-      ],
-      PREPARED,
-    );
-    digest.remove(mealId, row.modified_at);
+    const digest = new DigestChange();
+    const modifiedAt = nextModifiedAt(clock, now);
+    const tombstoneBody = encodeTombstone(mealId, modifiedAt);
+    if (row === undefined) {
+      // An id no user has. Another user's insert meanwhile fails this one (unique id), and the
+      // caller tries again. No live meal goes, so the digest stays as it is.
+      await tx.unsafe(
+        `INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES ($1, $2, $3, true, $4, $5)`,
+        [userId, modifiedAt, mealId, tombstoneBody, step.sourceVersion],
+        PREPARED,
+      );
+    } else {
+      await tx.unsafe(
+        `UPDATE meals SET modified_at = $3, deleted = true, body = $4, source_version = $5
+         WHERE id = $1 AND user_id = $2`,
+        [mealId, userId, modifiedAt, tombstoneBody, step.sourceVersion],
+        PREPARED,
+      );
+      digest.remove(mealId, row.modified_at);
+    }
     await commitChange(tx, { userId, first: modifiedAt, last: modifiedAt, now, digestBefore, digest });
     return 'deleted';
   });

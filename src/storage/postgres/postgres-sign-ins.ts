@@ -53,6 +53,14 @@ export function createPostgresSignIns(sql: Sql): SignInStore {
         : { userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
     },
 
+    async extendSession(digest: Buffer, expiresAt: number, now: number): Promise<void> {
+      await sql.unsafe(
+        'UPDATE app_sessions SET expires_at = $1 WHERE digest = $2 AND expires_at > $3 AND expires_at < $1',
+        [expiresAt, digest, now],
+        PREPARED,
+      );
+    },
+
     async deleteSession(digest: Buffer): Promise<void> {
       await sql.unsafe(
         `WITH flash AS (DELETE FROM app_session_flashes WHERE session_digest = $1)

@@ -2,8 +2,8 @@ import type { Database } from 'better-sqlite3';
 import { nextModifiedAt } from '../../domain/change-clock.js';
 import { DigestChange } from '../../domain/meals-digest.js';
 import { encodeTombstone } from '../../domain/meal-json.js';
-import { isStaleWrite, keptSourceVersion, recordsNewerVersion } from '../../domain/source-version.js';
 import type { DeleteResult } from '../meal-writes.js';
+import { stepOfDelete } from '../save-step.js';
 import type { SqliteCommit } from './sqlite-commit.js';
 
 interface StoredRow {
@@ -43,23 +43,21 @@ export function createSqliteMealDelete(db: Database, commit: SqliteCommit) {
   const remove = db.transaction(
     (userId: string, mealId: string, now: number, sourceVersion: number | undefined): DeleteResult => {
       const existing = selectById.get(mealId);
-      if (existing === undefined) {
-        if (sourceVersion === undefined) return 'not_found';
-        // An id no user has: its tombstone holds the version, so an older save arriving later is
-        // stale. No live meal goes, so the digest stays as it is.
-        tombstone(userId, mealId, now, sourceVersion, undefined);
-        return 'deleted';
-      }
-      if (existing.user_id !== userId) return sourceVersion === undefined ? 'not_found' : 'foreign_id';
-      if (isStaleWrite(sourceVersion, existing.source_version)) return 'stale';
-      if (existing.deleted !== 0) {
-        // No change, so no clock step: only the newer version is kept.
-        if (recordsNewerVersion(sourceVersion, existing.source_version)) setVersion.run(sourceVersion, mealId, userId);
+      const met =
+        existing === undefined
+          ? undefined
+          : existing.user_id !== userId
+            ? 'foreign'
+            : { deleted: existing.deleted !== 0, sourceVersion: existing.source_version };
+      const step = stepOfDelete(met, sourceVersion);
+      if (step.kind === 'answer') return step.result;
+      if (step.kind === 'already_deleted') {
+        if (step.recordVersion !== undefined) setVersion.run(step.recordVersion, mealId, userId);
         return 'already_deleted';
       }
-      removeRow.run(userId, existing.modified_at, mealId);
-      const version = keptSourceVersion(sourceVersion, existing.source_version);
-      tombstone(userId, mealId, now, version, existing.modified_at);
+      // A live meal's row goes and comes back as a tombstone; an id no user has only gets one.
+      if (existing !== undefined) removeRow.run(userId, existing.modified_at, mealId);
+      tombstone(userId, mealId, now, step.sourceVersion, existing?.modified_at);
       return 'deleted';
     },
   );

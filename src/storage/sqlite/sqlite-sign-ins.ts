@@ -25,6 +25,9 @@ export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
   const sessionByDigest = db.prepare<[Buffer, number], SessionRow>(
     'SELECT user_id, created_at, expires_at FROM app_sessions WHERE digest = ? AND expires_at > ?',
   );
+  const lengthenSession = db.prepare(
+    'UPDATE app_sessions SET expires_at = ? WHERE digest = ? AND expires_at > ? AND expires_at < ?',
+  );
   const removeSession = db.prepare('DELETE FROM app_sessions WHERE digest = ?');
   const removeFlash = db.prepare('DELETE FROM app_session_flashes WHERE session_digest = ?');
   const endSession = db.transaction((digest: Buffer) => {
@@ -62,6 +65,9 @@ export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
       return row === undefined
         ? undefined
         : { userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
+    },
+    extendSession(digest: Buffer, expiresAt: number, now: number): void {
+      lengthenSession.run(expiresAt, digest, now, expiresAt);
     },
     deleteSession(digest: Buffer): void {
       endSession.immediate(digest);

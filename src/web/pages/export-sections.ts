@@ -47,12 +47,12 @@ curl -H "Authorization: Bearer $MEAL_EXPORT_API_KEY" \\
   return html`<section aria-labelledby="quick-start-title">
     <h2 id="quick-start-title">Quick start</h2>
     <p>From a terminal or your server (never a browser), read your meals:</p>
-    <pre tabindex="0" aria-label="A request that reads your meals"><code>${curl}</code></pre>
+    <pre tabindex="0" role="region" aria-label="A request that reads your meals"><code>${curl}</code></pre>
     <p>
       Keep a CSV copy up to date: run this again whenever you want the changes since last time (it reads the key from
       <code>MEAL_EXPORT_API_KEY</code>; add <code>--ca cert.pem</code> if the server's certificate is self-signed).
     </p>
-    <pre tabindex="0" aria-label="Keeping a CSV copy with pull"><code>${pull}</code></pre>
+    <pre tabindex="0" role="region" aria-label="Keeping a CSV copy with pull"><code>${pull}</code></pre>
     <p>
       Answers are JSON; keep <code>nextCursor</code> and send it back as <code>cursor</code> to get only what changed.
       The full description of the API: <code>${base}/v1/openapi.json</code>.

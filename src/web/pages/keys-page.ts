@@ -1,20 +1,15 @@
-import { type ApiKeyRecord, type KeyDayRequests } from '../../domain/key-records.js';
+import { type ApiKeyRecord } from '../../domain/key-records.js';
 import { isActiveKey } from '../../domain/api-key.js';
 import { MAX_ACTIVE_KEYS } from '../../domain/key-request.js';
 import { type Html, html } from '../html.js';
-import { renderUsageChart } from '../usage-chart.js';
 import { type CsvFormView, renderCsvSection, renderQuickStart } from './export-sections.js';
 import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
+import { type KeysListView, renderKeysList } from './keys-list.js';
 import { csrfField, type Notice, renderLayout, renderNotice, type SignedIn } from './layout.js';
 import { renderWebhooksSection, type WebhooksSectionView } from './webhooks-section.js';
 
-export interface KeysPageView {
+export interface KeysPageView extends KeysListView {
   readonly signedIn: SignedIn;
-  readonly keys: readonly ApiKeyRecord[];
-  /** Accepted requests per key and day over the chart's 30 days. */
-  readonly requests: readonly KeyDayRequests[];
-  readonly now: number;
-  readonly dailyLimit: number;
   /** The API's base URL, for the quick start. */
   readonly apiUrl: string;
   /** The id the generate form asks for (keys/issue-api-key.ts: sent twice, it makes one key). */
@@ -23,7 +18,7 @@ export interface KeysPageView {
   readonly webhooks: WebhooksSectionView;
   /** A key just generated: the one time it is shown. */
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
-  /** A one-line outcome ("Key … revoked."), shown above the list. */
+  /** A one-line outcome ("The key “my website” was revoked."), shown above the forms. */
   readonly notice?: Notice;
   /** The CSV form as a download that could not be made left it. */
   readonly csv?: CsvFormView;
@@ -43,19 +38,6 @@ export const EXPIRY_CHOICES: readonly { readonly value: string; readonly label: 
   { value: '365d', label: 'In 1 year' },
 ];
 
-const DAY_MS = 86_400_000;
-
-function when(epochMs: number | null, none: string): Html {
-  if (epochMs === null) return html`${none}`;
-  const iso = new Date(epochMs).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
-}
-
-function statusOf(key: ApiKeyRecord, now: number): 'active' | 'revoked' | 'expired' {
-  if (key.revokedAt !== null) return 'revoked';
-  return isActiveKey(key, now) ? 'active' : 'expired';
-}
-
 function renderNewKey(newKey: NonNullable<KeysPageView['newKey']>): Html {
   // Focused as the page opens: in view, and read by a screen reader (docs/app.md#what-a-form-did).
   return html`<section id="new-key" class="new-key" aria-labelledby="new-key-title" tabindex="-1" autofocus>
@@ -70,59 +52,6 @@ function renderNewKey(newKey: NonNullable<KeysPageView['newKey']>): Html {
       <button type="button" class="copy" data-copy-from="new-key-value" hidden>Copy</button>
     </div>
   </section>`;
-}
-
-function renderKeyRow(key: ApiKeyRecord, view: KeysPageView, today: number): Html {
-  const status = statusOf(key, view.now);
-  const counts = view.requests.filter((row) => row.keyId === key.id);
-  const usedToday = counts.find((row) => row.day === today)?.requests ?? 0;
-  return html`<tr>
-    <th scope="row" data-label="Name">${key.name === '' ? html`<span class="muted">(no name)</span>` : key.name}</th>
-    <td data-label="Key"><code>${key.prefix}…</code></td>
-    <td data-label="Created">${when(key.createdAt, '')}</td>
-    <td data-label="Last used">${when(key.lastUsedAt, 'never')}</td>
-    <td data-label="Expires">${when(key.expiresAt, 'never')}</td>
-    <td data-label="Status"><span class="status status-${status}">${status}</span></td>
-    <td data-label="Today">${usedToday} of ${view.dailyLimit}</td>
-    <td data-label="Last 30 days">${renderUsageChart(today, counts)}</td>
-    <td data-label="">
-      ${
-        status === 'active'
-          ? html`<a class="button-link danger" href="/keys/${encodeURIComponent(key.id)}/revoke"
-              >Revoke<span class="visually-hidden"> the key ${key.prefix}</span>…</a
-            >`
-          : ''
-      }
-    </td>
-  </tr>`;
-}
-
-function renderKeyList(view: KeysPageView): Html {
-  if (view.keys.length === 0) return html`<p>You have no API keys yet.</p>`;
-  const today = Math.floor(view.now / DAY_MS);
-  // Newest first: the key just made or used is the one a person looks for.
-  const keys = [...view.keys].sort((a, b) => b.createdAt - a.createdAt);
-  return html`<table class="keys" aria-describedby="keys-note">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Key</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Status</th>
-          <th scope="col">Today</th>
-          <th scope="col">Last 30 days</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${keys.map((key) => renderKeyRow(key, view, today))}
-      </tbody>
-    </table>
-    <p id="keys-note" class="hint">
-      Requests count once accepted (a refused 429 does not); the daily quota resets at 00:00 UTC.
-    </p>`;
 }
 
 /** The generate form's hidden field naming the key it makes. */
@@ -189,12 +118,11 @@ export function renderKeysPage(view: KeysPageView): string {
         API keys let your own programs read your meals from the meal-export API. Each key allows one request every 3
         seconds and ${view.dailyLimit} a day.
       </p>
-      ${notice} ${view.newKey === undefined ? '' : renderNewKey(view.newKey)}
+      ${notice} ${view.newKey === undefined ? '' : renderNewKey(view.newKey)} ${renderGenerateForm(view)}
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">Your API keys</h2>
-        ${renderKeyList(view)}
+        ${renderKeysList(view)}
       </section>
-      ${renderGenerateForm(view)} ${renderWebhooksSection(view.webhooks)} ${renderCsvSection(view.csv)}
-      ${renderQuickStart(view.apiUrl)}`,
+      ${renderWebhooksSection(view.webhooks)} ${renderCsvSection(view.csv)} ${renderQuickStart(view.apiUrl)}`,
   );
 }

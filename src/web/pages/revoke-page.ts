@@ -1,10 +1,11 @@
 import type { ApiKeyRecord } from '../../domain/key-records.js';
 import { html } from '../html.js';
+import { keyLabel } from './keys-list.js';
 import { csrfField, renderLayout, type SignedIn } from './layout.js';
 
 /** The confirmation before a key is revoked: a form of its own, so it works without script. */
 export function renderRevokePage(key: ApiKeyRecord, signedIn: SignedIn): string {
-  const label = key.name === '' ? `${key.prefix}…` : `“${key.name}” (${key.prefix}…)`;
+  const label = key.name === '' ? keyLabel(key) : `${keyLabel(key)} (${key.prefix}…)`;
   return renderLayout(
     'Revoke a key',
     signedIn,

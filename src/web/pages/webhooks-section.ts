@@ -9,6 +9,7 @@ import { type Html, html } from '../html.js';
 import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
 import { csrfField, type Notice, renderNotice } from './layout.js';
 import { renderTestNotice, type TestCallView } from './webhook-test-notice.js';
+import { renderUtcTime } from './utc-time.js';
 
 /** The add form's hidden field naming the endpoint it makes (sent twice, it makes one). */
 export const WEBHOOK_ID_FIELD = 'webhookId';
@@ -39,11 +40,6 @@ export interface WebhooksSectionView {
   readonly notice?: Notice;
   /** A test call just sent: its notice, in place of the one above. */
   readonly testing?: TestCallView;
-}
-
-function when(epochMs: number): Html {
-  const iso = new Date(epochMs).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC</time>`;
 }
 
 function labelOf(endpoint: WebhookEndpointRecord): string {
@@ -78,7 +74,7 @@ function renderAttempts(row: WebhookRow): Html {
     ${row.attempts.slice(0, ATTEMPTS_SHOWN).map((attempt) => {
       const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
       return html`<li>
-        ${when(attempt.at)} ·
+        ${renderUtcTime(attempt.at, 'second')} ·
         <span class="${ok ? 'attempt-ok' : 'attempt-failed'}">${describeAttemptOutcome(attempt)}</span> · ${attempt.ms}
         ms
       </li>`;
