@@ -22,6 +22,8 @@ export default tseslint.config(
       globals: {
         document: 'readonly',
         navigator: 'readonly',
+        fetch: 'readonly',
+        DOMParser: 'readonly',
         window: 'readonly',
         location: 'readonly',
         sessionStorage: 'readonly',

@@ -21,6 +21,14 @@ export interface NewSession {
   readonly expiresAt: number;
 }
 
+/** A form's result kept for a session's next page, sealed by the page (web/flash.ts). */
+export interface SessionFlash {
+  /** SHA-256 of the session id, as in NewSession. */
+  readonly digest: Buffer;
+  readonly sealed: Buffer;
+  readonly expiresAt: number;
+}
+
 export interface SessionRecord {
   readonly userId: string;
   readonly createdAt: number;

@@ -33,3 +33,10 @@ export function newWebhookSecret(): string {
 export function newWebhookEventId(): string {
   return `msg_${randomBytes(16).toString('hex')}`;
 }
+
+const EVENT_ID_RE = /^msg_[0-9a-f]{32}$/;
+
+/** True when the text could be an event id newWebhookEventId made (the app page's address names its test call). */
+export function isWebhookEventId(text: string): boolean {
+  return EVENT_ID_RE.test(text);
+}

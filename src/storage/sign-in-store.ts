@@ -1,4 +1,4 @@
-import type { NewLoginToken, NewSession, SessionRecord } from '../domain/sign-in-records.js';
+import type { NewLoginToken, NewSession, SessionFlash, SessionRecord } from '../domain/sign-in-records.js';
 import type { CallTraits } from './guarded-concerns.js';
 
 /** The app page's sign-in links and sessions, as digests only. */
@@ -18,9 +18,16 @@ export interface SignInStore {
    * once the later end stays. Nothing when the session has ended (`expiresAt <= now`) or is gone.
    */
   extendSession(digest: Buffer, expiresAt: number, now: number): Promise<void>;
-  /** Ends a session (sign-out); idempotent. */
+  /** Ends a session (sign-out) and drops its flash; idempotent. */
   deleteSession(digest: Buffer): Promise<void>;
-  /** Removes login tokens and sessions expired at `now`; returns how many. */
+  /** Keeps a flash for the session's next page, in place of any it had. */
+  putSessionFlash(flash: SessionFlash): Promise<void>;
+  /**
+   * Takes the session's flash, atomically: of any number of calls at once, at most one gets it,
+   * and it is gone after. Undefined when there is none or it expired (`expiresAt <= now`).
+   */
+  takeSessionFlash(digest: Buffer, now: number): Promise<Buffer | undefined>;
+  /** Removes login tokens, sessions and flashes expired at `now`; returns how many. */
   pruneExpiredSignIns(now: number): Promise<number>;
 }
 

@@ -9,6 +9,8 @@ import { AppError } from '../errors.js';
 import { createListener, describeListenFailure } from '../http/listener.js';
 import { logRequest } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
+import { registerCsvRoutes } from './csv-routes.js';
+import { createFlashes } from './flash.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { type PageDeps, sendPage } from './page-context.js';
 import { pageHeaders } from './page-headers.js';
@@ -114,6 +116,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   const deps: PageDeps = {
     storage: config.storage,
     sessions: createSessions(config.storage),
+    flashes: createFlashes(config.storage),
     dailyLimit: config.dailyLimit,
     apiUrl: config.apiUrl,
     tls: tls !== undefined,
@@ -123,6 +126,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   registerStaticFiles(app);
   registerSignInRoutes(app, deps);
   registerKeyRoutes(app, deps);
+  registerCsvRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   return app;
 }

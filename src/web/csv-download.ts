@@ -14,15 +14,28 @@ export interface DateRange {
   readonly until: number | undefined;
 }
 
-/** The form's `from` and `to` (YYYY-MM-DD, each optional, `to` included), or undefined when malformed. */
-export function parseDateRange(from: string | undefined, to: string | undefined): DateRange | undefined {
-  const day = (text: string | undefined): number | undefined | false => {
-    if (text === undefined || text === '') return undefined;
-    return DATE_RE.test(text) ? (parseInstant(text) ?? false) : false;
-  };
+/** A day of the form (YYYY-MM-DD) as epoch ms; undefined when left empty, false when not a day. */
+function day(text: string | undefined): number | undefined | false {
+  if (text === undefined || text === '') return undefined;
+  return DATE_RE.test(text) ? (parseInstant(text) ?? false) : false;
+}
+
+/** What stops the form's dates being used: the fields that are not days, or their order. */
+export type DateRangeProblem = { readonly notDays: readonly ('from' | 'to')[] } | 'order';
+
+export function dateRangeProblem(from: string | undefined, to: string | undefined): DateRangeProblem | undefined {
   const [start, end] = [day(from), day(to)];
-  if (start === false || end === false) return undefined;
-  if (start !== undefined && end !== undefined && start > end) return undefined;
+  const notDays: ('from' | 'to')[] = [];
+  if (start === false) notDays.push('from');
+  if (end === false) notDays.push('to');
+  if (notDays.length > 0) return { notDays };
+  return start !== undefined && end !== undefined && start > end ? 'order' : undefined;
+}
+
+/** The form's `from` and `to` (YYYY-MM-DD, each optional, `to` included), or undefined when they cannot be used. */
+export function parseDateRange(from: string | undefined, to: string | undefined): DateRange | undefined {
+  const [start, end] = [day(from), day(to)];
+  if (dateRangeProblem(from, to) !== undefined || start === false || end === false) return undefined;
   return { from: start, until: end === undefined ? undefined : end + DAY_MS };
 }
 
@@ -54,14 +67,35 @@ function streamSink(out: PassThrough): TextSink {
   };
 }
 
+/** Whether the user ate any meal within the range: a download would have rows. */
+export async function hasMealsWithin(storage: Storage, userId: string, range: DateRange): Promise<boolean> {
+  const meals = eatenWithin(storage.feed.exportMeals(userId, 0), range)[Symbol.asyncIterator]();
+  const first = await meals.next();
+  await meals.return?.(); // closes the store's read
+  return first.done !== true;
+}
+
 /**
  * The user's live meals eaten within the range, in the CSV of `meals export --for-spreadsheet`
  * (docs/app.md, docs/cli.md#meals, the same writer): a person opens it in a spreadsheet, so it
  * has a byte order mark and runs no formula. Streamed: one person's meals are never held whole.
+ * Undefined when no meal is in the range: the page says so rather than give a file of headers.
  */
-export function streamMealsCsv(storage: Storage, userId: string, range: DateRange, onError: (error: unknown) => void) {
+export async function openMealsCsv(
+  storage: Storage,
+  userId: string,
+  range: DateRange,
+  onError: (error: unknown) => void,
+): Promise<PassThrough | undefined> {
+  const within = eatenWithin(storage.feed.exportMeals(userId, 0), range)[Symbol.asyncIterator]();
+  const first = await within.next();
+  if (first.done === true) return undefined;
+  // One read of the store: the meal looked at first, then the rest of the same read.
+  const meals = (async function* () {
+    yield first.value;
+    yield* { [Symbol.asyncIterator]: () => within };
+  })();
   const out = new PassThrough();
-  const meals = eatenWithin(storage.feed.exportMeals(userId, 0), range);
   writeMealExport(meals, 'csv', streamSink(out), { forSpreadsheet: true }).then(
     () => out.end(),
     (error: unknown) => {

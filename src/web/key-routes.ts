@@ -4,11 +4,12 @@ import { isKeyId, MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { type ApiKeyRecord } from '../domain/key-records.js';
 import { isActiveKey } from '../domain/api-key.js';
-import { csvFileName, parseDateRange, streamMealsCsv } from './csv-download.js';
-import { sendHomePage } from './home-page.js';
+import { type CsvQuery, csvFormView } from './csv-routes.js';
+import { sendHomePage, sendResult } from './home-page.js';
 import { type PageDeps, checkForm, formOf, requireSession, sendPage, signedInAs } from './page-context.js';
+import type { FormProblem } from './pages/form-problem.js';
 import { keyLabel } from './pages/keys-list.js';
-import { type KeysPageView, EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
+import { EXPIRY_CHOICES, KEY_ID_FIELD } from './pages/keys-page.js';
 import { renderMessagePage } from './pages/layout.js';
 import { renderRevokePage } from './pages/revoke-page.js';
 import type { Session } from './sessions.js';
@@ -18,14 +19,8 @@ const MAX_NAME_LENGTH = 100;
 // C0 and C1 controls: a name is shown in pages and `keys list`.
 const CONTROL_CHARACTER_RE = /\p{Cc}/u;
 
-type Extra = Pick<KeysPageView, 'newKey' | 'notice'>;
-
-/** The keys page, the key forms and the CSV download. */
+/** The keys page and the key forms. */
 export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
-  function sendKeysPage(reply: FastifyReply, status: number, session: Session, extra: Extra) {
-    return sendHomePage(deps, reply, status, session, { keys: extra });
-  }
-
   /** The user's own key with that id: another user's key is as unknown as a made-up id. */
   async function ownKey(session: Session, keyId: string): Promise<ApiKeyRecord | undefined> {
     return (await deps.storage.keys.listApiKeys(session.userId)).find((key) => key.id === keyId);
@@ -39,7 +34,8 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     );
   }
 
-  app.get<{ Querystring: { revoked?: string; webhook?: unknown; done?: unknown } }>('/', async (request, reply) => {
+  type HomeQuery = { revoked?: string; webhook?: unknown; done?: unknown; event?: unknown } & CsvQuery;
+  app.get<{ Querystring: HomeQuery }>('/', async (request, reply) => {
     const session = await requireSession(deps, request, reply);
     if (session === undefined) return reply;
     const revokedId = request.query.revoked;
@@ -47,9 +43,12 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const notice =
       revoked === undefined ? undefined : { kind: 'done' as const, text: `The key ${keyLabel(revoked)} was revoked.` };
     const webhooks = await webhookNotice(deps, session, request.query);
+    const csv = await csvFormView(deps, session, request.query);
     return sendHomePage(deps, reply, 200, session, {
       keys: notice === undefined ? {} : { notice },
-      webhooks: webhooks === undefined ? {} : { notice: webhooks },
+      ...(csv === undefined ? {} : { csv }),
+      webhooks,
+      result: () => deps.flashes.take(session, Date.now()),
     });
   });
 
@@ -59,18 +58,19 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     const form = formOf(request);
     const name = (form.get('name') ?? '').trim();
     const expiresIn = form.get('expiresIn') ?? '';
+    // Refused: said on the page the redirect opens, the fields as they were sent.
+    const refuse = (problem: FormProblem) =>
+      sendResult(deps, reply, session, { form: 'key', problem, draft: { name, expiresIn } });
     if (name.length > MAX_NAME_LENGTH || CONTROL_CHARACTER_RE.test(name)) {
       const text = `A key's name is at most ${MAX_NAME_LENGTH} characters of text. No key was made.`;
-      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+      return refuse({ text, fields: ['key-name'] });
     }
     if (!EXPIRY_CHOICES.some((choice) => choice.value === expiresIn)) {
-      const text = 'Choose when the key expires from the list. No key was made.';
-      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+      return refuse({ text: 'Choose when the key expires from the list. No key was made.', fields: ['key-expiry'] });
     }
     const id = form.get(KEY_ID_FIELD) ?? '';
     if (!isKeyId(id)) {
-      const text = 'This form is out of date: generate the key again from this page. No key was made.';
-      return sendKeysPage(reply, 400, session, { notice: { kind: 'refused', text } });
+      return refuse({ text: 'This form is out of date: generate the key again from this page. No key was made.' });
     }
     const lifetimeMs = expiresIn === '' ? undefined : parseDuration(expiresIn);
     const issued = await issueApiKey(deps.storage.keys, { id, userId: session.userId, name, lifetimeMs }, Date.now());
@@ -79,10 +79,10 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
         issued.reason === 'duplicate_id'
           ? 'This form was sent already, and its key made then: a key is shown only once. If you did not copy it, revoke it below and generate another.'
           : `You already have ${MAX_ACTIVE_KEYS} active keys: revoke one you no longer use, then generate a new one.`;
-      return sendKeysPage(reply, 409, session, { notice: { kind: 'refused', text } });
+      return refuse({ text });
     }
-    // The answer to this POST is the one place the key is ever shown: no redirect could carry it.
-    return sendKeysPage(reply, 200, session, { newKey: { key: issued.key, record: issued.record } });
+    // Shown once, on the page the redirect opens: never in its URL, and a reload finds it gone.
+    return sendResult(deps, reply, session, { form: 'key', newKey: { keyId: issued.record.id, key: issued.key } });
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
@@ -103,25 +103,5 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
       .code(303)
       .header('location', `/?revoked=${encodeURIComponent(key.id)}`)
       .send();
-  });
-
-  app.get<{ Querystring: { from?: unknown; to?: unknown } }>('/export.csv', async (request, reply) => {
-    const session = await requireSession(deps, request, reply);
-    if (session === undefined) return reply;
-    // A parameter given twice arrives as an array: not a date.
-    const text = (value: unknown) => (value === undefined || typeof value === 'string' ? value : 'repeated');
-    const [from, to] = [text(request.query.from), text(request.query.to)];
-    const range = parseDateRange(from, to);
-    if (range === undefined) {
-      const lines = ['Give dates as YYYY-MM-DD, the first on or before the last (both may be left empty).'];
-      return sendPage(reply, 400, renderMessagePage('These dates cannot be used', lines, signedInAs(deps, session)));
-    }
-    const body = streamMealsCsv(deps.storage, session.userId, range, (err) =>
-      request.log.error({ err }, 'the CSV download failed'),
-    );
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${csvFileName(session.userId, from, to)}"`)
-      .send(body);
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Storage } from '../storage/storage.js';
 import { CSRF_FIELD, csrfTokenFor, isSameOriginPost, isValidCsrfToken } from './csrf.js';
+import type { Flashes } from './flash.js';
 import { HTML_CONTENT_TYPE } from './page-headers.js';
 import { type Html } from './html.js';
 import { renderMessagePage, renderWayBack, type SignedIn, type SignedOut } from './pages/layout.js';
@@ -17,6 +18,8 @@ import {
 export interface PageDeps {
   readonly storage: Storage;
   readonly sessions: Sessions;
+  /** A form's one-time result, kept for the page its redirect opens. */
+  readonly flashes: Flashes;
   readonly dailyLimit: number;
   /** The API's base URL, for the quick start. */
   readonly apiUrl: string;

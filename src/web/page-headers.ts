@@ -1,10 +1,11 @@
 /**
  * Headers of every app-page response: a strict Content-Security-Policy (scripts and
- * styles from this origin's files only, nothing inline; no framing), no caching of pages that
- * may show a key, and no Referer carrying a login link's token to another site.
+ * styles from this origin's files only, nothing inline; requests from script to this origin
+ * only, where a test call's result is asked for; no framing), no caching of pages that may show
+ * a key, and no Referer carrying a login link's token to another site.
  */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function pageHeaders(tls: boolean): Readonly<Record<string, string>> {
   return {

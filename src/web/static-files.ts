@@ -8,6 +8,8 @@ const STATIC_DIR = new URL('./static/', import.meta.url);
 const FILES = [
   { path: '/static/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
   { path: '/static/copy-button.js', file: 'copy-button.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/static/csv-range.js', file: 'csv-range.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/static/webhook-test-result.js', file: 'webhook-test-result.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/local-time.js', file: 'local-time.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/session-end.js', file: 'session-end.js', type: 'text/javascript; charset=utf-8' },
   { path: '/static/favicon.svg', file: 'favicon.svg', type: 'image/svg+xml' },

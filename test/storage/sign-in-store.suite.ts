@@ -85,6 +85,35 @@ export function runSignInStoreSuite(options: StoreSuiteOptions): void {
       });
     });
 
+    test("a session's flash is taken once, by one of many takers; a newer one replaces it; sign-out drops it", async () => {
+      await withStore(options, async (storage) => {
+        const [session, other] = [digest(), digest()];
+        const put = (sealed: string, expiresAt = T0 + 10 * MINUTE) =>
+          storage.signIns.putSessionFlash({ digest: session, sealed: Buffer.from(sealed), expiresAt });
+        await put('first');
+        await put('second');
+        const taken = await Promise.all(
+          Array.from({ length: 20 }, () => storage.signIns.takeSessionFlash(session, T0)),
+        );
+        assert.deepEqual(taken.filter((flash) => flash !== undefined).map(String), ['second']);
+        assert.equal(await storage.signIns.takeSessionFlash(other, T0), undefined, 'each session has its own');
+
+        await put('late', T0 + MINUTE);
+        assert.equal(await storage.signIns.takeSessionFlash(session, T0 + MINUTE), undefined, 'expired');
+        assert.equal(await storage.signIns.takeSessionFlash(session, T0), undefined, 'and gone');
+
+        await storage.signIns.createSession({
+          digest: session,
+          userId: 'u1',
+          createdAt: T0,
+          expiresAt: T0 + 60 * MINUTE,
+        });
+        await put('signed out');
+        await storage.signIns.deleteSession(session);
+        assert.equal(await storage.signIns.takeSessionFlash(session, T0), undefined);
+      });
+    });
+
     test('a live session is extended, only ever later; an ended or deleted one is not brought back', async () => {
       await withStore(options, async (storage) => {
         const [live, ended, deleted] = [digest(), digest(), digest()];
@@ -111,7 +140,7 @@ export function runSignInStoreSuite(options: StoreSuiteOptions): void {
       });
     });
 
-    test('pruning removes expired login tokens and sessions only', async () => {
+    test('pruning removes expired login tokens, sessions and flashes only', async () => {
       await withStore(options, async (storage) => {
         const [oldToken, newToken, oldSession, newSession] = [digest(), digest(), digest(), digest()];
         await storage.signIns.createLoginToken({
@@ -138,9 +167,16 @@ export function runSignInStoreSuite(options: StoreSuiteOptions): void {
           createdAt: T0,
           expiresAt: T0 + 9 * MINUTE,
         });
-        assert.equal(await storage.signIns.pruneExpiredSignIns(T0 + 2 * MINUTE), 2);
+        await storage.signIns.putSessionFlash({ digest: oldSession, sealed: Buffer.from('x'), expiresAt: T0 + MINUTE });
+        await storage.signIns.putSessionFlash({
+          digest: newSession,
+          sealed: Buffer.from('y'),
+          expiresAt: T0 + 9 * MINUTE,
+        });
+        assert.equal(await storage.signIns.pruneExpiredSignIns(T0 + 2 * MINUTE), 3);
         assert.equal(await storage.signIns.consumeLoginToken(newToken, T0 + 2 * MINUTE), 'u1');
         assert.equal((await storage.signIns.findSession(newSession, T0 + 2 * MINUTE))?.userId, 'u1');
+        assert.equal(String(await storage.signIns.takeSessionFlash(newSession, T0 + 2 * MINUTE)), 'y');
       });
     });
   });

@@ -8,7 +8,7 @@ import { digestSecretToken, newSecretToken } from '../../src/web/secret-token.js
 import { SESSION_COOKIE } from '../../src/web/sessions.js';
 import { cliJson, runCli } from '../support/cli.js';
 import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
-import { appPageUrl, pageRequest, tokenOf } from './page-client.js';
+import { appPageUrl, asShown, pageRequest, tokenOf } from './page-client.js';
 
 /** The app page's web security from Node, as a forger or a careless client would talk to it. */
 describe('the app page: security over HTTPS', () => {
@@ -132,12 +132,16 @@ describe('the app page: security over HTTPS', () => {
     });
     assert.equal(json.status, 415);
     const keyId = /name="keyId" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
-    const made = await pageRequest(app, {
-      path: '/keys',
-      headers: { cookie, origin: app },
-      form: { csrf, keyId, name: '<img src=x onerror=alert(1)>', expiresIn: '' },
-    });
-    assert.equal(made.status, 200);
+    const made = await asShown(
+      app,
+      await pageRequest(app, {
+        path: '/keys',
+        headers: { cookie, origin: app },
+        form: { csrf, keyId, name: '<img src=x onerror=alert(1)>', expiresIn: '' },
+      }),
+      cookie,
+    );
+    assert.equal(made.status, 303);
     assert.ok(made.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
     assert.ok(!made.text.includes('<img src=x'));
   });
@@ -149,13 +153,23 @@ describe('the app page: security over HTTPS', () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
     const keyId = /name="keyId" value="(key_[0-9A-Za-z]{16})"/.exec(page.text)?.[1];
     assert.ok(keyId !== undefined, 'the form names the key it makes');
-    const send = (form: Record<string, string>) =>
-      pageRequest(app, { path: '/keys', headers: { cookie, origin: app }, form: { csrf, expiresIn: '', ...form } });
+    // As a browser sends it, and follows its 303 to the page that shows what it did.
+    const send = async (form: Record<string, string>) =>
+      asShown(
+        app,
+        await pageRequest(app, {
+          path: '/keys',
+          headers: { cookie, origin: app },
+          form: { csrf, expiresIn: '', ...form },
+        }),
+        cookie,
+      );
 
     const [first, second] = [await send({ keyId, name: 'site' }), await send({ keyId, name: 'site' })];
-    assert.equal(first.status, 200);
+    assert.equal(first.status, 303);
+    assert.equal(first.location, '/', 'the address carries nothing');
     assert.equal((first.text.match(/mxk_[0-9A-Za-z]{49}/g) ?? []).length, 1, 'the key is shown once');
-    assert.equal(second.status, 409);
+    assert.equal(second.status, 303);
     assert.match(second.text, /This form was sent already/);
     assert.doesNotMatch(second.text, /mxk_[0-9A-Za-z]{49}/, 'not shown again');
     assert.deepEqual(
@@ -165,13 +179,13 @@ describe('the app page: security over HTTPS', () => {
 
     for (const stale of [{}, { keyId: 'key_short' }, { keyId: `${keyId}x` }]) {
       const refused = await send({ ...stale, name: 'stale' });
-      assert.equal(refused.status, 400, JSON.stringify(stale));
+      assert.equal(refused.status, 303, JSON.stringify(stale));
       assert.match(refused.text, /This form is out of date/);
     }
     assert.equal((await storage.keys.listApiKeys(userId)).length, 1, 'no key was made');
     const fresh = /name="keyId" value="([^"]+)"/.exec(second.text)?.[1];
     assert.ok(fresh !== undefined && fresh !== keyId, 'each page gives its form a new id');
-    assert.equal((await send({ keyId: fresh, name: 'another' })).status, 200);
+    assert.equal((await send({ keyId: fresh, name: 'another' })).status, 303);
   });
 
   test('the CSV download opens safely in a spreadsheet: a byte order mark, and no text cell runs as a formula', async () => {

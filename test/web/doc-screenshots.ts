@@ -10,7 +10,8 @@ export const MAX_IMAGE_BYTES = 150 * 1024;
 
 /** Something a person sees in a screenshot, by role and accessible name, that its alt text names. */
 export interface Shown {
-  readonly role: 'heading' | 'button' | 'table' | 'textbox';
+  /** `text`: an element whose whole text is `name` (a `<summary>`, which has no role of its own). */
+  readonly role: 'heading' | 'button' | 'table' | 'textbox' | 'text';
   readonly name: string;
 }
 
@@ -33,6 +34,8 @@ const FIXED = {
   /** The day the screenshots show as today. */
   today: '2025-03-14',
   time: '09:30',
+  /** The end of the session the header shows ("Signed in as … until"): an hour after FIXED.time. */
+  sessionEnd: '10:30',
   key: 'mxk_hAnX5PjzCWw8yAzlrgTDezDOCoa5hfjOOQHufGnuIt0UZuR8v',
   prefixes: ['mxk_qlIrBkD0', 'mxk_XCkwgqMT', 'mxk_6G1x6BU4'],
   secret: 'whsec_mBn3tvd5wNqaQyYzuLOvhPIx1WitI0lVunzAyuEUZTY=',
@@ -41,7 +44,7 @@ const FIXED = {
 
 /**
  * Rewrites, in the page's text only, the dates (shifted so that today reads as FIXED.today, and
- * every other day as many days from it), the times of day, the keys, their prefixes, the
+ * every other day as many days from it), the times of day (the session's end included), the keys, their prefixes, the
  * secret and the API's port: the server's clock and random values, not the page, make those.
  * `prefixes` (real to shown) carries over from one shot to the next, so that a key keeps its
  * prefix in every image. Run after every assertion about the page, just before its screenshot.
@@ -63,6 +66,10 @@ export async function pinChangingText(page: Page, prefixes: Map<string, string>)
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
       const dated = node.parentElement?.closest('time, figcaption') !== null;
+      if (node.parentElement?.closest('.account time, .session-warning time') != null) {
+        node.textContent = node.textContent.replace(/\d\d:\d\d/, fixed.sessionEnd);
+        continue;
+      }
       node.textContent = node.textContent
         .replace(/mxk_[0-9A-Za-z]{8}(?:[0-9A-Za-z]{41})?/g, keyOf)
         .replace(/whsec_[A-Za-z0-9+\/]{43}=/g, fixed.secret)

@@ -38,3 +38,24 @@ export function pageRequest(
 export function tokenOf(link: string): string {
   return new URL(link).searchParams.get('token') ?? '';
 }
+
+/** A form's answer as a browser shows it: its status, and the page it opens. */
+export interface FormAnswer {
+  readonly status: number;
+  /** Where a 303 sends the browser; undefined when the answer is a page itself. */
+  readonly location: string | undefined;
+  readonly text: string;
+}
+
+/**
+ * A form's answer followed as a browser follows it: a 303 to the page it names, asked for with
+ * the session's cookie (where the form's result is shown: docs/app.md#what-a-form-did).
+ */
+export async function asShown(base: string, answer: PageResponse, cookie: string): Promise<FormAnswer> {
+  const location = answer.headers.location;
+  if (answer.status !== 303 || typeof location !== 'string') {
+    return { status: answer.status, location: undefined, text: answer.text };
+  }
+  const page = await pageRequest(base, { path: location, headers: { cookie } });
+  return { status: answer.status, location, text: page.text };
+}

@@ -121,9 +121,10 @@ describe('the app page passes axe: webhooks', { skip: missing }, () => {
     await page.evaluate('document.querySelector(\'form[action="/webhooks"]\').noValidate = true');
     await page.getByRole('button', { name: 'Add the endpoint' }).click();
     await section(page)
-      .getByRole('alert')
+      .locator('.field-error')
       .filter({ hasText: /must start with https:\/\// })
       .waitFor();
+    assert.equal(await page.getByRole('textbox', { name: /^URL/ }).getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByRole('textbox', { name: /^URL/ }).inputValue(), 'http://hooks.example.com/meals');
     await expectNoAxeViolationsEverywhere(page, 'http:// address, refused by the server');
   });

@@ -4,7 +4,7 @@ import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { cliJson } from '../support/cli.js';
 import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { appPageUrl, pageRequest, tokenOf } from './page-client.js';
+import { appPageUrl, asShown, pageRequest, tokenOf } from './page-client.js';
 
 const SECRET_RE = /whsec_[A-Za-z0-9+/]{43}=/;
 /** Every secret in a text (a separate, global copy: `test` on a global RegExp keeps state). */
@@ -31,8 +31,9 @@ describe('the app page: webhook endpoints, security', () => {
     const page = await pageRequest(app, { path: '/', headers: { cookie } });
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
     const webhookIdOf = (text: string) => /name="webhookId" value="(wh_[0-9A-Za-z]{22})"/.exec(text)?.[1] ?? '';
-    const post = (path: string, form: Record<string, string>) =>
-      pageRequest(app, { path, headers: { cookie, origin: app }, form });
+    // As a browser sends it, and follows its 303 to the page that shows what it did.
+    const post = async (path: string, form: Record<string, string>) =>
+      asShown(app, await pageRequest(app, { path, headers: { cookie, origin: app }, form }), cookie);
     const add = async (url: string, name = '') => {
       const fresh = await pageRequest(app, { path: '/', headers: { cookie } });
       return post('/webhooks', { csrf, webhookId: webhookIdOf(fresh.text), url, name });
@@ -72,7 +73,7 @@ describe('the app page: webhook endpoints, security', () => {
 
   test("another user's endpoint is unknown (404) to every form, and is left as it was", async () => {
     const owner = await signedInUser('whowner');
-    assert.equal((await owner.add('https://example.com/owner', 'mine')).status, 200);
+    assert.equal((await owner.add('https://example.com/owner', 'mine')).status, 303);
     const [endpoint] = await storage.webhooks.listWebhooks(owner.userId);
     assert.ok(endpoint !== undefined);
     const other = await signedInUser('whother');
@@ -94,7 +95,7 @@ describe('the app page: webhook endpoints, security', () => {
   test('an http:// URL, or one with a password, is refused with a clear message', async () => {
     const user = await signedInUser('whurl');
     const plain = await user.add('http://example.com/hook');
-    assert.equal(plain.status, 400);
+    assert.equal(plain.status, 303);
     assert.match(plain.text, /A webhook URL must start with https:\/\/\. No endpoint was added\./);
     assert.match(plain.text, /value="http:\/\/example\.com\/hook"/, 'the form keeps the URL to correct');
     const quoted = await user.add('http://x/"><script>alert(1)</script>', '"><b>');
@@ -102,7 +103,7 @@ describe('the app page: webhook endpoints, security', () => {
     assert.ok(quoted.text.includes('value="&quot;&gt;&lt;b&gt;"'));
     assert.ok(!quoted.text.includes('<script>alert'));
     const withPassword = await user.add('https://user:pw@example.com/hook');
-    assert.equal(withPassword.status, 400);
+    assert.equal(withPassword.status, 303);
     assert.match(withPassword.text, /must not contain a user name or password/);
     assert.deepEqual(await storage.webhooks.listWebhooks(user.userId), []);
   });
@@ -116,15 +117,15 @@ describe('the app page: webhook endpoints, security', () => {
     ];
     for (const [url, range] of refused) {
       const answer = await user.add(url);
-      assert.equal(answer.status, 400, url);
+      assert.equal(answer.status, 303, url);
       assert.match(answer.text, new RegExp(`must not have a ${range} address as its host`), url);
     }
     assert.deepEqual(await storage.webhooks.listWebhooks(user.userId), []);
   });
 
-  test('a 6th endpoint is refused (409): 5 per user', async () => {
+  test('a 6th endpoint is refused: 5 per user', async () => {
     const user = await signedInUser('whsix');
-    for (let i = 1; i <= 5; i += 1) assert.equal((await user.add(`https://example.com/${i}`)).status, 200);
+    for (let i = 1; i <= 5; i += 1) assert.equal((await user.add(`https://example.com/${i}`)).status, 303);
     const page = await pageRequest(app, { path: '/', headers: { cookie: user.cookie } });
     assert.match(page.text, /You have 5 endpoints, the most allowed/, 'the page offers no add form');
     const sixth = await user.post('/webhooks', {
@@ -132,12 +133,12 @@ describe('the app page: webhook endpoints, security', () => {
       webhookId: 'wh_' + 'A'.repeat(22),
       url: 'https://example.com/6',
     });
-    assert.equal(sixth.status, 409);
+    assert.equal(sixth.status, 303);
     assert.match(sixth.text, /You already have 5 webhook endpoints: delete one/);
     assert.equal((await storage.webhooks.listWebhooks(user.userId)).length, 5);
   });
 
-  test('the secret is shown once, in the answer to the add form: never again, not on a resend, not in the logs', async () => {
+  test('the secret is shown once, on the page the add form opens: never in its address, never again, not on a resend, not in the logs', async () => {
     const user = await signedInUser('whonce');
     const webhookId = user.webhookIdOf(user.page.text);
     const form = {
@@ -147,7 +148,8 @@ describe('the app page: webhook endpoints, security', () => {
       name: '<img src=x onerror=alert(1)>',
     };
     const first = await user.post('/webhooks', form);
-    assert.equal(first.status, 200);
+    assert.equal(first.status, 303);
+    assert.equal(first.location, '/', 'the address carries nothing');
     const secrets = secretsIn(first.text);
     assert.equal(secrets.length, 1, 'the secret is on the page once');
     const [secret] = secrets;
@@ -158,7 +160,7 @@ describe('the app page: webhook endpoints, security', () => {
     assert.ok(!first.text.includes('<img src=x') && !first.text.includes('<x>'));
 
     const again = await user.post('/webhooks', form);
-    assert.equal(again.status, 409, 'the same form sent twice adds one endpoint');
+    assert.equal(again.status, 303, 'the same form sent twice adds one endpoint');
     assert.match(again.text, /This form was sent already/);
     assert.equal((await storage.webhooks.listWebhooks(user.userId)).length, 1);
     for (const text of [again.text, (await pageRequest(app, { path: '/', headers: { cookie: user.cookie } })).text]) {
@@ -178,7 +180,7 @@ describe('the app page: webhook endpoints, security', () => {
     const send = () => user.post(`/webhooks/${endpoint.id}/rotate`, { csrf: user.csrf, rotation });
 
     const first = await send();
-    assert.equal(first.status, 200);
+    assert.equal(first.status, 303);
     const shown = secretsIn(first.text);
     assert.equal(shown.length, 1, 'the new secret is shown once');
     const rotated = await storage.webhooks.findWebhook(endpoint.id);
@@ -186,7 +188,7 @@ describe('the app page: webhook endpoints, security', () => {
     assert.equal(rotated?.previousSecret, original);
 
     const second = await send();
-    assert.equal(second.status, 409);
+    assert.equal(second.status, 303);
     assert.match(second.text, /it was not rotated again/);
     assert.doesNotMatch(second.text, SECRET_RE);
     assert.deepEqual(await storage.webhooks.findWebhook(endpoint.id), rotated, 'unchanged');

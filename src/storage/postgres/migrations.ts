@@ -196,4 +196,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX user_clocks_by_change ON user_clocks (change_seq);
     `,
   },
+  {
+    version: 8,
+    name: "app page: a form's result for the next page",
+    // As SQLite's migration 9: sealed, one per session, taken once (web/flash.ts).
+    sql: `
+      CREATE TABLE app_session_flashes (
+        session_digest bytea  NOT NULL PRIMARY KEY,
+        sealed         bytea  NOT NULL,
+        expires_at     bigint NOT NULL
+      );
+      CREATE INDEX app_session_flashes_by_expiry ON app_session_flashes (expires_at);
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { SignInStore } from '../sign-in-store.js';
-import type { NewLoginToken, NewSession, SessionRecord } from '../../domain/sign-in-records.js';
+import type { NewLoginToken, NewSession, SessionFlash, SessionRecord } from '../../domain/sign-in-records.js';
 
 const PREPARED = { prepare: true } as const;
 
@@ -62,14 +62,40 @@ export function createPostgresSignIns(sql: Sql): SignInStore {
     },
 
     async deleteSession(digest: Buffer): Promise<void> {
-      await sql.unsafe('DELETE FROM app_sessions WHERE digest = $1', [digest], PREPARED);
+      await sql.unsafe(
+        `WITH flash AS (DELETE FROM app_session_flashes WHERE session_digest = $1)
+         DELETE FROM app_sessions WHERE digest = $1`,
+        [digest],
+        PREPARED,
+      );
+    },
+
+    async putSessionFlash(flash: SessionFlash): Promise<void> {
+      await sql.unsafe(
+        `INSERT INTO app_session_flashes (session_digest, sealed, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (session_digest) DO UPDATE SET sealed = excluded.sealed, expires_at = excluded.expires_at`,
+        [flash.digest, flash.sealed, flash.expiresAt],
+        PREPARED,
+      );
+    },
+
+    /** As consumeLoginToken: the row lock lets one of several takers delete the row and see it. */
+    async takeSessionFlash(digest: Buffer, now: number): Promise<Buffer | undefined> {
+      const [row] = await sql.unsafe<{ sealed: Buffer; expires_at: number }[]>(
+        'DELETE FROM app_session_flashes WHERE session_digest = $1 RETURNING sealed, expires_at',
+        [digest],
+        PREPARED,
+      );
+      return row !== undefined && row.expires_at > now ? row.sealed : undefined;
     },
 
     async pruneExpiredSignIns(now: number): Promise<number> {
       const [row] = await sql.unsafe<{ pruned: number }[]>(
         `WITH tokens AS (DELETE FROM login_tokens WHERE expires_at <= $1 RETURNING 1),
-              sessions AS (DELETE FROM app_sessions WHERE expires_at <= $1 RETURNING 1)
-         SELECT (SELECT count(*) FROM tokens)::int + (SELECT count(*) FROM sessions)::int AS pruned`,
+              sessions AS (DELETE FROM app_sessions WHERE expires_at <= $1 RETURNING 1),
+              flashes AS (DELETE FROM app_session_flashes WHERE expires_at <= $1 RETURNING 1)
+         SELECT (SELECT count(*) FROM tokens)::int + (SELECT count(*) FROM sessions)::int
+              + (SELECT count(*) FROM flashes)::int AS pruned`,
         [now],
         PREPARED,
       );

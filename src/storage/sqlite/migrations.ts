@@ -208,4 +208,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: "app page: a form's result for the next page",
+    // What a form did, kept for the page its redirect opens and taken once there (web/flash.ts):
+    // sealed with a key only the browser's session id gives, so the store alone cannot read a
+    // key or secret in it. One per session, short-lived.
+    sql: `
+      CREATE TABLE app_session_flashes (
+        session_digest BLOB    NOT NULL PRIMARY KEY,
+        sealed         BLOB    NOT NULL,
+        expires_at     INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX app_session_flashes_by_expiry ON app_session_flashes (expires_at);
+    `,
+  },
 ];

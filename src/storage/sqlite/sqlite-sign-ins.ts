@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { NewLoginToken, NewSession, SessionRecord } from '../../domain/sign-in-records.js';
+import type { NewLoginToken, NewSession, SessionFlash, SessionRecord } from '../../domain/sign-in-records.js';
 import type { SignInStore } from '../sign-in-store.js';
 import type { Implementation } from '../guarded-concerns.js';
 
@@ -29,9 +29,25 @@ export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
     'UPDATE app_sessions SET expires_at = ? WHERE digest = ? AND expires_at > ? AND expires_at < ?',
   );
   const removeSession = db.prepare('DELETE FROM app_sessions WHERE digest = ?');
+  const removeFlash = db.prepare('DELETE FROM app_session_flashes WHERE session_digest = ?');
+  const endSession = db.transaction((digest: Buffer) => {
+    removeSession.run(digest);
+    removeFlash.run(digest);
+  });
+  const upsertFlash = db.prepare(
+    `INSERT INTO app_session_flashes (session_digest, sealed, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (session_digest) DO UPDATE SET sealed = excluded.sealed, expires_at = excluded.expires_at`,
+  );
+  // As with login tokens: one statement deletes and returns, so one caller alone sees the flash.
+  const takeFlash = db.prepare<[Buffer], { sealed: Buffer; expires_at: number }>(
+    'DELETE FROM app_session_flashes WHERE session_digest = ? RETURNING sealed, expires_at',
+  );
   const pruneTokens = db.prepare('DELETE FROM login_tokens WHERE expires_at <= ?');
   const pruneSessions = db.prepare('DELETE FROM app_sessions WHERE expires_at <= ?');
-  const prune = db.transaction((now: number) => pruneTokens.run(now).changes + pruneSessions.run(now).changes);
+  const pruneFlashes = db.prepare('DELETE FROM app_session_flashes WHERE expires_at <= ?');
+  const prune = db.transaction(
+    (now: number) => pruneTokens.run(now).changes + pruneSessions.run(now).changes + pruneFlashes.run(now).changes,
+  );
 
   return {
     createLoginToken(token: NewLoginToken): void {
@@ -54,7 +70,14 @@ export function createSqliteSignIns(db: Database): Implementation<SignInStore> {
       lengthenSession.run(expiresAt, digest, now, expiresAt);
     },
     deleteSession(digest: Buffer): void {
-      removeSession.run(digest);
+      endSession.immediate(digest);
+    },
+    putSessionFlash(flash: SessionFlash): void {
+      upsertFlash.run(flash.digest, flash.sealed, flash.expiresAt);
+    },
+    takeSessionFlash(digest: Buffer, now: number): Buffer | undefined {
+      const row = takeFlash.get(digest);
+      return row !== undefined && row.expires_at > now ? row.sealed : undefined;
     },
     pruneExpiredSignIns: (now: number): number => prune.immediate(now),
   };

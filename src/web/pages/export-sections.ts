@@ -1,17 +1,37 @@
 import { type Html, html } from '../html.js';
+import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
+
+/** The CSV form as a download that could not be made left it (csv-routes.ts). */
+export interface CsvFormView {
+  readonly from: string;
+  readonly to: string;
+  readonly problem?: FormProblem;
+  /** No meal in the range: said beside the form instead of a file of headers. */
+  readonly empty?: string;
+}
+
+/** The message of a range the wrong way round: always in the page, shown by the server or by csv-range.js. */
+export const CSV_RANGE_ERROR = 'csv-range-error';
+export const CSV_RANGE_TEXT = 'The first day is after the last: choose a first day on or before the last one.';
 
 /** The CSV download: a GET form (it changes nothing), dates of the meals, both optional. */
-export function renderCsvSection(): Html {
+export function renderCsvSection(view: CsvFormView = { from: '', to: '' }): Html {
+  const { problem } = view;
+  const inverted = problem?.messageId === CSV_RANGE_ERROR;
   return html`<section aria-labelledby="csv-title">
     <h2 id="csv-title">Download your meals (CSV)</h2>
     <p>
       The same file as the app's export: one row per meal, with its nutrients. Leave the dates empty for all your meals.
     </p>
+    ${view.empty === undefined ? '' : renderFormRefusal({ text: view.empty })}
     <form method="get" action="/export.csv" class="stacked">
       <label for="csv-from">Meals eaten from <span class="muted">(optional)</span></label>
-      <input id="csv-from" name="from" type="date" />
+      <input id="csv-from" name="from" type="date" value="${view.from}" ${fieldState('csv-from', problem)} />
+      ${renderFieldError('csv-from', problem)}
       <label for="csv-to">to <span class="muted">(optional, included)</span></label>
-      <input id="csv-to" name="to" type="date" />
+      <input id="csv-to" name="to" type="date" value="${view.to}" ${fieldState('csv-to', problem)} />
+      ${renderFieldError('csv-to', problem)}
+      <p id="${CSV_RANGE_ERROR}" class="field-error" ${inverted ? '' : 'hidden'}>${CSV_RANGE_TEXT}</p>
       <button type="submit">Download CSV</button>
     </form>
   </section>`;

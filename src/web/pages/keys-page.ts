@@ -2,7 +2,8 @@ import { type ApiKeyRecord } from '../../domain/key-records.js';
 import { isActiveKey } from '../../domain/api-key.js';
 import { MAX_ACTIVE_KEYS } from '../../domain/key-request.js';
 import { type Html, html } from '../html.js';
-import { renderCsvSection, renderQuickStart } from './export-sections.js';
+import { type CsvFormView, renderCsvSection, renderQuickStart } from './export-sections.js';
+import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
 import { type KeysListView, renderKeysList } from './keys-list.js';
 import { csrfField, type Notice, renderLayout, renderNotice, type SignedIn } from './layout.js';
 import { renderWebhooksSection, type WebhooksSectionView } from './webhooks-section.js';
@@ -17,8 +18,15 @@ export interface KeysPageView extends KeysListView {
   readonly webhooks: WebhooksSectionView;
   /** A key just generated: the one time it is shown. */
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
-  /** A one-line outcome ("The key “my website” was revoked.") or a refusal, shown above the forms. */
+  /** A one-line outcome ("The key “my website” was revoked."), shown above the forms. */
   readonly notice?: Notice;
+  /** The CSV form as a download that could not be made left it. */
+  readonly csv?: CsvFormView;
+  /** A refused generate form: what was wrong, and its fields as they were sent. */
+  readonly generate?: {
+    readonly problem: FormProblem;
+    readonly draft: { readonly name: string; readonly expiresIn: string };
+  };
 }
 
 /** The key lifetimes the form offers (values parsed by domain/duration.ts). */
@@ -31,7 +39,8 @@ export const EXPIRY_CHOICES: readonly { readonly value: string; readonly label: 
 ];
 
 function renderNewKey(newKey: NonNullable<KeysPageView['newKey']>): Html {
-  return html`<section class="new-key" aria-labelledby="new-key-title">
+  // Focused as the page opens: in view, and read by a screen reader (docs/app.md#what-a-form-did).
+  return html`<section id="new-key" class="new-key" aria-labelledby="new-key-title" tabindex="-1" autofocus>
     <h2 id="new-key-title">Your new key${newKey.record.name === '' ? '' : html` “${newKey.record.name}”`}</h2>
     <p>
       <strong>Copy it now: this is the only time it is shown.</strong> Keep it secret, in a password manager or your
@@ -54,27 +63,45 @@ export const KEY_ID_FIELD = 'keyId';
  */
 function renderGenerateForm(view: KeysPageView): Html {
   const active = view.keys.filter((key) => isActiveKey(key, view.now)).length;
+  const problem = view.generate?.problem;
+  const draft = view.generate?.draft;
   if (active >= MAX_ACTIVE_KEYS) {
-    return html`<section aria-labelledby="generate-title">
+    return html`<section id="generate" aria-labelledby="generate-title">
       <h2 id="generate-title">Generate a key</h2>
+      ${renderFormRefusal(problem)}
       <p>
         You have ${active} of ${MAX_ACTIVE_KEYS} active keys, the most allowed: revoke one you no longer use to generate
         another.
       </p>
     </section>`;
   }
-  return html`<section aria-labelledby="generate-title">
+  const expiry = draft?.expiresIn ?? '';
+  return html`<section id="generate" aria-labelledby="generate-title">
     <h2 id="generate-title">Generate a key</h2>
     <p class="hint">${active} of ${MAX_ACTIVE_KEYS} active keys.</p>
+    ${renderFormRefusal(problem)}
     <form method="post" action="/keys" class="stacked">
       ${csrfField(view.signedIn.csrf)}
       <input type="hidden" name="${KEY_ID_FIELD}" value="${view.nextKeyId}" />
       <label for="key-name">Name <span class="muted">(optional: what will use it)</span></label>
-      <input id="key-name" name="name" maxlength="100" autocomplete="off" placeholder="e.g. my website" />
+      <input
+        id="key-name"
+        name="name"
+        maxlength="100"
+        autocomplete="off"
+        placeholder="e.g. my website"
+        value="${draft?.name ?? ''}"
+        ${fieldState('key-name', problem)}
+      />
+      ${renderFieldError('key-name', problem)}
       <label for="key-expiry">Expires</label>
-      <select id="key-expiry" name="expiresIn">
-        ${EXPIRY_CHOICES.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}
+      <select id="key-expiry" name="expiresIn" ${fieldState('key-expiry', problem)}>
+        ${EXPIRY_CHOICES.map(
+          (choice) =>
+            html`<option value="${choice.value}" ${choice.value === expiry ? 'selected' : ''}>${choice.label}</option>`,
+        )}
       </select>
+      ${renderFieldError('key-expiry', problem)}
       <button type="submit">Generate a key</button>
     </form>
   </section>`;
@@ -96,6 +123,6 @@ export function renderKeysPage(view: KeysPageView): string {
         <h2 id="keys-title">Your API keys</h2>
         ${renderKeysList(view)}
       </section>
-      ${renderWebhooksSection(view.webhooks)} ${renderCsvSection()} ${renderQuickStart(view.apiUrl)}`,
+      ${renderWebhooksSection(view.webhooks)} ${renderCsvSection(view.csv)} ${renderQuickStart(view.apiUrl)}`,
   );
 }

@@ -38,7 +38,10 @@ export function csrfField(csrf: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />`;
 }
 
-/** What a form did, said at the top of its section: done (a status) or refused (an alert). */
+/**
+ * What a form did, said at the top of its section: done (a status) or refused (an alert). It
+ * has the focus as the page opens, so that it is in view and a screen reader reads it.
+ */
 export interface Notice {
   readonly kind: 'done' | 'refused';
   readonly text: string;
@@ -46,9 +49,8 @@ export interface Notice {
 
 export function renderNotice(notice: Notice | undefined): Html | '' {
   if (notice === undefined) return '';
-  return html`<p class="notice notice-${notice.kind}" role="${notice.kind === 'refused' ? 'alert' : 'status'}">
-    ${notice.text}
-  </p>`;
+  const role = notice.kind === 'refused' ? 'alert' : 'status';
+  return html`<p class="notice notice-${notice.kind}" role="${role}" tabindex="-1" autofocus>${notice.text}</p>`;
 }
 
 /** How long before the session's end its warning shows (static/session-end.js). */
@@ -111,6 +113,8 @@ export function renderLayout(title: string, visitor: SignedIn | SignedOut, main:
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/copy-button.js" defer></script>
+        <script src="/static/csv-range.js" defer></script>
+        <script src="/static/webhook-test-result.js" defer></script>
         <script src="/static/local-time.js" defer></script>
         <script type="module" src="/static/session-end.js"></script>
       </head>

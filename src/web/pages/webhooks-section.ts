@@ -6,7 +6,9 @@ import {
 import { describeAttemptOutcome } from '../../domain/webhook-attempt-outcome.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../domain/webhook-records.js';
 import { type Html, html } from '../html.js';
+import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
 import { csrfField, type Notice, renderNotice } from './layout.js';
+import { renderTestNotice, type TestCallView } from './webhook-test-notice.js';
 import { renderUtcTime } from './utc-time.js';
 
 /** The add form's hidden field naming the endpoint it makes (sent twice, it makes one). */
@@ -31,10 +33,13 @@ export interface WebhooksSectionView {
     readonly secret: string;
     readonly rotated: boolean;
   };
-  /** What a refused add form held, to correct rather than type again. */
+  /** What a refused add form held, to correct rather than type again, and what was wrong. */
   readonly draft?: { readonly url: string; readonly name: string };
+  readonly problem?: FormProblem;
   /** The outcome of the last webhook form, shown in this section. */
   readonly notice?: Notice;
+  /** A test call just sent: its notice, in place of the one above. */
+  readonly testing?: TestCallView;
 }
 
 function labelOf(endpoint: WebhookEndpointRecord): string {
@@ -43,7 +48,8 @@ function labelOf(endpoint: WebhookEndpointRecord): string {
 
 function renderNewSecret(newSecret: NonNullable<WebhooksSectionView['newSecret']>): Html {
   const title = newSecret.rotated ? 'The new secret of' : 'The secret of your new endpoint';
-  return html`<div class="new-key" role="status">
+  // Focused as the page opens: in view, and read by a screen reader (docs/app.md#what-a-form-did).
+  return html`<div id="webhook-secret" class="new-key" tabindex="-1" autofocus>
     <h3>${title} “${labelOf(newSecret.endpoint)}”</h3>
     <p>
       <strong>Copy it now: this is the only time it is shown.</strong> Your server checks each call's
@@ -55,6 +61,11 @@ function renderNewSecret(newSecret: NonNullable<WebhooksSectionView['newSecret']
       <button type="button" class="copy" data-copy-from="new-webhook-secret" hidden>Copy</button>
     </div>
   </div>`;
+}
+
+/** An endpoint's last calls, by an id webhook-test-result.js replaces them by when a test's result comes. */
+export function renderCalls(row: WebhookRow): Html {
+  return html`<div id="calls-${row.endpoint.id}" data-calls>${renderAttempts(row)}</div>`;
 }
 
 function renderAttempts(row: WebhookRow): Html {
@@ -111,7 +122,7 @@ function renderEndpoint(row: WebhookRow, csrf: string): Html {
         : ''
     }
     <h3 class="visually-hidden">Last calls to ${label}</h3>
-    ${renderAttempts(row)}
+    ${renderCalls(row)}
     <div class="webhook-actions">
       ${postButton(csrf, endpoint.id, 'test', 'Send a test', `to ${label}`)}
       ${endpoint.status === 'disabled' ? postButton(csrf, endpoint.id, 'enable', 'Re-enable', label) : ''}
@@ -131,15 +142,16 @@ function renderEndpoint(row: WebhookRow, csrf: string): Html {
 }
 
 function renderAddForm(view: WebhooksSectionView): Html {
+  const problem = view.problem;
   if (view.rows.length >= MAX_WEBHOOKS_PER_USER) {
-    return html`<p class="hint">
-      You have ${MAX_WEBHOOKS_PER_USER} endpoints, the most allowed: delete one to add another.
-    </p>`;
+    return html`${renderFormRefusal(problem)}
+      <p class="hint">You have ${MAX_WEBHOOKS_PER_USER} endpoints, the most allowed: delete one to add another.</p>`;
   }
-  return html`<form method="post" action="/webhooks" class="stacked">
+  return html`<form id="webhook-add" method="post" action="/webhooks" class="stacked">
     ${csrfField(view.csrf)}
     <input type="hidden" name="${WEBHOOK_ID_FIELD}" value="${view.nextWebhookId}" />
     <h3>Add an endpoint</h3>
+    ${renderFormRefusal(problem)}
     <label for="webhook-url">URL <span class="muted">(https://, on your server)</span></label>
     <span id="webhook-url-hint" class="hint">It must start with https://: calls are never sent in the clear.</span>
     <input
@@ -149,12 +161,13 @@ function renderAddForm(view: WebhooksSectionView): Html {
       required
       pattern="https://.+"
       title="An https:// address: webhooks are only sent over TLS"
-      aria-describedby="webhook-url-hint"
       maxlength="${MAX_WEBHOOK_URL_LENGTH}"
       autocomplete="off"
       placeholder="https://example.com/meal-export-hook"
       value="${view.draft?.url ?? ''}"
+      ${fieldState('webhook-url', problem, 'webhook-url-hint')}
     />
+    ${renderFieldError('webhook-url', problem)}
     <label for="webhook-name">Label <span class="muted">(optional: which server it is)</span></label>
     <input
       id="webhook-name"
@@ -162,14 +175,16 @@ function renderAddForm(view: WebhooksSectionView): Html {
       maxlength="${MAX_WEBHOOK_NAME_LENGTH}"
       autocomplete="off"
       value="${view.draft?.name ?? ''}"
+      ${fieldState('webhook-name', problem)}
     />
+    ${renderFieldError('webhook-name', problem)}
     <button type="submit">Add the endpoint</button>
   </form>`;
 }
 
 /** Webhooks (docs/webhooks.md#registering-an-endpoint): the user's endpoints, their last calls and their forms. */
 export function renderWebhooksSection(view: WebhooksSectionView): Html {
-  const notice = renderNotice(view.notice);
+  const notice = view.testing === undefined ? renderNotice(view.notice) : renderTestNotice(view.testing);
   return html`<section id="webhooks" aria-labelledby="webhooks-title">
     <h2 id="webhooks-title">Webhooks</h2>
     <p>
