@@ -2,6 +2,7 @@ import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { createStalledAnswers } from './stalled-answers.js';
+import { SENDING_IN_SLICES } from './sliced-write.js';
 
 /**
  * One connection's bounds on the process, beside the request limits of
@@ -37,5 +38,7 @@ export function limitConnections(server: HttpServer | HttpsServer, tls: boolean,
   // reading moves the answer.
   server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
     response.once('prefinish', () => stalled.watch(response));
+    // An answer sent in slices (http/sliced-write.ts) is watched from its first, with more to come.
+    response.once(SENDING_IN_SLICES, () => stalled.watch(response, 'until-finished'));
   });
 }

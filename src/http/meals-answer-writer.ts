@@ -8,6 +8,7 @@ import { failureOf } from './error-handler.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
 import type { PageAnswer } from './meals-page-reader.js';
 import type { RequestReport } from './request-report.js';
+import { SLICE_BYTES, writeInSlices } from './sliced-write.js';
 
 /** Response headers as Node's writeHead takes them flat: name, value, name, value… (no object per request). */
 export type FlatHeaders = string[];
@@ -65,7 +66,8 @@ export function createMealsAnswerWriter(log: FastifyBaseLogger, report: RequestR
 
 /**
  * Sends a JSON body given as parts: compressed as one when Accept-Encoding asks and it is
- * large enough, otherwise the parts in one corked write (one TLS write).
+ * large enough, otherwise the parts in one corked write (one TLS write), or in slices when
+ * they are large (http/sliced-write.ts).
  * A HEAD gets the headers GET would get and no body.
  */
 async function writeBody(
@@ -83,6 +85,10 @@ async function writeBody(
     response.writeHead(status, headers);
     if (request.method === 'HEAD') {
       response.end();
+      return;
+    }
+    if (length > SLICE_BYTES) {
+      await writeInSlices(response, parts);
       return;
     }
     response.cork();

@@ -10,8 +10,12 @@ export interface StalledAnswerOptions {
 }
 
 export interface StalledAnswers {
-  /** Watches an answer handed whole to its socket ('prefinish') until it has left the process. */
-  watch(response: ServerResponse): void;
+  /**
+   * Watches an answer handed whole to its socket ('prefinish') until it has left the process;
+   * 'until-finished': one sent in slices, watched from its first even when nothing is held at
+   * that moment, until its last byte is in the kernel. Watching an answer watched already does nothing.
+   */
+  watch(response: ServerResponse, until?: 'until-finished'): void;
 }
 
 /**
@@ -92,10 +96,11 @@ export function createStalledAnswers(options: StalledAnswerOptions): StalledAnsw
   }
 
   return {
-    watch(response) {
+    watch(response, until) {
       const socket = response.socket;
+      if (socket === null || socket.destroyed || answers.has(response)) return;
       // Nothing held: the whole answer is in the kernel already (a small one over plain HTTP).
-      if (socket === null || socket.destroyed || heldInProcess(socket) === 0) return;
+      if (until !== 'until-finished' && heldInProcess(socket) === 0) return;
       answers.set(response, {
         socket,
         // A dual-stack listener's IPv4 clients are IPv4-mapped IPv6 addresses, in tcp6.
