@@ -52,6 +52,17 @@ describe("a form's result opens in view, with the focus", { skip: missing }, () 
       await key.waitFor();
       assert.equal(await outOfView(key), 0, 'the key lies whole in the window');
       assert.ok((await focused(page)).text.includes(await key.innerText()), "the focus is on the key's box");
+      // Drawn with the page's own ring (3:1 at least on its paper), not the browser's default.
+      const outline = await page.evaluate<{ color: string; style: string; ring: string }>(`(() => {
+        const style = getComputedStyle(document.activeElement);
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--ring)';
+        document.body.append(probe);
+        const ring = getComputedStyle(probe).color;
+        probe.remove();
+        return { color: style.outlineColor, style: style.outlineStyle, ring };
+      })()`);
+      assert.deepEqual([outline.style, outline.color], ['solid', outline.ring], 'the focused box has the page ring');
       await page.context().close();
     });
 
