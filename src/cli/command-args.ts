@@ -125,6 +125,15 @@ export function requireUserId(value: string | boolean | undefined, usage: string
   return userId;
 }
 
+/** The value as a URL, or undefined when it is not one. */
+function urlOrUndefined(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `--app-home-url` (or MEAL_EXPORT_APP_HOME_URL): the diet app's own page, where the app page's
  * "Resources" crumb and its "get a new link" links lead (docs/app.md#staying-signed-in). https://
@@ -132,12 +141,7 @@ export function requireUserId(value: string | boolean | undefined, usage: string
  */
 export function parseAppHomeUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOrUndefined(value);
   if (url === undefined || url.protocol !== 'https:' || url.username !== '' || url.password !== '') {
     throw new CliError(
       `--app-home-url must be an https:// address such as https://diet.example.com/resources, got ${JSON.stringify(redactedUrl(value))}`,
@@ -153,12 +157,7 @@ export function parseAppHomeUrl(value: string | undefined): string | undefined {
  */
 export function parsePublicUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOrUndefined(value);
   if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname !== '/') {
     throw new CliError(
       `--public-url must be an origin such as https://meals.example.com, got ${JSON.stringify(value)}`,
