@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
@@ -8,9 +6,8 @@ import { type MealPageBody, OLD } from '../http/http-expect.js';
 import { cliJson, runCli } from '../support/cli.js';
 import { pgbouncerSkipReason, startPgBouncer, type TestPgBouncer } from '../support/pgbouncer.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
-import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
-import { makeCertificate, type Receiver, startReceiver } from '../webhooks/receiver.js';
+import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 
 // Everything through a transaction-pooling PgBouncer (docs/operations.md#behind-pgbouncer), two
 // server connections per database so that a client's transactions change server connection:
@@ -27,8 +24,7 @@ describe('behind a transaction-pooling PgBouncer', { skip: skip ?? false }, () =
   let bouncer: TestPgBouncer;
   let store: TestPostgresStore;
   let pooled: string;
-  let caDir: { dir: string; remove: () => void };
-  let receiver: Receiver;
+  let receiver: TrustedReceiver;
   /** Without --direct-db (it polls), and with it (it listens on PostgreSQL itself). */
   let polling: TestServer;
   let listening: TestServer | undefined;
@@ -37,12 +33,8 @@ describe('behind a transaction-pooling PgBouncer', { skip: skip ?? false }, () =
   before(async () => {
     [bouncer, store] = await Promise.all([startPgBouncer({ poolSize: 2 }), newPostgresDatabase('bouncer')]);
     pooled = bouncer.through(store.url);
-    const certificate = await makeCertificate();
-    caDir = makeTempDir('bouncer-ca');
-    const caFile = path.join(caDir.dir, 'receiver.pem');
-    writeFileSync(caFile, certificate.cert);
-    receiver = await startReceiver(certificate, (response) => response.writeHead(204).end());
-    const webhookArgs = ['--webhook-allow-private', '--webhook-ca', caFile];
+    receiver = await startTrustedReceiver((response) => response.writeHead(204).end());
+    const webhookArgs = receiver.serveArgs;
     // The store is made by several processes at once, each migrating through the pooler.
     const made = await Promise.all(
       Array.from({ length: 4 }, (_, i) => runCli(['keys', 'create', '--user', `first${i}`, '--db', pooled, '--json'])),
@@ -59,7 +51,6 @@ describe('behind a transaction-pooling PgBouncer', { skip: skip ?? false }, () =
   after(async () => {
     await Promise.all([polling?.stop(), listening?.stop()]);
     await receiver?.close();
-    caDir?.remove();
     await store?.remove();
     await bouncer?.close();
   });

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { cliJson } from '../support/cli.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
-import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from '../webhooks/receiver.js';
+import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
+import type { Answer, ReceivedCall } from '../webhooks/receiver.js';
 
 // Webhooks across instances on one PostgreSQL (docs/operations.md#long-polls-and-webhooks): exactly
 // one instance sends each attempt, one event per endpoint is in flight, and an instance killed
@@ -24,32 +22,25 @@ interface Event {
 
 describe('webhooks on PostgreSQL, two instances', { skip: skip ?? false }, () => {
   let store: TestPostgresStore;
-  let caDir: { dir: string; remove: () => void };
-  let caFile: string;
-  let receiver: Receiver;
+  let receiver: TrustedReceiver;
   let answer: Answer = (response) => response.writeHead(204).end();
   const servers: TestServer[] = [];
 
   before(async () => {
     store = await newPostgresDatabase('webhooks');
-    const certificate = await makeCertificate();
-    caDir = makeTempDir('webhook-ca');
-    caFile = path.join(caDir.dir, 'receiver.pem');
-    writeFileSync(caFile, certificate.cert);
-    receiver = await startReceiver(certificate, (response, call) => answer(response, call));
+    receiver = await startTrustedReceiver((response, call) => answer(response, call));
   });
 
   after(async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await receiver.close();
-    caDir.remove();
     await store.remove();
   });
 
   async function start(): Promise<TestServer> {
     const server = await startTestServer({
       db: store.url,
-      extraArgs: ['--webhook-allow-private', '--webhook-ca', caFile],
+      extraArgs: receiver.serveArgs,
     });
     servers.push(server);
     return server;

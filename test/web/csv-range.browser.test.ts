@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { makeMeal, newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, signInAs } from './browser.js';
 import { focused, outOfView, VIEWPORTS } from './in-view.js';
-import { appPageUrl } from './page-client.js';
 
 const missing = browserMissing();
 
@@ -15,25 +15,15 @@ const missing = browserMissing();
  * range without meals said on the page instead of downloading an empty file.
  */
 describe("the CSV download's range of days", { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
+  const appPage = useAppPage();
   const userId = newUserId('csv');
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    await server.importMeals(userId, [
+    await appPage.server.importMeals(userId, [
       makeMeal(undefined, { title: 'Porridge', date: '2025-03-01T07:30:00.000Z' }),
       makeMeal(undefined, { title: 'Lentil soup', date: '2025-03-02T12:15:00.000Z' }),
       makeMeal(undefined, { title: 'Apple', date: '2025-04-10T16:00:00.000Z' }),
     ]);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
   });
 
   /** A signed-in page, with the downloads and CSV requests it makes. */
@@ -41,20 +31,18 @@ describe("the CSV download's range of days", { skip: missing }, () => {
     viewport: { width: number; height: number },
     options: { user?: string; javaScriptEnabled?: boolean } = {},
   ): Promise<{ page: Page; downloads: string[]; asked: string[] }> {
-    const context = await browser.newContext({
-      ignoreHTTPSErrors: true,
+    const page = await appPage.newPage({
       acceptDownloads: true,
       viewport,
       javaScriptEnabled: options.javaScriptEnabled ?? true,
     });
-    const page = await context.newPage();
     const downloads: string[] = [];
     const asked: string[] = [];
     page.on('download', (download) => downloads.push(download.suggestedFilename()));
     page.on('request', (request) => {
       if (request.url().includes('/export.csv')) asked.push(request.url());
     });
-    await signInAs(page, app, server.db, options.user ?? userId);
+    await signInAs(page, appPage.app, appPage.server.db, options.user ?? userId);
     return { page, downloads, asked };
   }
   const first = (page: Page) => page.getByLabel('Meals eaten from');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, signInAs } from './browser.js';
 import { sessionRows } from './session-rows.js';
 
 const missing = browserMissing();
@@ -24,21 +24,11 @@ const TYPED = {
  * signed-out page; once signed in again in the same tab, what was typed is back in the forms.
  */
 describe('the app page keeps what was typed across the end of a session', { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
+  const appPage = useAppPage();
   let rows: ReturnType<typeof sessionRows>;
 
-  before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-    rows = sessionRows(server.db);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
+  before(() => {
+    rows = sessionRows(appPage.server.db);
   });
 
   async function fillEveryForm(page: Page): Promise<void> {
@@ -66,8 +56,7 @@ describe('the app page keeps what was typed across the end of a session', { skip
   ] as const) {
     test(`sent with "${button}" after the session ended, every form's text is back after signing in (${width} px)`, async () => {
       const userId = newUserId('draft');
-      const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width, height: 844 } });
-      await signInAs(page, app, server.db, userId);
+      const page = await appPage.signedIn(userId, { viewport: { width, height: 844 } });
       await fillEveryForm(page);
       rows.set(userId, { expiresAt: Date.now() - 1000 });
       await page.getByRole('button', { name: button }).click();
@@ -78,26 +67,25 @@ describe('the app page keeps what was typed across the end of a session', { skip
       assert.ok(kept.includes(TYPED.keyName), kept);
       assert.doesNotMatch(kept, /csrf|keyId|key_|whk_/, kept);
 
-      await signInAs(page, app, server.db, userId);
+      await signInAs(page, appPage.app, appPage.server.db, userId);
       // The page's script puts the text back once it runs, and says so.
       await page.getByRole('status').filter({ hasText: 'What you had typed is back' }).first().waitFor();
       assert.deepEqual(await formValues(page), TYPED);
-      assert.deepEqual(await cliJson<unknown[]>(['keys', 'list', '--user', userId, '--db', server.db]), []);
+      assert.deepEqual(await cliJson<unknown[]>(['keys', 'list', '--user', userId, '--db', appPage.server.db]), []);
       await page.close();
     });
   }
 
   test('a form that went through leaves nothing behind: the next page and a reload start empty', async () => {
     const userId = newUserId('sent');
-    const page = await browser.newPage({ ignoreHTTPSErrors: true });
-    await signInAs(page, app, server.db, userId);
+    const page = await appPage.signedIn(userId);
     await page.getByLabel('Name').fill('made at once');
     await page.getByRole('button', { name: 'Generate a key' }).click();
     await page.getByRole('heading', { name: /Your new key/ }).waitFor();
     // Once loaded, the page's scripts have run: nothing was put back.
     await page.waitForLoadState('load');
     assert.equal(await page.getByLabel('Name').inputValue(), '');
-    await page.goto(`${app}/`);
+    await page.goto(`${appPage.app}/`);
     assert.equal(await page.getByLabel('Name').inputValue(), '');
     assert.equal(await page.getByText('What you had typed is back').count(), 0);
     await page.close();

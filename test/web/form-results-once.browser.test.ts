@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, signInAs } from './browser.js';
 
 const missing = browserMissing();
 
@@ -14,33 +14,19 @@ const missing = browserMissing();
  * an address.
  */
 describe("a form's result, once: Back and reload", { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
-
-  before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const appPage = useAppPage();
 
   /** A signed-in page that records every address it asks for. */
   async function signedIn(userId: string): Promise<{ page: Page; addresses: string[] }> {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
+    const page = await appPage.newPage({ viewport: { width: 1280, height: 800 } });
     const addresses: string[] = [];
     page.on('request', (request) => addresses.push(request.url()));
     page.on('response', (response) => addresses.push(response.headers()['location'] ?? ''));
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, appPage.app, appPage.server.db, userId);
     return { page, addresses };
   }
   const count = async (what: 'keys' | 'webhooks', userId: string) =>
-    (await cliJson<unknown[]>([what, 'list', '--user', userId, '--db', server.db, '--json'])).length;
+    (await cliJson<unknown[]>([what, 'list', '--user', userId, '--db', appPage.server.db, '--json'])).length;
 
   /** Back lands on a page (never on "Confirm form resubmission"), as a GET. */
   async function back(page: Page): Promise<void> {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing } from './browser.js';
 
 const missing = browserMissing();
 
@@ -30,26 +30,9 @@ function contrast(a: Rgb, b: Rgb): number {
 
 /** The page reached by keyboard, narrow screens and low vision (WCAG 2.1 AA beyond what axe checks). */
 describe('the app page, accessible', { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
-
-  const signedIn = async (width: number): Promise<Page> => {
-    const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width, height: 800 } });
-    await signInAs(page, app, server.db, newUserId('a11y'));
-    return page;
-  };
-
-  before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const appPage = useAppPage();
+  const signedIn = (width: number): Promise<Page> =>
+    appPage.signedIn(newUserId('a11y'), { viewport: { width, height: 800 } });
 
   test('the first Tab stop skips to the content', async () => {
     const page = await signedIn(1280);

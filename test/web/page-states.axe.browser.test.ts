@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
 import { expectNoAxeViolations, expectNoAxeViolationsEverywhere } from './axe.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { browserMissing } from './browser.js';
 
 const missing = browserMissing();
 if (missing !== undefined) process.stdout.write(`# skipping the app page's axe checks: ${missing}\n`);
@@ -17,38 +17,24 @@ if (missing !== undefined) process.stdout.write(`# skipping the app page's axe c
  * webhooks section's states are in webhook-states.axe.browser.test.ts.
  */
 describe('the app page passes axe: sign-in, keys, CSV', { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  const newPage = async (): Promise<Page> => {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
-    contexts.push(context);
-    return context.newPage();
-  };
-  const signedIn = async (userId = newUserId('axe')): Promise<Page> => {
-    const page = await newPage();
-    await signInAs(page, app, server.db, userId);
-    return page;
-  };
+  const appPage = useAppPage();
+  const newPage = () => appPage.newPage();
+  const signedIn = (userId = newUserId('axe')): Promise<Page> => appPage.signedIn(userId);
   const loginLink = async (userId: string) =>
-    (await cliJson<{ url: string }>(['users', 'login-link', '--user', userId, '--db', server.db, '--public-url', app]))
-      .url;
+    (
+      await cliJson<{ url: string }>([
+        'users',
+        'login-link',
+        '--user',
+        userId,
+        '--db',
+        appPage.server.db,
+        '--public-url',
+        appPage.app,
+      ])
+    ).url;
   const createKey = (userId: string, name: string) =>
-    cliJson<{ id: string }>(['keys', 'create', '--user', userId, '--name', name, '--db', server.db]);
-
-  before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-  });
+    cliJson<{ id: string }>(['keys', 'create', '--user', userId, '--name', name, '--db', appPage.server.db]);
 
   test('the check itself fails, naming the rule and the element, on a page with a violation', async () => {
     const page = await signedIn();
@@ -61,7 +47,7 @@ describe('the app page passes axe: sign-in, keys, CSV', { skip: missing }, () =>
 
   test('signed out: the page opened without a session, and after Sign out', async () => {
     const page = await newPage();
-    const response = await page.goto(`${app}/`);
+    const response = await page.goto(`${appPage.app}/`);
     assert.equal(response?.status(), 401);
     await page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor();
     await expectNoAxeViolationsEverywhere(page, 'signed out, no session');
@@ -92,7 +78,7 @@ describe('the app page passes axe: sign-in, keys, CSV', { skip: missing }, () =>
     await page.getByRole('heading', { level: 1, name: 'This sign-in link cannot be used' }).waitFor();
     await expectNoAxeViolationsEverywhere(page, 'used sign-in link');
 
-    await page.goto(`${app}/login`);
+    await page.goto(`${appPage.app}/login`);
     await page.getByRole('heading', { level: 1, name: 'This sign-in link is incomplete' }).waitFor();
     await expectNoAxeViolationsEverywhere(page, 'sign-in link without its token');
   });
@@ -108,7 +94,7 @@ describe('the app page passes axe: sign-in, keys, CSV', { skip: missing }, () =>
     const userId = newUserId('axe');
     await createKey(userId, 'back office');
     const revoked = await createKey(userId, 'old laptop');
-    await cliJson(['keys', 'revoke', revoked.id, '--db', server.db]);
+    await cliJson(['keys', 'revoke', revoked.id, '--db', appPage.server.db]);
     const page = await signedIn(userId);
     assert.equal(await page.locator('table.keys > tbody > tr').count(), 1, 'one active key row');
     // The revoked one is folded: checked closed, then open.

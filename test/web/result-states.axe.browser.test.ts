@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { makeTempDir } from '../support/project.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId } from '../support/server.js';
+import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
-import { makeCertificate, type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { expectNoAxeViolationsEverywhere } from './axe.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, signInAs } from './browser.js';
 import { sessionRows } from './session-rows.js';
 
 const missing = browserMissing();
@@ -30,57 +27,39 @@ const HOUR = 60 * MINUTE;
  * (docs/app.md#the-csv-downloads-dates) and a test call's result (docs/app.md#a-test-calls-result).
  */
 describe('the app page passes axe: results and session ends', { skip: missing }, () => {
-  let certificateDir: { dir: string; remove: () => void };
-  let receiver: Receiver;
+  let receiver: TrustedReceiver;
   /** Test calls waiting for their answer: a test answers when it has checked the page waiting. */
   const held: ServerResponse[] = [];
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
   let rows: ReturnType<typeof sessionRows>;
-  const contexts: BrowserContext[] = [];
 
-  const newPage = async (): Promise<Page> => {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, timezoneId: 'UTC' });
-    contexts.push(context);
-    return context.newPage();
-  };
-  const signedIn = async (userId = newUserId('axe')): Promise<Page> => {
-    const page = await newPage();
-    await signInAs(page, app, server.db, userId);
-    return page;
-  };
+  before(async () => {
+    receiver = await startTrustedReceiver((response) => held.push(response));
+  });
+  // Registered before the app page's own after hook, so this runs first: no call is left waiting.
+  after(() => {
+    for (const response of held.splice(0)) response.destroy();
+  });
+  const appPage = useAppPage({
+    serveArgs: () => ['--app-home-url', APP_HOME, ...receiver.serveArgs],
+    context: { timezoneId: 'UTC' },
+  });
+  before(() => {
+    rows = sessionRows(appPage.server.db);
+  });
+  after(async () => {
+    await receiver?.close();
+  });
+
+  const newPage = () => appPage.newPage();
+  const signedIn = (userId = newUserId('axe')): Promise<Page> => appPage.signedIn(userId);
   /** A page whose clock the test moves on, signed in: the session's warning shows without waiting an hour. */
   const signedInWithClock = async (userId: string): Promise<Page> => {
     const page = await newPage();
     await page.clock.install();
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, appPage.app, appPage.server.db, userId);
     return page;
   };
   const warning = (page: Page) => page.locator('.session-warning');
-
-  before(async () => {
-    const certificate = await makeCertificate();
-    certificateDir = makeTempDir('webhook-ca');
-    const caFile = path.join(certificateDir.dir, 'receiver.pem');
-    writeFileSync(caFile, certificate.cert);
-    receiver = await startReceiver(certificate, (response) => held.push(response));
-    server = await startTestServer({
-      extraArgs: ['--app-port', '0', '--app-home-url', APP_HOME, '--webhook-allow-private', '--webhook-ca', caFile],
-    });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-    rows = sessionRows(server.db);
-  });
-
-  after(async () => {
-    for (const response of held.splice(0)) response.destroy();
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-    await receiver?.close();
-    certificateDir?.remove();
-  });
 
   test('the warning before the end with Stay signed in; after it, what was typed put back', async () => {
     const userId = newUserId('axe');
@@ -102,7 +81,7 @@ describe('the app page passes axe: results and session ends', { skip: missing },
     const page = await newPage();
     await page.clock.install();
     const now = Date.now();
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, appPage.app, appPage.server.db, userId);
     rows.set(userId, { createdAt: now - 12 * HOUR + 30 * MINUTE, expiresAt: now + 30 * MINUTE });
     await page.reload();
     await page.clock.fastForward(26 * MINUTE);
@@ -134,9 +113,9 @@ describe('the app page passes axe: results and session ends', { skip: missing },
       '--user',
       newUserId('axe'),
       '--db',
-      server.db,
+      appPage.server.db,
       '--public-url',
-      app,
+      appPage.app,
     ]);
     const page = await newPage();
     for (let i = 0; i < 2; i += 1) {
@@ -197,7 +176,7 @@ describe('the app page passes axe: results and session ends', { skip: missing },
       '--name',
       'my server',
       '--db',
-      server.db,
+      appPage.server.db,
     ]);
     const page = await signedIn(userId);
     await page.getByRole('button', { name: /^Send a test/ }).click();

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
 import { cliJson } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
+import { newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing } from './browser.js';
 import { focused, outOfView, VIEWPORTS } from './in-view.js';
-import { appPageUrl } from './page-client.js';
 
 const missing = browserMissing();
 
@@ -15,32 +14,11 @@ const missing = browserMissing();
  * width, and a refusal about one field is said next to it.
  */
 describe("a form's result opens in view, with the focus", { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
+  const appPage = useAppPage();
 
-  before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function signedIn(
-    viewport: { width: number; height: number },
-    userId: string,
-    javaScriptEnabled = true,
-  ): Promise<Page> {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport, javaScriptEnabled });
-    const page = await context.newPage();
-    await signInAs(page, app, server.db, userId);
-    return page;
-  }
-  const cli = (args: string[]) => cliJson([...args, '--db', server.db, '--json']);
+  const signedIn = (viewport: { width: number; height: number }, userId: string, javaScriptEnabled = true) =>
+    appPage.signedIn(userId, { viewport, javaScriptEnabled });
+  const cli = (args: string[]) => cliJson([...args, '--db', appPage.server.db, '--json']);
   const addWebhook = (userId: string, url: string) => cli(['webhooks', 'create', '--user', userId, '--url', url]);
 
   for (const viewport of VIEWPORTS) {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { newUserId } from '../support/server.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, signInAs } from './browser.js';
 import { sessionRows } from './session-rows.js';
 
 const missing = browserMissing();
@@ -18,32 +18,15 @@ const clock = (epochMs: number) => `${new Date(epochMs).toISOString().slice(11, 
  * header, moved on while the page is used (never past 12 hours after sign-in), a warning before it.
  */
 describe('the app page session, in use', { skip: missing }, () => {
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
+  const appPage = useAppPage({ context: { timezoneId: 'UTC' } });
   let rows: ReturnType<typeof sessionRows>;
 
-  before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-    rows = sessionRows(server.db);
+  before(() => {
+    rows = sessionRows(appPage.server.db);
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  const signedIn = async (userId: string, width = 1280): Promise<Page> => {
-    const page = await browser.newPage({
-      ignoreHTTPSErrors: true,
-      timezoneId: 'UTC',
-      viewport: { width, height: 800 },
-    });
-    await signInAs(page, app, server.db, userId);
-    return page;
-  };
+  const signedIn = (userId: string, width = 1280): Promise<Page> =>
+    appPage.signedIn(userId, { viewport: { width, height: 800 } });
 
   /** The end the header shows: its text and its machine-readable time. */
   const shownEnd = async (page: Page) => {
@@ -107,13 +90,9 @@ describe('the app page session, in use', { skip: missing }, () => {
 
   test('a few minutes before the end a warning offers to stay signed in, keeping what was typed', async () => {
     const userId = newUserId('stay');
-    const page = await browser.newPage({
-      ignoreHTTPSErrors: true,
-      timezoneId: 'UTC',
-      viewport: { width: 390, height: 844 },
-    });
+    const page = await appPage.newPage({ viewport: { width: 390, height: 844 } });
     await page.clock.install();
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, appPage.app, appPage.server.db, userId);
     const warning = page.locator('.session-warning');
     const stay = warning.getByRole('button', { name: 'Stay signed in' });
     const firstEnd = rows.read(userId).expiresAt;
@@ -149,9 +128,9 @@ describe('the app page session, in use', { skip: missing }, () => {
 
   test('once the session has ended the warning says so and shows the way back', async () => {
     const userId = newUserId('over');
-    const page = await browser.newPage({ ignoreHTTPSErrors: true, timezoneId: 'UTC' });
+    const page = await appPage.newPage();
     await page.clock.install();
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, appPage.app, appPage.server.db, userId);
     await page.clock.fastForward(61 * MINUTE);
     const warning = page.locator('.session-warning');
     await warning.getByText('Your session has ended').waitFor();

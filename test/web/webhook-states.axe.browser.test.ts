@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { makeTempDir } from '../support/project.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId } from '../support/server.js';
+import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
-import { makeCertificate, type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { expectNoAxeViolationsEverywhere } from './axe.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing } from './browser.js';
 
 const missing = browserMissing();
 if (missing !== undefined) process.stdout.write(`# skipping the webhooks section's axe checks: ${missing}\n`);
@@ -27,54 +24,41 @@ interface ListedWebhook {
  * answers 204, or 410 Gone at /gone (which disables its endpoint).
  */
 describe('the app page passes axe: webhooks', { skip: missing }, () => {
-  let certificateDir: { dir: string; remove: () => void };
-  let receiver: Receiver;
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  const signedIn = async (userId: string): Promise<Page> => {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
-    contexts.push(context);
-    const page = await context.newPage();
-    await signInAs(page, app, server.db, userId);
-    return page;
-  };
-  const createWebhook = (userId: string, url: string, name: string) =>
-    cliJson<ListedWebhook>(['webhooks', 'create', '--user', userId, '--url', url, '--name', name, '--db', server.db]);
-  const listWebhooks = (userId: string) =>
-    cliJson<ListedWebhook[]>(['webhooks', 'list', '--user', userId, '--db', server.db]);
-  const section = (page: Page) => page.locator('#webhooks');
+  let receiver: TrustedReceiver;
 
   before(async () => {
-    const certificate = await makeCertificate();
-    certificateDir = makeTempDir('webhook-ca');
-    const caFile = path.join(certificateDir.dir, 'receiver.pem');
-    writeFileSync(caFile, certificate.cert);
-    receiver = await startReceiver(certificate, (response, call) =>
+    receiver = await startTrustedReceiver((response, call) =>
       response.writeHead(call.path === '/gone' ? 410 : 204).end(),
     );
-    server = await startTestServer({
-      extraArgs: ['--app-port', '0', '--webhook-allow-private', '--webhook-ca', caFile],
-    });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
+  });
+  const appPage = useAppPage({ serveArgs: () => receiver.serveArgs });
+  after(async () => {
+    await receiver?.close();
   });
 
-  after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-    await receiver?.close();
-    certificateDir?.remove();
-  });
+  const signedIn = (userId: string): Promise<Page> => appPage.signedIn(userId);
+  const createWebhook = (userId: string, url: string, name: string) =>
+    cliJson<ListedWebhook>([
+      'webhooks',
+      'create',
+      '--user',
+      userId,
+      '--url',
+      url,
+      '--name',
+      name,
+      '--db',
+      appPage.server.db,
+    ]);
+  const listWebhooks = (userId: string) =>
+    cliJson<ListedWebhook[]>(['webhooks', 'list', '--user', userId, '--db', appPage.server.db]);
+  const section = (page: Page) => page.locator('#webhooks');
 
   test('endpoints listed, one enabled with a call, one disabled by a 410; the delete confirmation', async () => {
     const userId = newUserId('axe');
     const live = await createWebhook(userId, receiver.url, 'reports server');
     const gone = await createWebhook(userId, receiver.url.replace('/hook', '/gone'), 'old server');
-    for (const endpoint of [live, gone]) await cliJson(['webhooks', 'test', endpoint.id, '--db', server.db]);
+    for (const endpoint of [live, gone]) await cliJson(['webhooks', 'test', endpoint.id, '--db', appPage.server.db]);
     await waitFor(
       'the 410 to disable its endpoint',
       async () => (await listWebhooks(userId)).some((endpoint) => endpoint.status === 'disabled'),
@@ -102,7 +86,7 @@ describe('the app page passes axe: webhooks', { skip: missing }, () => {
     await section(page).getByRole('heading', { name: 'The secret of your new endpoint “reports server”' }).waitFor();
     await expectNoAxeViolationsEverywhere(page, 'new endpoint secret shown once');
 
-    await page.goto(`${app}/`);
+    await page.goto(`${appPage.app}/`);
     await section(page)
       .getByRole('button', { name: /^Rotate the secret/ })
       .click();

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { makeTempDir } from '../support/project.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId } from '../support/server.js';
+import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
-import { makeCertificate, type Receiver, startReceiver } from '../webhooks/receiver.js';
-import { browserMissing, launchChromium, signInAs } from './browser.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, signInAs } from './browser.js';
 import { focused, outOfView, VIEWPORTS } from './in-view.js';
-import { appPageUrl, pageRequest } from './page-client.js';
+import { pageRequest } from './page-client.js';
 
 const missing = browserMissing();
 
@@ -21,33 +19,20 @@ const missing = browserMissing();
  * without script, a link shows it.
  */
 describe("a test call's result appears by itself", { skip: missing }, () => {
-  let certificateDir: { dir: string; remove: () => void };
-  let receiver: Receiver;
+  let receiver: TrustedReceiver;
   /** The calls waiting for an answer, by path: a test answers its own when the page has shown it waits. */
   const held: { path: string; response: ServerResponse }[] = [];
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
 
   before(async () => {
-    const certificate = await makeCertificate();
-    certificateDir = makeTempDir('webhook-ca');
-    const caFile = path.join(certificateDir.dir, 'receiver.pem');
-    writeFileSync(caFile, certificate.cert);
-    receiver = await startReceiver(certificate, (response, call) => held.push({ path: call.path, response }));
-    server = await startTestServer({
-      extraArgs: ['--app-port', '0', '--webhook-allow-private', '--webhook-ca', caFile],
-    });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
+    receiver = await startTrustedReceiver((response, call) => held.push({ path: call.path, response }));
   });
-
-  after(async () => {
+  // Registered before the app page's own after hook, so this runs first: no call is left waiting.
+  after(() => {
     for (const { response } of held.splice(0)) response.destroy();
-    await browser?.close();
-    await server?.stop();
+  });
+  const appPage = useAppPage({ serveArgs: () => receiver.serveArgs });
+  after(async () => {
     await receiver?.close();
-    certificateDir?.remove();
   });
 
   /**
@@ -60,10 +45,19 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
   ): Promise<{ page: Page; loads: string[]; userId: string; answer: (status: number) => Promise<void> }> {
     const userId = newUserId('test');
     const url = `${receiver.url}?user=${userId}`;
-    await cliJson(['webhooks', 'create', '--user', userId, '--url', url, '--name', 'my server', '--db', server.db]);
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport, javaScriptEnabled });
-    const page = await context.newPage();
-    await signInAs(page, app, server.db, userId);
+    await cliJson([
+      'webhooks',
+      'create',
+      '--user',
+      userId,
+      '--url',
+      url,
+      '--name',
+      'my server',
+      '--db',
+      appPage.server.db,
+    ]);
+    const page = await appPage.signedIn(userId, { viewport, javaScriptEnabled });
     const loads: string[] = [];
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) loads.push(frame.url());
@@ -101,9 +95,17 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
     const show = page.getByRole('link', { name: 'Show its result' });
     await show.waitFor();
     await answer(204);
-    const [endpoint] = await cliJson<{ id: string }[]>(['webhooks', 'list', '--user', userId, '--db', server.db]);
+    const [endpoint] = await cliJson<{ id: string }[]>([
+      'webhooks',
+      'list',
+      '--user',
+      userId,
+      '--db',
+      appPage.server.db,
+    ]);
     assert.ok(endpoint !== undefined);
-    const attempts = () => cliJson<unknown[]>(['webhooks', 'attempts', endpoint.id, '--db', server.db, '--json']);
+    const attempts = () =>
+      cliJson<unknown[]>(['webhooks', 'attempts', endpoint.id, '--db', appPage.server.db, '--json']);
     await waitFor('the attempt, recorded', async () => (await attempts()).length > 0, 10_000);
     await show.click();
     await page.getByText(/The test call to “my server” was answered: HTTP 204/).waitFor();
@@ -121,16 +123,18 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
       '--url',
       receiver.url,
       '--db',
-      server.db,
+      appPage.server.db,
       '--json',
     ]);
-    const signedOut = await pageRequest(app, { path: `/webhooks/${created.id}/calls?event=msg_${'0'.repeat(32)}` });
+    const signedOut = await pageRequest(appPage.app, {
+      path: `/webhooks/${created.id}/calls?event=msg_${'0'.repeat(32)}`,
+    });
     assert.equal(signedOut.status, 401);
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const context = await appPage.browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
-    await signInAs(page, app, server.db, newUserId('other'));
-    const cookie = (await context.cookies(app)).map((c) => `${c.name}=${c.value}`).join('; ');
-    const other = await pageRequest(app, {
+    await signInAs(page, appPage.app, appPage.server.db, newUserId('other'));
+    const cookie = (await context.cookies(appPage.app)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const other = await pageRequest(appPage.app, {
       path: `/webhooks/${created.id}/calls?event=msg_${'0'.repeat(32)}`,
       headers: { cookie },
     });
