@@ -20,11 +20,10 @@ import {
 } from './pages/webhooks-section.js';
 import type { Session } from './sessions.js';
 
-type Done = 'enabled' | 'deleted';
+type Done = 'enabled';
 
 const DONE_TEXT: Readonly<Record<Done, (label: string) => string>> = {
   enabled: (label) => `${label} is enabled again: the changes it missed are sent now.`,
-  deleted: () => 'The endpoint was deleted.',
 };
 
 function isDone(text: unknown): text is Done {
@@ -66,7 +65,6 @@ export async function webhookNotice(
     return call === undefined ? {} : { testing: call.testing };
   }
   if (!isDone(query.done)) return {};
-  if (query.done === 'deleted') return { notice: { kind: 'done', text: DONE_TEXT.deleted('') } };
   const endpoint = typeof query.webhook === 'string' ? await ownEndpoint(deps, session, query.webhook) : undefined;
   return endpoint === undefined
     ? {}
@@ -75,8 +73,10 @@ export async function webhookNotice(
 
 // No #fragment: the page's notice takes the focus (autofocus), which a fragment would cancel.
 function doneRedirect(reply: FastifyReply, done: Done, id: string): FastifyReply {
-  const query = done === 'deleted' ? 'done=deleted' : `webhook=${encodeURIComponent(id)}&done=${done}`;
-  return reply.code(303).header('location', `/?${query}`).send();
+  return reply
+    .code(303)
+    .header('location', `/?webhook=${encodeURIComponent(id)}&done=${done}`)
+    .send();
 }
 
 /** The webhook endpoint forms of the app page (docs/webhooks.md#registering-an-endpoint), on the domain's rules. */
@@ -186,7 +186,11 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: PageDeps): voi
 
   onEndpoint('delete', async (reply, session, endpoint) => {
     const deleted = await deps.storage.webhooks.deleteWebhook(endpoint.id);
-    return deleted ? doneRedirect(reply, 'deleted', endpoint.id) : noSuchEndpoint(reply, session);
+    if (!deleted) return noSuchEndpoint(reply, session);
+    // Named as the person knew it: once deleted, the address could not say which it was.
+    return show(reply, session, {
+      notice: { kind: 'done', text: `The endpoint ${endpointInWords(endpoint)} was deleted.` },
+    });
   });
 
   app.get<{ Params: { id: string } }>('/webhooks/:id/delete', async (request, reply) => {

@@ -200,7 +200,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
       .click();
     await page.getByRole('heading', { name: /Delete the webhook endpoint/ }).waitFor();
     await page.getByRole('button', { name: 'Delete this endpoint' }).click();
-    assert.match(await section().locator('.notice').innerText(), /The endpoint was deleted/);
+    assert.match(await section().locator('.notice').innerText(), /The endpoint “my <b>server<\/b>” was deleted\./);
     assert.match(await section().innerText(), /You have no webhook endpoints yet/);
     assert.deepEqual(await cliJson<unknown[]>(['webhooks', 'list', '--user', userId, '--db', server.db]), []);
   });
