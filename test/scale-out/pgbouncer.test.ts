@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { type MealPageBody, OLD } from '../http/http-expect.js';
-import { cliJson, runCli } from '../support/cli.js';
+import { cliJson, createWebhookByCli, runCli } from '../support/cli.js';
 import { pgbouncerSkipReason, startPgBouncer, type TestPgBouncer } from '../support/pgbouncer.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
@@ -72,16 +72,7 @@ describe('behind a transaction-pooling PgBouncer', { skip: skip ?? false }, () =
 
   test('an instance that polls sends webhooks within 2 s of a commit through the pooler, and a test call as well', async () => {
     const userId = newUserId('bncwh');
-    const { id } = await cliJson<{ id: string }>([
-      'webhooks',
-      'create',
-      '--user',
-      userId,
-      '--url',
-      receiver.url,
-      '--db',
-      pooled,
-    ]);
+    const { id } = await createWebhookByCli<{ id: string }>(pooled, userId, receiver.url);
     const callsOf = (type: string) =>
       receiver.calls.filter((call) => call.body.includes(userId) && call.body.includes(`"${type}"`));
     const within = async (type: string, since: number) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
-import { cliJson } from '../support/cli.js';
+import { createWebhookByCli } from '../support/cli.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
@@ -53,16 +53,7 @@ describe('webhooks on PostgreSQL, two instances', { skip: skip ?? false }, () =>
     const [a, b] = await Promise.all([start(), start()]);
     assert.ok(a && b);
     const userId = newUserId('pgwh');
-    const { secret } = await cliJson<{ secret: string }>([
-      'webhooks',
-      'create',
-      '--user',
-      userId,
-      '--url',
-      receiver.url,
-      '--db',
-      store.url,
-    ]);
+    const { secret } = await createWebhookByCli<{ secret: string }>(store.url, userId, receiver.url);
     let inFlight = 0;
     let mostInFlight = 0;
     answer = (response) => {
@@ -105,7 +96,7 @@ describe('webhooks on PostgreSQL, two instances', { skip: skip ?? false }, () =>
     { timeout: 120_000 },
     async () => {
       const userId = newUserId('pgkill');
-      await cliJson(['webhooks', 'create', '--user', userId, '--url', receiver.url, '--db', store.url]);
+      await createWebhookByCli(store.url, userId, receiver.url);
       // Only `doomed` runs while the event is first claimed: it holds the call, unanswered.
       for (const server of servers.splice(0)) await server.stop();
       const doomed = await start();

@@ -38,3 +38,14 @@ export async function cliJson<T = unknown>(args: readonly string[], options: { i
   }
   return JSON.parse(result.stdout) as T;
 }
+
+/** `webhooks create` on the store `db`: the endpoint as the command answers it (`--json`). */
+export function createWebhookByCli<T = { id: string }>(
+  db: string,
+  userId: string,
+  url: string,
+  name?: string,
+): Promise<T> {
+  const named = name === undefined ? [] : ['--name', name];
+  return cliJson<T>(['webhooks', 'create', '--user', userId, '--url', url, ...named, '--db', db]);
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { cliJson } from '../support/cli.js';
+import { cliJson, createWebhookByCli } from '../support/cli.js';
 import { newUserId } from '../support/server.js';
 import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -166,18 +166,7 @@ describe('the app page passes axe: results and session ends', { skip: missing },
 
   test('a test call: on its way, then its result shown by itself', async () => {
     const userId = newUserId('axe');
-    await cliJson([
-      'webhooks',
-      'create',
-      '--user',
-      userId,
-      '--url',
-      receiver.url,
-      '--name',
-      'my server',
-      '--db',
-      appPage.server.db,
-    ]);
+    await createWebhookByCli(appPage.server.db, userId, receiver.url, 'my server');
     const page = await signedIn(userId);
     await page.getByRole('button', { name: /^Send a test/ }).click();
     await page.getByText('A test call to “my server” is on its way').waitFor();

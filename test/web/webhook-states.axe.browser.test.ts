@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { cliJson } from '../support/cli.js';
+import { cliJson, createWebhookByCli } from '../support/cli.js';
 import { newUserId } from '../support/server.js';
 import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -38,18 +38,7 @@ describe('the app page passes axe: webhooks', { skip: missing }, () => {
 
   const signedIn = (userId: string): Promise<Page> => appPage.signedIn(userId);
   const createWebhook = (userId: string, url: string, name: string) =>
-    cliJson<ListedWebhook>([
-      'webhooks',
-      'create',
-      '--user',
-      userId,
-      '--url',
-      url,
-      '--name',
-      name,
-      '--db',
-      appPage.server.db,
-    ]);
+    createWebhookByCli<ListedWebhook>(appPage.server.db, userId, url, name);
   const listWebhooks = (userId: string) =>
     cliJson<ListedWebhook[]>(['webhooks', 'list', '--user', userId, '--db', appPage.server.db]);
   const section = (page: Page) => page.locator('#webhooks');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { cliJson } from '../support/cli.js';
+import { cliJson, createWebhookByCli } from '../support/cli.js';
 import { newUserId } from '../support/server.js';
 import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -45,18 +45,7 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
   ): Promise<{ page: Page; loads: string[]; userId: string; answer: (status: number) => Promise<void> }> {
     const userId = newUserId('test');
     const url = `${receiver.url}?user=${userId}`;
-    await cliJson([
-      'webhooks',
-      'create',
-      '--user',
-      userId,
-      '--url',
-      url,
-      '--name',
-      'my server',
-      '--db',
-      appPage.server.db,
-    ]);
+    await createWebhookByCli(appPage.server.db, userId, url, 'my server');
     const page = await appPage.signedIn(userId, { viewport, javaScriptEnabled });
     const loads: string[] = [];
     page.on('framenavigated', (frame) => {
@@ -115,17 +104,7 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
 
   test("the result's fragment is for the signed-in owner only", async () => {
     const userId = newUserId('test');
-    const created = await cliJson<{ id: string }>([
-      'webhooks',
-      'create',
-      '--user',
-      userId,
-      '--url',
-      receiver.url,
-      '--db',
-      appPage.server.db,
-      '--json',
-    ]);
+    const created = await createWebhookByCli<{ id: string }>(appPage.server.db, userId, receiver.url);
     const signedOut = await pageRequest(appPage.app, {
       path: `/webhooks/${created.id}/calls?event=msg_${'0'.repeat(32)}`,
     });
