@@ -36,9 +36,17 @@ export function limitConnections(server: HttpServer | HttpsServer, tls: boolean,
   // Before the handler (the first listener), which may end the response at once. From
   // 'prefinish' on (end() called, the whole body handed to the socket) only the client's
   // reading moves the answer.
+  // One listener function each for every response, no closure per request: each event comes
+  // once per response, and watching an answer watched already does nothing.
+  function watchWhole(this: ServerResponse): void {
+    stalled.watch(this);
+  }
+  // An answer sent in slices (http/sliced-write.ts) is watched from its first, with more to come.
+  function watchSliced(this: ServerResponse): void {
+    stalled.watch(this, 'until-finished');
+  }
   server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
-    response.once('prefinish', () => stalled.watch(response));
-    // An answer sent in slices (http/sliced-write.ts) is watched from its first, with more to come.
-    response.once(SENDING_IN_SLICES, () => stalled.watch(response, 'until-finished'));
+    response.on('prefinish', watchWhole);
+    response.on(SENDING_IN_SLICES, watchSliced);
   });
 }
