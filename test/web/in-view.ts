@@ -12,8 +12,26 @@ interface Boxed {
   readonly ownerDocument: { readonly documentElement: { readonly clientHeight: number } };
 }
 
-/** How far the element's box is from lying whole within the window (0: in view). */
-export function outOfView(locator: Locator): Promise<number> {
+/**
+ * Waits (up to 5 s) for the focus to leave the body. A page's `autofocus` is applied at its
+ * next rendering step, after the element is in the DOM and before it is scrolled into view, so
+ * a check made as soon as the element appears can see neither; when the focus never moves,
+ * the checks below read the page as it is and the caller's assertion says so.
+ */
+async function autofocusApplied(page: Page): Promise<void> {
+  await page
+    .waitForFunction('document.activeElement !== null && document.activeElement !== document.body', undefined, {
+      timeout: 5000,
+    })
+    .catch(() => undefined);
+}
+
+/**
+ * How far the element's box is from lying whole within the window (0: in view), once the page's
+ * autofocus has been applied (every result these tests look at takes the focus).
+ */
+export async function outOfView(locator: Locator): Promise<number> {
+  await autofocusApplied(locator.page());
   return locator.evaluate((element: Boxed) => {
     const box = element.getBoundingClientRect();
     const height = element.ownerDocument.documentElement.clientHeight;
@@ -31,8 +49,9 @@ export interface Focused {
   readonly describedBy: string;
 }
 
-/** What has the keyboard focus, and the accessible wiring of a field. */
-export function focused(page: Page): Promise<Focused> {
+/** What has the keyboard focus once the page's autofocus is applied, and the accessible wiring of a field. */
+export async function focused(page: Page): Promise<Focused> {
+  await autofocusApplied(page);
   return page.evaluate<Focused>(`(() => {
     const element = document.activeElement ?? document.body;
     if (element === document.body) return { id: '', tag: 'body', text: '', invalid: null, describedBy: '' };
