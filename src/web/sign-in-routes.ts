@@ -14,8 +14,12 @@ import {
 import { renderLoginPage } from './pages/login-page.js';
 import { clearedSessionCookie, sessionCookie } from './sessions.js';
 
-/** Where "Stay signed in" returns to: one of the page's own paths, never another site (`//host`). */
-const BACK_PATH_RE = /^\/(?!\/)[\w./-]*$/;
+/**
+ * Where "Stay signed in" returns to: one of the page's own paths, never another site (`//host`),
+ * with its query as the browser sent it (percent-encoded), so a page showing a result or a CSV
+ * range comes back as it was.
+ */
+const BACK_PATH_RE = /^\/(?!\/)[\w./-]*(?:\?[\w.~%!$&'()*+,;=:@/?-]*)?$/;
 
 /** Sign-in by one-time link, and sign-out. */
 export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void {

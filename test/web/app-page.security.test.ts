@@ -146,6 +146,35 @@ describe('the app page: security over HTTPS', () => {
     assert.ok(!made.text.includes('<img src=x'));
   });
 
+  test('"Stay signed in" returns to one of the page\'s own addresses, its query kept, and never to another site', async () => {
+    const cookie = cookieOf((await signIn(await loginLink(newUserId('stay')))).headers['set-cookie']);
+    const page = await pageRequest(app, { path: '/', headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    const stay = async (back: string) => {
+      const answer = await pageRequest(app, {
+        path: '/session',
+        headers: { cookie, origin: app },
+        form: { csrf, back },
+      });
+      assert.equal(answer.status, 303, back);
+      return answer.headers.location;
+    };
+    for (const own of ['/', '/?from=2026-03-10&to=2026-03-01', '/?webhook=wh_1&event=evt%20x', '/keys/key_1/revoke']) {
+      assert.equal(await stay(own), own);
+    }
+    for (const elsewhere of [
+      '//evil.example/',
+      'https://evil.example/',
+      '/\\evil.example',
+      '/?next=<script>',
+      '/?a=b\r\nset-cookie: x=1',
+      '/#fragment',
+      '',
+    ]) {
+      assert.equal(await stay(elsewhere), '/', JSON.stringify(elsewhere));
+    }
+  });
+
   test('the generate form sent twice (a reload, a double click) makes one key; a form without its key id makes none', async () => {
     const userId = newUserId('twice');
     const cookie = cookieOf((await signIn(await loginLink(userId))).headers['set-cookie']);

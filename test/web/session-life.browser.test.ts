@@ -96,6 +96,9 @@ describe('the app page session, in use', { skip: missing }, () => {
     const warning = page.locator('.session-warning');
     const stay = warning.getByRole('button', { name: 'Stay signed in' });
     const firstEnd = rows.read(userId).expiresAt;
+    // On the page as a CSV range the wrong way round left it: the press comes back to it as it was.
+    const shownRange = '?from=2026-03-10&to=2026-03-01';
+    await page.goto(`${appPage.app}/${shownRange}`);
     await page.getByLabel('Name').fill('half-typed name');
 
     // The page left alone for 56 minutes; on the server's side, 4 minutes are left.
@@ -108,6 +111,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     await stay.click();
     await page.waitForLoadState();
     await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
+    assert.equal(new URL(page.url()).search, shownRange, 'back at the address it was pressed on, its query too');
     const extended = rows.read(userId).expiresAt;
     assert.ok(extended >= pressed + HOUR, 'an hour from the press');
     assert.equal((await shownEnd(page)).text, clock(extended));

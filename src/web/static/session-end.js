@@ -107,7 +107,7 @@ if (warning !== null) {
   // A sleeping laptop or a background tab delays timers: look again when the page is seen.
   document.addEventListener('visibilitychange', update);
   stay?.addEventListener('submit', () => {
-    stay.elements.back.value = location.pathname;
+    stay.elements.back.value = location.pathname + location.search;
     sessionStorage.setItem(WAITING, '1');
   });
 }
