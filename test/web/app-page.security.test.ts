@@ -175,6 +175,33 @@ describe('the app page: security over HTTPS', () => {
     }
   });
 
+  test("when the store cannot keep a form's result for the next page, the answer shows it itself", async () => {
+    const cookie = cookieOf((await signIn(await loginLink(newUserId('noflash')))).headers['set-cookie']);
+    const page = await pageRequest(app, { path: '/', headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    const keyId = /name="keyId" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    // The store refuses the one-shot result's write, as a full disk would; the key itself is written.
+    const db = new BetterSqlite3(server.db);
+    db.exec(`CREATE TRIGGER refuse_flashes BEFORE INSERT ON app_session_flashes
+      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    try {
+      const answer = await pageRequest(app, {
+        path: '/keys',
+        headers: { cookie, origin: app },
+        form: { csrf, keyId, name: 'kept anyway', expiresIn: '' },
+      });
+      assert.equal(answer.status, 200, 'the page itself, not a redirect to a page that would not know');
+      assert.equal((answer.text.match(/mxk_[0-9A-Za-z]{49}/g) ?? []).length, 1, 'the new key is shown, once');
+      assert.match(answer.text, /kept anyway/);
+      assert.match(server.logs(), /could not keep a form's result for the next page/);
+    } finally {
+      db.exec('DROP TRIGGER refuse_flashes');
+      db.close();
+    }
+    const next = await pageRequest(app, { path: '/', headers: { cookie } });
+    assert.doesNotMatch(next.text, /mxk_[0-9A-Za-z]{49}/, 'and not again on the next page');
+  });
+
   test('the generate form sent twice (a reload, a double click) makes one key; a form without its key id makes none', async () => {
     const userId = newUserId('twice');
     const cookie = cookieOf((await signIn(await loginLink(userId))).headers['set-cookie']);
