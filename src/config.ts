@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parsedUrl } from './domain/parsed-url.js';
 
 /**
  * Settings resolved in one place, in a fixed order: command-line flag, then environment
@@ -33,13 +34,10 @@ function fromEnv(name: keyof typeof ENV): string | undefined {
 
 /** A URL as a log or message may show it: its password, if any, replaced by `***`. */
 export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return `${/^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? ''}//…`;
-  }
+  const parsed = parsedUrl(url);
+  if (parsed === undefined) return `${/^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? ''}//…`;
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.href;
 }
 
 /** The flag's value, else the environment variable's, else the default. */

@@ -4,6 +4,7 @@ import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-
 import { isValidUserId } from '../domain/user-id.js';
 import { CliError } from '../errors.js';
 import { commandOf, type Flags, helpText, parseArgsOptions } from './command-help.js';
+import { parsedUrl } from '../domain/parsed-url.js';
 
 export type { Flag, Flags } from './command-help.js';
 
@@ -125,15 +126,6 @@ export function requireUserId(value: string | boolean | undefined, usage: string
   return userId;
 }
 
-/** The value as a URL, or undefined when it is not one. */
-function urlOrUndefined(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * `--app-home-url` (or MEAL_EXPORT_APP_HOME_URL): the diet app's own page, where the app page's
  * "Resources" crumb and its "get a new link" links lead (docs/app.md#staying-signed-in). https://
@@ -141,7 +133,7 @@ function urlOrUndefined(value: string): URL | undefined {
  */
 export function parseAppHomeUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const url = urlOrUndefined(value);
+  const url = parsedUrl(value);
   if (url === undefined || url.protocol !== 'https:' || url.username !== '' || url.password !== '') {
     throw new CliError(
       `--app-home-url must be an https:// address such as https://diet.example.com/resources, got ${JSON.stringify(redactedUrl(value))}`,
@@ -157,7 +149,7 @@ export function parseAppHomeUrl(value: string | undefined): string | undefined {
  */
 export function parsePublicUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const url = urlOrUndefined(value);
+  const url = parsedUrl(value);
   if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname !== '/') {
     throw new CliError(
       `--public-url must be an origin such as https://meals.example.com, got ${JSON.stringify(value)}`,

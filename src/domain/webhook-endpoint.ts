@@ -1,4 +1,5 @@
 import type { WebhookEndpointRecord } from './webhook-records.js';
+import { parsedUrl } from './parsed-url.js';
 
 /**
  * The rules of webhook endpoints (docs/webhooks.md#registering-an-endpoint), in one place for `webhooks …`, the
@@ -29,12 +30,8 @@ export function webhookUrlProblem(text: string): string | undefined {
   if (authority.includes('@')) return 'a webhook URL must not contain a user name or password';
   // `https:///x` would call the host `x`: the parser skips the missing authority.
   if (authority === '') return 'a webhook URL must name a host';
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'a webhook URL must be a valid https:// URL';
-  }
+  const url = parsedUrl(text);
+  if (url === undefined) return 'a webhook URL must be a valid https:// URL';
   if (url.hostname === '') return 'a webhook URL must name a host';
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { isValidUserId } from '../domain/user-id.js';
 import { MealHostError } from './host-error.js';
+import { parsedUrl } from '../domain/parsed-url.js';
 
 /** The arguments every host method checks before it reads the store. */
 export function checkUserId(userId: string): void {
@@ -10,12 +11,7 @@ export function checkUserId(userId: string): void {
 
 /** `publicUrl`, the base of login links: an origin (`https://meals.example.com`), no path. */
 export function originOf(publicUrl: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(publicUrl);
-  } catch {
-    url = undefined;
-  }
+  const url = parsedUrl(publicUrl);
   if (url === undefined || !/^https?:$/.test(url.protocol) || url.pathname !== '/') {
     throw new MealHostError('invalid_argument', `publicUrl must be an origin such as https://meals.example.com`);
   }

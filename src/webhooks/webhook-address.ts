@@ -7,6 +7,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { parsedUrl } from '../domain/parsed-url.js';
 
 /** The contract's words for the refused ranges; `reserved` covers every other special-purpose block. */
 export type RefusedRange =
@@ -104,12 +105,8 @@ export function classifyLiteralHost(url: URL, policy: AddressPolicy = STRICT): A
  * sender's, and a name may resolve elsewhere by then. Undefined when there is no such problem.
  */
 export function webhookHostProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
+  const url = parsedUrl(text);
+  if (url === undefined) return undefined;
   const verdict = classifyLiteralHost(url, { allowPrivate: true });
   if (verdict === null || verdict.allowed) return undefined;
   return `a webhook URL must not have a ${verdict.range} address as its host: calls are never sent there`;

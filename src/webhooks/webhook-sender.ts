@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import { classifyLiteralHost, createCheckingLookup, RefusedAddressError } from './webhook-address.js';
 import { signWebhook } from './webhook-signature.js';
+import { parsedUrl } from '../domain/parsed-url.js';
 
 /** Why a call got no usable answer; short, stable, shown in the attempt log. */
 export type WebhookError =
@@ -126,12 +127,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     });
     const signature = signWebhook(call.secrets, call.webhookId, call.timestampS, call.body);
     if (closed) return outcome(null, 'aborted', null);
-    let url: URL;
-    try {
-      url = new URL(call.url);
-    } catch {
-      return outcome(null, 'invalid_url', 'not a URL');
-    }
+    const url = parsedUrl(call.url);
+    if (url === undefined) return outcome(null, 'invalid_url', 'not a URL');
     if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') {
       return outcome(null, 'invalid_url', 'not an https:// URL without credentials');
     }
