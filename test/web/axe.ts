@@ -66,3 +66,19 @@ export async function expectNoAxeViolationsEverywhere(page: Page, stateName: str
     }
   }
 }
+
+/**
+ * axe-core on a state reached without script. Chromium runs no script at all in a page whose
+ * context has script turned off (axe's included), so the same address is opened in `checker`, a
+ * page whose context allows script, with the first page's cookies and every script file of the
+ * page refused: the markup and styles a person without script gets, checked everywhere.
+ */
+export async function expectNoAxeViolationsWithoutScript(page: Page, checker: Page, stateName: string): Promise<void> {
+  await checker.context().addCookies(await page.context().cookies());
+  await checker.route(
+    (url) => url.pathname.endsWith('.js'),
+    (route) => route.abort(),
+  );
+  await checker.goto(page.url());
+  await expectNoAxeViolationsEverywhere(checker, `${stateName} (without script)`);
+}

@@ -54,7 +54,11 @@ describe("a form's result opens in view, with the focus", { skip: missing }, () 
         assert.equal(await outOfView(secret), 0, `the ${step} secret lies whole in the window`);
         const box = await focused(page);
         assert.ok(box.text.includes(await secret.innerText()), `the focus is on the secret's box (${step})`);
-        if (step === 'added') await page.getByRole('button', { name: /^Rotate the secret/ }).click();
+        if (step === 'added') {
+          await page.getByRole('button', { name: /^Rotate the secret/ }).click();
+          // The added secret's box is in the page until the next one loads: wait for that one.
+          await page.getByRole('heading', { name: /^The new secret of/ }).waitFor();
+        }
       }
       await page.context().close();
     });

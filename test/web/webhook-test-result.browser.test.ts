@@ -7,6 +7,7 @@ import { newUserId } from '../support/server.js';
 import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 import { useAppPage } from './app-page-fixture.js';
+import { expectNoAxeViolationsWithoutScript } from './axe.js';
 import { browserMissing, signInAs } from './browser.js';
 import { focused, outOfView, VIEWPORTS } from './in-view.js';
 import { pageRequest } from './page-client.js';
@@ -83,6 +84,9 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
     await page.getByRole('button', { name: /^Send a test/ }).click();
     const show = page.getByRole('link', { name: 'Show its result' });
     await show.waitFor();
+    const checker = await appPage.newPage();
+    await expectNoAxeViolationsWithoutScript(page, checker, 'a test call on its way, its link');
+    assert.ok(await checker.getByRole('link', { name: 'Show its result' }).isVisible(), 'axe saw the link');
     await answer(204);
     const [endpoint] = await cliJson<{ id: string }[]>([
       'webhooks',
