@@ -7,7 +7,7 @@ import { newUserId } from '../support/server.js';
 import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 import { useAppPage } from './app-page-fixture.js';
-import { expectNoAxeViolationsWithoutScript } from './axe.js';
+import { expectNoAxeViolationsEverywhere, openWithoutScript } from './axe.js';
 import { browserMissing, signInAs } from './browser.js';
 import { focused, outOfView, VIEWPORTS } from './in-view.js';
 import { pageRequest } from './page-client.js';
@@ -85,9 +85,11 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
     const show = page.getByRole('link', { name: 'Show its result' });
     await show.waitFor();
     const checker = await appPage.newPage();
-    await expectNoAxeViolationsWithoutScript(page, checker, 'a test call on its way, its link');
-    assert.ok(await checker.getByRole('link', { name: 'Show its result' }).isVisible(), 'axe saw the link');
+    await openWithoutScript(page, checker);
+    assert.ok(await checker.getByRole('link', { name: 'Show its result' }).isVisible(), 'axe sees the link');
+    // Answered before the axe runs, which a loaded machine may stretch past the sender's 10 s.
     await answer(204);
+    await expectNoAxeViolationsEverywhere(checker, 'a test call on its way, its link, without script');
     const [endpoint] = await cliJson<{ id: string }[]>([
       'webhooks',
       'list',
