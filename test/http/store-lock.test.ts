@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+import { hostCall, hostRecord, mealPath, startHostApiServer } from '../support/host-api.js';
 import { startImport, writeMealsFile } from '../support/large-import.js';
 import { makeMeal, newUserId, request, startTestServer } from '../support/server.js';
 import { holdWriteLock } from '../support/write-lock.js';
@@ -89,6 +90,58 @@ test('while another process holds the write lock for 7 s, no request waits for i
       `write lock held 7 s by another process: /v1/meals max ${max.toFixed(1)} ms over ${latencies.length} requests`,
     );
     assert.ok(max < 1_000, `the slowest request took ${max.toFixed(0)} ms`);
+  } finally {
+    await server.stop();
+  }
+});
+
+// A write the service itself is asked for (the host API's, the app page's) used to wait for
+// another process's lock in SQLite's busy loop, on the event loop: every other request waited
+// with it. It now waits by awaiting, and is written once the lock goes.
+test("a host API write that meets another process's write lock waits for it alone, then is written", async () => {
+  const server = await startHostApiServer();
+  try {
+    const userId = newUserId('waits');
+    const { key } = await server.createKey(userId);
+    const lock = await holdWriteLock(server.db, 2_500);
+    let released = false;
+    void lock.released.then(() => {
+      released = true;
+    });
+    const put = hostCall(server, { method: 'PUT', path: mealPath(userId, 'while-locked'), json: hostRecord() });
+    const latencies: number[] = [];
+    while (!released) {
+      const sent = performance.now();
+      const res = await request(server, { path: `/v1/meals?lastModifiedSince=${OLD}&limit=10`, key });
+      latencies.push(performance.now() - sent);
+      assert.equal(res.status, 200);
+    }
+    const written = await put;
+    assert.equal(written.status, 200, written.text);
+    assert.equal((written.json as { outcome: string }).outcome, 'created');
+    const stored = await hostCall(server, { path: mealPath(userId, 'while-locked') });
+    assert.equal(stored.status, 200, stored.text);
+    const max = Math.max(...latencies);
+    console.log(
+      `a PUT waiting 2.5 s for the lock: /v1/meals max ${max.toFixed(1)} ms over ${latencies.length} requests`,
+    );
+    assert.ok(max < 1_000, `the slowest read took ${max.toFixed(0)} ms while the PUT waited`);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a host API write that meets a write lock held past 5 s is refused with 503 and Retry-After, and writes nothing', async () => {
+  const server = await startHostApiServer();
+  try {
+    const userId = newUserId('refused');
+    const lock = await holdWriteLock(server.db, 7_000);
+    const refused = await hostCall(server, { method: 'PUT', path: mealPath(userId, 'never'), json: hostRecord() });
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal((refused.json as { error: { code: string } }).error.code, 'unavailable');
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    await lock.released;
+    assert.equal((await hostCall(server, { path: mealPath(userId, 'never') })).status, 404);
   } finally {
     await server.stop();
   }

@@ -13,6 +13,15 @@ const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|COR
 /** A call on a handle whose connection is inside an import's transaction (sqlite-meal-writes.ts). */
 const busyWithImport = () => new Error('this store handle is busy with an import');
 
+/** The first pause of a call that met another connection's write lock; each next one doubles, up to the longest. */
+const FIRST_BUSY_PAUSE_MS = 5;
+const LONGEST_BUSY_PAUSE_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** SQLITE_BUSY and its extended codes (BUSY_SNAPSHOT: a read turned write after another's commit). */
+const isBusy = (error: unknown) => codeOf(error).startsWith('SQLITE_BUSY');
+
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : '';
@@ -46,6 +55,9 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
   async function exclusive(work: () => unknown): Promise<unknown> {
     if (importing || db.inTransaction) throw busyWithImport();
     importing = true;
+    // An import cannot be tried again (its records stream in once): on a serving handle it
+    // waits for another connection's lock as a command does, once, as it starts.
+    if (options.serving === true) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     try {
       const result = await work();
       commit.committed();
@@ -54,27 +66,57 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
       commit.rolledBack();
       throw reported(error);
     } finally {
+      if (options.serving === true) db.pragma('busy_timeout = 0');
       importing = false;
     }
   }
 
-  // In a serving process a background write fails with SQLITE_BUSY (503) at once rather than
-  // blocking the event loop for up to BUSY_TIMEOUT_MS.
-  function background(work: () => unknown): Promise<unknown> {
-    db.pragma('busy_timeout = 0');
-    try {
-      return settle(work);
-    } finally {
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  /**
+   * A serving process's call that met another connection's write lock, tried again after a
+   * pause until BUSY_TIMEOUT_MS have passed since it was first tried: it waits by awaiting, so
+   * the requests beside it go on. Safe to repeat: a write that meets the lock has written
+   * nothing (each write is one statement, or a transaction that rolled back).
+   */
+  async function untilUnlocked(work: () => unknown, firstTriedAt: number): Promise<unknown> {
+    const deadline = firstTriedAt + BUSY_TIMEOUT_MS;
+    for (let pause = FIRST_BUSY_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_BUSY_PAUSE_MS)) {
+      await sleep(Math.max(0, Math.min(pause, deadline - performance.now())));
+      try {
+        const result = work();
+        commit.committed();
+        return result;
+      } catch (error) {
+        commit.rolledBack();
+        if (!isBusy(error) || db.inTransaction || performance.now() >= deadline) throw reported(error);
+      }
     }
   }
+
+  /**
+   * A call of a serving process, whose handle never waits in SQLite's busy loop (it would block
+   * the event loop): a `background` one that meets a write lock fails at once (503; it is tried
+   * again at the caller's next turn), any other waits for the lock by awaiting (untilUnlocked).
+   */
+  function serve(traits: ReadonlySet<CallTrait>, work: () => unknown): Promise<unknown> {
+    const triedAt = performance.now();
+    try {
+      const result = work();
+      commit.committed();
+      return Promise.resolve(result);
+    } catch (error) {
+      commit.rolledBack();
+      if (traits.has('background') || !isBusy(error) || db.inTransaction) return Promise.reject(reported(error));
+      return untilUnlocked(work, triedAt);
+    }
+  }
+
+  if (options.serving === true) db.pragma('busy_timeout = 0');
 
   return {
     run(traits: ReadonlySet<CallTrait>, work: () => unknown): Promise<unknown> {
       if (traits.has('exclusive')) return exclusive(work);
       if (db.inTransaction) return Promise.reject(busyWithImport());
-      if (traits.has('background') && options.serving === true) return background(work);
-      return settle(work);
+      return options.serving === true ? serve(traits, work) : settle(work);
     },
     streamError: reported,
   };
