@@ -1,10 +1,9 @@
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
-import { formatInstant } from '../domain/instant.js';
 import type { Storage } from '../storage/storage.js';
 import type { MealHost } from './host-api.js';
 import { checkUserId } from './host-arguments.js';
 import { MealHostError, type MealHostErrorCode } from './host-error.js';
-import { attemptInfo, queuedTestView, rotatedSecretView, webhookInfo } from './host-records.js';
+import { attemptInfo, createdWebhookView, queuedTestView, rotatedSecretView, webhookInfo } from './host-records.js';
 
 /** The host's webhook methods: `webhooks …` of the command line, for the app's code. */
 export type HostWebhooks = Pick<
@@ -39,14 +38,9 @@ export function createHostWebhooks(storage: Storage): HostWebhooks {
         Date.now(),
       );
       if (!result.ok) throw new MealHostError(WEBHOOK_REFUSALS[result.reason], result.message);
-      const { endpoint } = result;
-      return {
-        id: endpoint.id,
-        url: endpoint.url,
-        name: endpoint.name,
-        secret: endpoint.secret,
-        createdAt: formatInstant(endpoint.createdAt),
-      };
+      // The command's view, but the caller named the user: it is not said back.
+      const { userId: _userId, ...created } = createdWebhookView(result.endpoint);
+      return created;
     },
 
     async listWebhooks(userId) {

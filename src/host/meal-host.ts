@@ -1,5 +1,4 @@
 import { parseDuration } from '../domain/duration.js';
-import { formatInstant } from '../domain/instant.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import type { MealSave } from '../domain/meal.js';
@@ -11,7 +10,7 @@ import { mintLoginLink } from '../web/login-link.js';
 import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
-import { keyInfo, loginLinkView, orNull } from './host-records.js';
+import { createdKeyView, keyInfo, loginLinkView } from './host-records.js';
 import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
@@ -69,14 +68,9 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       const issued = await issueApiKey(storage.keys, { userId, name: keyOptions.name ?? '', lifetimeMs }, Date.now());
       if (!issued.ok)
         throw new MealHostError('too_many_keys', `user ${userId} already has ${MAX_ACTIVE_KEYS} active keys`);
-      const { key, record } = issued;
-      return {
-        id: record.id,
-        key,
-        name: record.name,
-        createdAt: formatInstant(record.createdAt),
-        expiresAt: orNull(record.expiresAt),
-      };
+      // The command's view, but the caller named the user: it is not said back.
+      const { userId: _userId, ...created } = createdKeyView(issued.key, issued.record);
+      return created;
     },
 
     async listKeys(userId) {

@@ -132,6 +132,7 @@ describe('the host module (meal-export/host)', () => {
   test('keys: listed without the secret, revoked only by their own user, at most 10 active', async () => {
     const [userId, stranger] = [newUserId('host'), newUserId('host')];
     const created = await host.createKey(userId, { name: 'site', expiresIn: '30d' });
+    assert.deepEqual(Object.keys(created), ['id', 'key', 'name', 'createdAt', 'expiresAt']);
     assert.ok(created.expiresAt !== null);
     const [listed] = await host.listKeys(userId);
     assert.equal(listed?.status, 'active');
