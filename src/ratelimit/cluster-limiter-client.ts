@@ -113,10 +113,15 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
         if ('decision' in answer) return answer.decision;
         throw failure(answer);
       },
-      // Read by the primary too: the one state of the cluster, on its clock.
-      async peek(keyId): Promise<RateStanding> {
+      // Read by the primary too: the one state of the cluster, on its clock. Its wait counts from
+      // the primary's read, which came later than `now` by the question's trip: counted from
+      // `now`, so that every worker names the same end of an interval, however busy the channel.
+      async peek(keyId, now): Promise<RateStanding> {
         const answer = await ask({ op: 'peek', keyId });
-        if ('standing' in answer) return answer.standing;
+        if ('standing' in answer) {
+          const { standing, at } = answer;
+          return standing.waitMs > 0 ? { ...standing, waitMs: Math.max(0, standing.waitMs + at - now) } : standing;
+        }
         throw failure(answer);
       },
       async ping() {

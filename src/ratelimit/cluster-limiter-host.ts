@@ -45,8 +45,10 @@ async function answer(limiters: HostedLimiters, request: LimiterQuestion): Promi
     switch (request.op) {
       case 'consume':
         return { id, decision: await limiters.limiter.consume(request.keyId, Date.now()) };
-      case 'peek':
-        return { id, standing: await limiters.limiter.peek(request.keyId, Date.now()) };
+      case 'peek': {
+        const at = Date.now();
+        return { id, standing: await limiters.limiter.peek(request.keyId, at), at };
+      }
       case 'registerFailure':
         return {
           id,

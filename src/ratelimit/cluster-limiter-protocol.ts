@@ -19,7 +19,8 @@ export type LimiterQuestion =
 
 export type LimiterReply =
   | { readonly id: number; readonly decision: RateDecision }
-  | { readonly id: number; readonly standing: RateStanding }
+  /** `at`: the primary's wall-clock instant of the read, which its `waitMs` counts from. */
+  | { readonly id: number; readonly standing: RateStanding; readonly at: number }
   | { readonly id: number; readonly waitMs: number }
   | { readonly id: number; readonly ok: true }
   | { readonly id: number; readonly error: string };

@@ -22,9 +22,9 @@ test("a worker's limiter calls (a consume, a peek) asked together leave in one m
       const replies = [];
       for (const question of message.questions) {
         if (question.op === 'peek') {
-          // A peek asks the primary too, and gets back its standing as it was sent.
+          // A peek asks the primary too, which reads it 40 ms after the worker's instant.
           seen.push(`peek ${question.keyId}`);
-          replies.push({ id: question.id, standing: { remaining: 5, resetAt: 456, waitMs: 789 } });
+          replies.push({ id: question.id, standing: { remaining: 5, resetAt: 456, waitMs: 789 }, at: 1_000_040 });
         } else if (question.op === 'consume') {
           seen.push(question.keyId);
           if (question.keyId === 'answered') {
@@ -46,5 +46,6 @@ test("a worker's limiter calls (a consume, a peek) asked together leave in one m
   assert.equal(results[0].error, '503 unavailable retry-after=1');
   assert.ok(results[0].ms >= 250 && results[0].ms < 10_000, `failed after its 300 ms bound: ${results[0].ms} ms`);
   assert.deepEqual(results[1].value, { allowed: true, remaining: 7, resetAt: 123, retryAfterMs: 0 });
-  assert.deepEqual(results[2].value, { remaining: 5, resetAt: 456, waitMs: 789 });
+  // Its wait counted from the worker's instant: it ends where the primary's state says.
+  assert.deepEqual(results[2].value, { remaining: 5, resetAt: 456, waitMs: 829 });
 });
