@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { cliJson } from '../support/cli.js';
-import { makeTempDir } from '../support/project.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId } from '../support/server.js';
+import { startTrustedReceiver, type TrustedReceiver } from '../support/trusted-receiver.js';
 import { waitFor } from '../support/wait-for.js';
-import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from '../webhooks/receiver.js';
-import { browserMissing, launchChromium, screenshotPath } from './browser.js';
-import { appPageUrl } from './page-client.js';
+import type { Answer, ReceivedCall } from '../webhooks/receiver.js';
+import { useAppPage } from './app-page-fixture.js';
+import { browserMissing, screenshotPath, signInAs } from './browser.js';
 
 const missing = browserMissing();
 if (missing !== undefined) process.stdout.write(`# skipping the webhooks section's browser tests: ${missing}\n`);
@@ -30,13 +28,8 @@ interface TestEvent {
  * disable by a 410 and re-enable, delete.
  */
 describe("the app page's webhooks section in Chromium", { skip: missing }, () => {
-  let certificateDir: { dir: string; remove: () => void };
-  let receiver: Receiver;
+  let receiver: TrustedReceiver;
   let answer: Answer = (response) => response.writeHead(204).end();
-  let server: TestServer;
-  let app: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let secret = '';
   let rotated = '';
@@ -56,7 +49,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     const deadline = Date.now() + ms;
     let text = '';
     while (Date.now() < deadline) {
-      await page.goto(`${app}/`);
+      await page.goto(`${appPage.app}/`);
       text = await section().innerText();
       if (re.test(text)) return text;
       await sleep(300);
@@ -65,42 +58,21 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
   }
 
   before(async () => {
-    const certificate = await makeCertificate();
-    certificateDir = makeTempDir('webhook-ca');
-    const caFile = path.join(certificateDir.dir, 'receiver.pem');
-    writeFileSync(caFile, certificate.cert);
-    receiver = await startReceiver(certificate, (response, call) => answer(response, call));
-    server = await startTestServer({
-      extraArgs: ['--app-port', '0', '--webhook-allow-private', '--webhook-ca', caFile],
-    });
-    app = await appPageUrl(server);
-    browser = await launchChromium();
-    context = await browser.newContext({ ignoreHTTPSErrors: true });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
-    page = await context.newPage();
+    receiver = await startTrustedReceiver((response, call) => answer(response, call));
+  });
+  const appPage = useAppPage({ serveArgs: () => receiver.serveArgs });
+  after(async () => {
+    await receiver?.close();
+  });
+
+  // One page for every step, its console watched from the sign-in on, its clipboard usable.
+  before(async () => {
+    page = await appPage.newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: appPage.app });
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
-    const link = await cliJson<{ url: string }>([
-      'users',
-      'login-link',
-      '--user',
-      userId,
-      '--db',
-      server.db,
-      '--public-url',
-      app,
-    ]);
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await receiver?.close();
-    certificateDir?.remove();
+    await signInAs(page, appPage.app, appPage.server.db, userId);
   });
 
   test('adding an endpoint shows its secret once, with a working Copy button', async () => {
@@ -119,7 +91,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     await section().getByRole('button', { name: 'Copied' }).waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
 
-    await page.goto(`${app}/`);
+    await page.goto(`${appPage.app}/`);
     assert.ok(!(await page.content()).includes(secret), 'after the one display, never on the page again');
   });
 
@@ -151,7 +123,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     assert.match(rotated, SECRET_RE);
     assert.notEqual(rotated, secret);
     assert.match(await section().innerText(), /signed with both the old and the new secret/);
-    await page.goto(`${app}/`);
+    await page.goto(`${appPage.app}/`);
     assert.ok(!(await page.content()).includes(rotated), 'not shown again');
 
     await section()
@@ -166,7 +138,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
 
   test('a 410 Gone disables the endpoint; "Re-enable" enables it and the pending call goes out', async () => {
     answer = (response) => response.writeHead(410).end();
-    await page.goto(`${app}/`);
+    await page.goto(`${appPage.app}/`);
     await section()
       .getByRole('button', { name: /^Send a test/ })
       .click();
@@ -187,7 +159,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
 
   test('the section fits a phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${app}/`);
+    await page.goto(`${appPage.app}/`);
     await section().screenshot({ path: screenshotPath('app-page-webhooks-phone.png') });
     const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
     assert.ok(overflow <= 0, `nothing wider than a phone's screen (${overflow}px too wide)`);
@@ -202,7 +174,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     await page.getByRole('button', { name: 'Delete this endpoint' }).click();
     assert.match(await section().locator('.notice').innerText(), /The endpoint “my <b>server<\/b>” was deleted\./);
     assert.match(await section().innerText(), /You have no webhook endpoints yet/);
-    assert.deepEqual(await cliJson<unknown[]>(['webhooks', 'list', '--user', userId, '--db', server.db]), []);
+    assert.deepEqual(await cliJson<unknown[]>(['webhooks', 'list', '--user', userId, '--db', appPage.server.db]), []);
   });
 
   test('no page broke its Content-Security-Policy, and no secret reached the logs', () => {
@@ -210,6 +182,6 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
       consoleErrors.filter((text) => /Content Security Policy|Refused to/i.test(text)),
       [],
     );
-    for (const key of [secret, rotated]) assert.ok(!server.logs().includes(key.slice(6)), 'not in the logs');
+    for (const key of [secret, rotated]) assert.ok(!appPage.server.logs().includes(key.slice(6)), 'not in the logs');
   });
 });
