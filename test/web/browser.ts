@@ -56,4 +56,7 @@ export async function signInAs(page: Page, app: string, db: string, userId: stri
   await page.goto(url);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();
+  // The heading is there before the page's deferred scripts have run; a test that moves the
+  // page's clock on next (the session's warning) needs them to have read the clock first.
+  await page.waitForLoadState('load');
 }
