@@ -73,12 +73,12 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
 
   /**
    * A serving process's call that met another connection's write lock, tried again after a
-   * pause until BUSY_TIMEOUT_MS have passed since it was first tried: it waits by awaiting, so
+   * pause until BUSY_TIMEOUT_MS have passed since it was first refused: it waits by awaiting, so
    * the requests beside it go on. Safe to repeat: a write that meets the lock has written
    * nothing (each write is one statement, or a transaction that rolled back).
    */
-  async function untilUnlocked(work: () => unknown, firstTriedAt: number): Promise<unknown> {
-    const deadline = firstTriedAt + BUSY_TIMEOUT_MS;
+  async function untilUnlocked(work: () => unknown, refusedAt: number): Promise<unknown> {
+    const deadline = refusedAt + BUSY_TIMEOUT_MS;
     for (let pause = FIRST_BUSY_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_BUSY_PAUSE_MS)) {
       await sleep(Math.max(0, Math.min(pause, deadline - performance.now())));
       try {
@@ -98,7 +98,6 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
    * again at the caller's next turn), any other waits for the lock by awaiting (untilUnlocked).
    */
   function serve(traits: ReadonlySet<CallTrait>, work: () => unknown): Promise<unknown> {
-    const triedAt = performance.now();
     try {
       const result = work();
       commit.committed();
@@ -106,7 +105,9 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
     } catch (error) {
       commit.rolledBack();
       if (traits.has('background') || !isBusy(error) || db.inTransaction) return Promise.reject(reported(error));
-      return untilUnlocked(work, triedAt);
+      // Timed from the refusal, not read before every call: without a busy timeout a call that
+      // meets the lock is refused at once, and a read on the hot path pays for no clock.
+      return untilUnlocked(work, performance.now());
     }
   }
 
