@@ -22,6 +22,7 @@ export const PUBLIC_STATUS_BY_CODE = {
 export const HOST_STATUS_BY_CODE = {
   missing_token: 401,
   invalid_token: 401,
+  request_timeout: 408,
   id_taken: 409,
   too_many_keys: 409,
   too_many_webhooks: 409,

@@ -7,8 +7,9 @@ docs/host-api.md#a-client-in-python shows it; test/docs/host-api-examples.test.t
         python3 host_client.py save u_42 m_1001 '{"type":"lunch","date":"2026-11-25T12:30:00Z"}' 7
 
 Commands: save USER MEAL JSON [VERSION], delete USER MEAL [VERSION], get USER MEAL,
-import USER FILE.jsonl. Each prints the API's JSON answer; an error prints its body to stderr
-and exits 1. MEAL_EXPORT_CA names the server's certificate when it is self-signed.
+import USER FILE.jsonl. Each prints the API's JSON answer. An error is one line on stderr and
+exit 1: the API's JSON error body for an HTTP error, `network error: ...` when no answer came.
+MEAL_EXPORT_CA names the server's certificate when it is self-signed.
 """
 import json
 import os
@@ -33,7 +34,19 @@ def call(method, path, body=None, content_type="application/json"):
         with urllib.request.urlopen(request, context=CONTEXT, timeout=30) as response:
             return json.load(response)
     except urllib.error.HTTPError as error:
-        raise HostApiError(error.code, json.load(error)) from None
+        raise HostApiError(error.code, error_body(error)) from None
+    except (urllib.error.URLError, OSError) as error:
+        # No answer at all: refused, reset, timed out, a certificate not trusted.
+        raise NetworkError(getattr(error, "reason", error)) from None
+
+
+def error_body(error):
+    """The API's JSON error; a body that is not JSON (a proxy's page) as the same shape."""
+    text = error.read().decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {"error": {"code": f"http_{error.code}", "message": text.strip()[:200]}}
 
 
 class HostApiError(Exception):
@@ -41,6 +54,10 @@ class HostApiError(Exception):
         super().__init__(f"{status}: {json.dumps(body)}")
         self.status = status
         self.body = body
+
+
+class NetworkError(Exception):
+    pass
 
 
 def meal_path(user_id, meal_id):
@@ -88,6 +105,9 @@ def main(argv):
             raise SystemExit(f"unknown command {command}")
     except HostApiError as error:
         print(json.dumps(error.body), file=sys.stderr)
+        return 1
+    except NetworkError as error:
+        print(f"network error: {error}", file=sys.stderr)
         return 1
     print(json.dumps(answer))
     return 0

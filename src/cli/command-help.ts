@@ -56,6 +56,18 @@ function defaultOf(flag: Flag): string | undefined {
   return String(flag.default);
 }
 
+/**
+ * A command's usage line from its table of flags, so that the line cannot name a flag the
+ * parser lacks or leave one out: `meal-export serve [--host HOST] [--port N] … [--insecure-http]`.
+ */
+export function usageOf(command: string, flags: Flags): string {
+  const words = Object.entries(flags).map(([name, flag]) => {
+    const word = flag.type === 'string' ? `--${name} ${flag.value ?? 'VALUE'}` : `--${name}`;
+    return flag.required === true ? word : `[${word}]`;
+  });
+  return [command, ...words].join(' ');
+}
+
 /** The text of `--help`: the usage line, then each flag with its default and its variable. */
 export function helpText(usage: string, flags: Flags): string {
   const rows = Object.entries(flags).map(([name, flag]) => {

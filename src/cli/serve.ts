@@ -23,10 +23,8 @@ import {
   parsePublicUrl,
   parseTombstoneDaysFlag,
 } from './command-args.js';
+import { usageOf } from './command-help.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
-
-const USAGE =
-  'meal-export serve [--host 127.0.0.1] [--port 8443] [--admin-port N] [--workers 1] [--data-dir ./data] [--db FILE|postgres://…] [--direct-db postgres://…] [--redis URL] [--redis-prefix meal-export:] [--tls-cert F --tls-key F | --insecure-http] [--min-interval-ms 3000] [--daily-limit 1000] [--tombstone-days 30] [--log-level info] [--app-port N [--public-url URL] [--app-home-url URL]] [--host-api-port N [--host-api-host 127.0.0.1]] [--trust-proxy ADDRESSES] [--max-waiting 10000] [--webhook-allow-private] [--webhook-ca FILE]';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MAX_WORKERS = 64;
@@ -38,8 +36,11 @@ const DEFAULT_MIN_INTERVAL_MS = 3000;
 const DEFAULT_DAILY_LIMIT = 1000;
 const DEFAULT_LOG_LEVEL = 'info';
 
-/** Every flag of `serve`, with what `serve --help` says of it. */
-const SERVE_FLAGS = {
+/**
+ * Every flag of `serve`, with its variable and its default: the one place that knows them, read
+ * by the parser, `serve --help` and the usage line (and tied to docs/configuration.md by a test).
+ */
+export const SERVE_FLAGS = {
   host: { type: 'string', default: '127.0.0.1', value: 'HOST', help: 'the address the API listens on' },
   port: {
     type: 'string',
@@ -169,6 +170,8 @@ const SERVE_FLAGS = {
   },
 } as const satisfies Flags;
 
+const USAGE = usageOf('meal-export serve', SERVE_FLAGS);
+
 /** `--trust-proxy 127.0.0.1,10.0.0.0/8`: the proxies whose X-Forwarded-For is believed; none by default. */
 function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefined {
   if (value === undefined) return undefined;
@@ -177,15 +180,22 @@ function parseTrustProxyFlag(value: string | undefined): TrustedProxies | undefi
   return parsed;
 }
 
-/** A port from its flag, else its variable (named in the message, when it is the one that is wrong). */
-function resolvePort(
-  flag: string | undefined,
-  name: 'port' | 'admin-port' | 'app-port' | 'host-api-port',
-  env: 'port' | 'adminPort' | 'appPort' | 'hostApiPort',
-): number | undefined {
-  const value = resolveSetting(flag, env);
+type PortFlag = 'port' | 'admin-port' | 'app-port' | 'host-api-port';
+/** The flags that fall back to an environment variable. */
+type FlagWithEnv = {
+  [name in keyof typeof SERVE_FLAGS]: (typeof SERVE_FLAGS)[name] extends { env: string } ? name : never;
+}[keyof typeof SERVE_FLAGS];
+
+/** A flag's value, else the variable the flag declares. */
+function setting(values: Readonly<Record<string, unknown>>, name: FlagWithEnv): string | undefined {
+  return resolveSetting(values[name] as string | undefined, SERVE_FLAGS[name].env);
+}
+
+/** A port from its flag, else the variable its flag declares (named in the message, when it is the one that is wrong). */
+function resolvePort(values: Readonly<Record<string, unknown>>, name: PortFlag): number | undefined {
+  const value = setting(values, name);
   if (value === undefined) return undefined;
-  const label = flag === undefined ? `${name} (from ${ENV[env]})` : name;
+  const label = values[name] === undefined ? `${name} (from ${ENV[SERVE_FLAGS[name].env]})` : name;
   return parseIntegerFlag(value, label, 0, 0, 65535);
 }
 
@@ -212,22 +222,22 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
   const { values, positionals } = parseCommandArgs(argv, SERVE_FLAGS, USAGE);
   if (positionals.length > 0)
     throw new CliError(`unexpected argument ${positionals[0]} (usage: ${USAGE})`, { usage: true });
-  const tlsCertFile = resolveSetting(values['tls-cert'], 'tlsCert');
-  const tlsKeyFile = resolveSetting(values['tls-key'], 'tlsKey');
+  const tlsCertFile = setting(values, 'tls-cert');
+  const tlsKeyFile = setting(values, 'tls-key');
   if (values['insecure-http'] && (tlsCertFile !== undefined || tlsKeyFile !== undefined)) {
     throw new CliError('--insecure-http cannot be combined with a TLS certificate', { usage: true });
   }
-  const logLevel = resolveSetting(values['log-level'], 'logLevel', DEFAULT_LOG_LEVEL);
+  const logLevel = setting(values, 'log-level') ?? DEFAULT_LOG_LEVEL;
   if (!LOG_LEVELS.includes(logLevel))
     throw new CliError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`, { usage: true });
   const dataDir = values['data-dir'];
 
   const config: ServeConfig = {
     // Without --db, the database lives in the data folder (./data/meal-export.db by default).
-    database: resolveSetting(values.db, 'databaseUrl', path.join(dataDir, 'meal-export.db')),
+    database: setting(values, 'db') ?? path.join(dataDir, 'meal-export.db'),
     directDatabase: parseDirectDatabase(resolveDirectDatabase(values['direct-db'])),
     host: values.host,
-    port: resolvePort(values.port, 'port', 'port') ?? DEFAULT_PORT,
+    port: resolvePort(values, 'port') ?? DEFAULT_PORT,
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -236,15 +246,15 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
     dailyLimit: parseIntegerFlag(values['daily-limit'], 'daily-limit', DEFAULT_DAILY_LIMIT, 1),
     tombstoneDays: parseTombstoneDaysFlag(values['tombstone-days']),
     logLevel,
-    adminPort: resolvePort(values['admin-port'], 'admin-port', 'adminPort'),
+    adminPort: resolvePort(values, 'admin-port'),
     workers: parseIntegerFlag(values.workers, 'workers', 1, 1, MAX_WORKERS),
-    redisUrl: resolveSetting(values.redis, 'redisUrl'),
+    redisUrl: setting(values, 'redis'),
     redisPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX,
-    appPort: resolvePort(values['app-port'], 'app-port', 'appPort'),
-    hostApiPort: resolvePort(values['host-api-port'], 'host-api-port', 'hostApiPort'),
+    appPort: resolvePort(values, 'app-port'),
+    hostApiPort: resolvePort(values, 'host-api-port'),
     hostApiHost: values['host-api-host'] ?? DEFAULT_HOST_API_HOST,
-    publicUrl: parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl')),
-    appHomeUrl: parseAppHomeUrl(resolveSetting(values['app-home-url'], 'appHomeUrl')),
+    publicUrl: parsePublicUrl(setting(values, 'public-url')),
+    appHomeUrl: parseAppHomeUrl(setting(values, 'app-home-url')),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
     webhooks: { allowPrivate: values['webhook-allow-private'], caFile: values['webhook-ca'] },

@@ -17,8 +17,9 @@ export function credentialLikePattern(prefixes: readonly string[]): RegExp {
  * mistake, percent-encoded (`mxk%5F…`) or encoded twice. Escapes of ASCII characters are
  * decoded one by one, never the whole text at once (one malformed escape such as `%ZZ`
  * anywhere would leave it all undecoded), until the text stops changing (a few rounds at most),
- * and every credential-shaped run in it becomes its prefix and `[redacted]`. Other escapes are
- * left as they came.
+ * and every credential-shaped run in it becomes its prefix and `[redacted]`. Text holding no
+ * credential is returned as it came, escapes and all: a log shows a URL as it was received,
+ * so that `x%2Fy` and `x/y`, two ids, do not look alike (docs/operations.md#logs).
  */
 export function redactCredentials(text: string, pattern: RegExp): string {
   let decoded = text;
@@ -27,5 +28,6 @@ export function redactCredentials(text: string, pattern: RegExp): string {
     if (next === decoded) break;
     decoded = next;
   }
-  return decoded.replace(pattern, '$1[redacted]');
+  const redacted = decoded.replace(pattern, '$1[redacted]');
+  return redacted === decoded ? text : redacted;
 }

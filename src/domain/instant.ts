@@ -14,6 +14,14 @@ const DATE_TIME_RE =
  */
 export const INSTANT_INPUT_PATTERN = DATE_TIME_RE.source;
 
+/**
+ * The shape of a meal's `date` as a record gives it: a date-time with its offset (`Z` or
+ * `±hh:mm`), as a JSON Schema `pattern`. readInstant reads it; a record without the offset is
+ * refused (meals-io/meal-record.ts).
+ */
+export const OFFSET_INSTANT_INPUT_PATTERN =
+  '^(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d{1,9}))?(?:[Zz]|[+-]\\d{2}:\\d{2})$';
+
 const MS_PER_MINUTE = 60_000;
 
 function daysInMonth(year: number, month: number): number {
@@ -25,14 +33,23 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * Parses a date-time with `Z` or `±hh:mm` (none: UTC), or a bare `YYYY-MM-DD` (midnight UTC).
- * The fraction is truncated to milliseconds. Returns epoch milliseconds, or undefined for
- * anything else, impossible dates such as 2025-02-30 included.
+ * A date-time as written: its instant, and the offset it was written with: `Z`, a numeric
+ * `±HH:MM`, or none (a bare date, or a local time with no offset).
  */
-export function parseInstant(text: string): number | undefined {
+export interface WrittenInstant {
+  readonly epoch: number;
+  readonly offset: 'Z' | `${'+' | '-'}${string}` | undefined;
+}
+
+/**
+ * Reads a date-time with `Z` or `±hh:mm` (none: UTC), or a bare `YYYY-MM-DD` (midnight UTC).
+ * The fraction is truncated to milliseconds. Undefined for anything else, impossible dates
+ * such as 2025-02-30 included.
+ */
+export function readInstant(text: string): WrittenInstant | undefined {
   const m = DATE_TIME_RE.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction, , sign, oh, om] = m;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction, zulu, sign, oh, om] = m;
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
@@ -44,18 +61,25 @@ export function parseInstant(text: string): number | undefined {
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
   let offsetMinutes = 0;
+  let offset: WrittenInstant['offset'] = zulu === undefined ? undefined : 'Z';
   if (sign !== undefined) {
     const offH = Number(oh);
     const offM = Number(om);
     if (offH > 23 || offM > 59) return undefined;
     offsetMinutes = (sign === '-' ? -1 : 1) * (offH * 60 + offM);
+    offset = `${sign === '-' ? '-' : '+'}${oh}:${om}`;
   }
   const date = new Date(0);
   // setUTCFullYear, unlike Date.UTC, leaves years 0-99 as they are.
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, ms);
   const epoch = date.getTime() - offsetMinutes * MS_PER_MINUTE;
-  return formattable(epoch) ? epoch : undefined;
+  return formattable(epoch) ? { epoch, offset } : undefined;
+}
+
+/** readInstant's instant alone: epoch milliseconds, or undefined. */
+export function parseInstant(text: string): number | undefined {
+  return readInstant(text)?.epoch;
 }
 
 /** True when the instant prints as a four-digit-year `YYYY-MM-DDTHH:mm:ss.sssZ`. */

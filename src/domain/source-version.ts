@@ -38,6 +38,15 @@ export function isStaleWrite(incoming: number | undefined, stored: number | null
   return incoming !== undefined && stored !== null && stored !== undefined && incoming <= stored;
 }
 
+/**
+ * True when a write carries the very version the store holds: with a record equal to the stored
+ * meal (or a delete meeting the tombstone it made) it is a retry, answered `unchanged` rather
+ * than `stale`, so that a back end can tell "already done" from "overtaken".
+ */
+export function isRetry(incoming: number | undefined, stored: number | null | undefined): boolean {
+  return incoming !== undefined && incoming === stored;
+}
+
 /** The version the store keeps after a write that was not stale: the new one, else the one it had. */
 export function keptSourceVersion(incoming: number | undefined, stored: number | null | undefined): number | null {
   return incoming ?? stored ?? null;

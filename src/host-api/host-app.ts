@@ -9,20 +9,23 @@ import Fastify, {
 } from 'fastify';
 import { redactApiKeys } from '../domain/api-key.js';
 import { AppError } from '../errors.js';
+import { dropRestAfterAnswer, guardedBody, hasBody } from '../http/body-guard.js';
 import { sendError } from '../http/error-answer.js';
 import { transportRefusal } from '../http/gatekeeper.js';
 import { failureOf } from '../http/error-handler.js';
 import { commonHeaders } from '../http/json-response.js';
 import type { RequestMetrics } from '../http/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
-import { MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
-import { refusedPathId } from './host-paths.js';
+import { isImportBody, MAX_IMPORT_BYTES, MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
+import { checkPathAndQuery, refusedPathId } from './host-paths.js';
 import type { HostRouteConfig } from './host-resource.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The id of the service token that authenticated the request, for its log line. */
     serviceTokenId: string | undefined;
+    /** The query's parameters, checked against the route's before the body is read. */
+    hostQuery: ReadonlyMap<string, string> | undefined;
   }
 }
 
@@ -101,11 +104,18 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     },
   });
   app.decorateRequest('serviceTokenId', undefined);
+  app.decorateRequest('hostQuery', undefined);
   registerBodyParsers(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(commonHeaders(tls));
     await guardRequest(request, deps);
+  });
+  // After the token, before the body (docs/host-api.md#errors): the path's ids and the query.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const route = routeConfig(request);
+    if (route !== undefined) request.hostQuery = checkPathAndQuery(request, route.query[request.method] ?? []);
+    return hasBody(request.raw) ? guardedBody(request.raw, payload) : payload;
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = routeConfig(request);
@@ -123,10 +133,16 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply: FastifyReply) => {
-    if (error instanceof AppError) return sendError(reply, failureOf(error, request.log));
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, new AppError('request_too_large', 'The body is larger than 1 MiB.', { status: 413 }));
+    const refusal =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? new AppError('request_too_large', 'The body is larger than 1 MiB.', { status: 413 })
+        : error;
+    if (refusal instanceof AppError && refusal.status === 413) {
+      // So that a client still sending reads the answer: the rest is read and dropped after it.
+      reply.removeHeader('connection');
+      dropRestAfterAnswer(request.raw, reply.raw, isImportBody(request) ? MAX_IMPORT_BYTES : MAX_JSON_BODY_BYTES);
     }
+    if (refusal instanceof AppError) return sendError(reply, failureOf(refusal, request.log));
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return sendError(reply, new AppError('bad_request', 'The request is malformed.'));

@@ -10,6 +10,12 @@ export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 
 export const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl'];
 
+/** True when the request's body is sent as JSON Lines, an import's (its limit is MAX_IMPORT_BYTES). */
+export function isImportBody(request: FastifyRequest): boolean {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return NDJSON_TYPES.includes(type);
+}
+
 /** An import body: the request's stream, handed over unread. */
 export interface StreamedBody {
   readonly stream: Readable;
@@ -19,23 +25,66 @@ function isStreamedBody(body: unknown): body is StreamedBody {
   return typeof body === 'object' && body !== null && 'stream' in body;
 }
 
+const NOT_UTF8 = () => new AppError('bad_request', 'The body is not UTF-8 text.');
+
+/** A body's bytes as text: UTF-8 only, never a guess (a bad byte is refused, not kept as U+FFFD). */
+export function utf8Text(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw NOT_UTF8();
+  }
+}
+
+/** The charset a Content-Type declares, when it declares one. */
+function declaredCharset(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  return match?.[1]?.toLowerCase();
+}
+
+/** A body that declares a charset declares UTF-8: another is refused rather than misread. */
+function checkCharset(request: FastifyRequest): void {
+  const charset = declaredCharset(request.headers['content-type']);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new AppError('bad_request', `The body must be UTF-8: charset=${charset.slice(0, 40)} is not read.`);
+  }
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('bad_request', 'The body is not JSON.');
+  }
+}
+
 /**
  * JSON bodies parsed by the service's own parser, so that one that is not JSON is the
- * contract's `400 bad_request` (Fastify's own would say so in its words); JSON Lines left as
- * a stream for the import; any other type refused with the same 400 before it is read.
+ * contract's `400 bad_request` (Fastify's own would say so in its words), as is one that is not
+ * UTF-8 or declares another charset; JSON Lines left as a stream for the import; any other type
+ * refused with the same 400 before it is read.
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    // An empty body is no body: a POST whose fields are all optional may send none.
-    if (text === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
     try {
-      done(null, JSON.parse(text as string) as unknown);
-    } catch {
-      done(new AppError('bad_request', 'The body is not JSON.'), undefined);
+      checkCharset(request);
+      const text = utf8Text(bytes as Buffer);
+      // An empty body is no body: a POST whose fields are all optional may send none.
+      if (text === '') return done(null, undefined);
+      done(null, parsedJson(text));
+    } catch (error) {
+      done(error as Error, undefined);
     }
   });
-  app.addContentTypeParser(NDJSON_TYPES, (_request, payload, done) => done(null, { stream: payload }));
+  app.addContentTypeParser(NDJSON_TYPES, (request, payload, done) => {
+    try {
+      checkCharset(request);
+      done(null, { stream: payload });
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   app.addContentTypeParser('*', (_request, _payload, done) =>
     done(new AppError('bad_request', 'The body must be JSON, sent as Content-Type: application/json.'), undefined),
   );
@@ -72,6 +121,11 @@ export function streamedBody(request: FastifyRequest): Readable {
     throw new AppError('bad_request', 'The import is JSON Lines, sent as Content-Type: application/x-ndjson.');
   }
   return request.body.stream;
+}
+
+/** A query parameter of the request, checked against its route's (host-paths.ts checkPathAndQuery). */
+export function queryParam(request: FastifyRequest, name: string): string | undefined {
+  return request.hostQuery?.get(name);
 }
 
 /** An optional text field: absent or null is undefined. */

@@ -8,7 +8,7 @@ import type { Storage } from '../storage/storage.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { jsonObjectBody, optionalText } from './host-body.js';
 import { unknownId } from './host-errors.js';
-import { idOf, queryOf, userIdOf } from './host-paths.js';
+import { idOf, userIdOf } from './host-paths.js';
 import { registerResource } from './host-resource.js';
 import type { WriteLane } from './write-lane.js';
 
@@ -35,7 +35,6 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
   registerResource(app, '/host/v1/users/:userId/keys', {
     async POST(request) {
       const userId = userIdOf(request);
-      queryOf(request, []);
       const body = jsonObjectBody(request, ['name', 'expiresIn'], { optional: true });
       const name = optionalText(body, 'name') ?? '';
       const lifetimeMs = lifetimeOf(optionalText(body, 'expiresIn'));
@@ -47,7 +46,6 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
     },
     async GET(request) {
       const userId = userIdOf(request);
-      queryOf(request, []);
       return { status: 200, body: (await storage.keys.listApiKeys(userId)).map(keyListView) };
     },
   });
@@ -55,7 +53,6 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
   registerResource(app, '/host/v1/keys/:keyId', {
     async DELETE(request) {
       const keyId = idOf(request, 'keyId');
-      queryOf(request, []);
       const record = await lane(() => storage.keys.revokeApiKey(keyId, Date.now()));
       if (record === undefined) throw unknownId('key');
       return { status: 200, body: revokedView(record.id) };
@@ -65,7 +62,6 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
   registerResource(app, '/host/v1/users/:userId/login-links', {
     async POST(request) {
       const userId = userIdOf(request);
-      queryOf(request, []);
       jsonObjectBody(request, [], { optional: true });
       const origin = deps.publicUrl ?? (await storage.settings.appPageOrigin());
       if (origin === undefined) {

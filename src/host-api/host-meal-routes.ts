@@ -3,10 +3,10 @@ import { parseSourceVersionText, sourceVersionFault } from '../domain/source-ver
 import { AppError } from '../errors.js';
 import { deleteRecord, saveRecord, storedMealJson } from '../host/host-meal-operations.js';
 import type { Storage } from '../storage/storage.js';
-import { jsonObjectBody } from './host-body.js';
+import { jsonObjectBody, queryParam } from './host-body.js';
 import { refusalError, unknownId } from './host-errors.js';
 import { importRecords, type ImportStore } from './host-import.js';
-import { mealIdOf, queryOf, userIdOf } from './host-paths.js';
+import { mealIdOf, userIdOf } from './host-paths.js';
 import { type HostAnswer, registerResource } from './host-resource.js';
 import type { WriteLane } from './write-lane.js';
 
@@ -18,8 +18,8 @@ export interface HostMealRoutesDeps {
 }
 
 /** The version of a delete, from `?sourceVersion=N`. */
-function deleteVersion(query: ReadonlyMap<string, string>): number | undefined {
-  const text = query.get('sourceVersion');
+function deleteVersion(request: FastifyRequest): number | undefined {
+  const text = queryParam(request, 'sourceVersion');
   if (text === undefined) return undefined;
   const version = parseSourceVersionText(text);
   if (version === undefined) {
@@ -34,26 +34,27 @@ function mealHandlers(deps: HostMealRoutesDeps, mealId: (request: FastifyRequest
   return {
     async GET(request: FastifyRequest): Promise<HostAnswer> {
       const [userId, id] = [userIdOf(request), mealId(request)];
-      queryOf(request, []);
       const json = await storedMealJson(storage.feed, userId, id);
       if (json === undefined) throw unknownId('meal');
       return { status: 200, raw: json };
     },
     async PUT(request: FastifyRequest): Promise<HostAnswer> {
       const [userId, id] = [userIdOf(request), mealId(request)];
-      queryOf(request, []);
       const record = jsonObjectBody(request, 'any');
       const saved = await lane(() => saveRecord(storage.writes, userId, id, record, Date.now()));
       if (!saved.ok) throw refusalError(saved);
       return { status: 200, body: { id: saved.id, outcome: saved.outcome, modifiedAt: saved.modifiedAt } };
     },
-    async DELETE(request: FastifyRequest): Promise<HostAnswer> {
-      const [userId, id] = [userIdOf(request), mealId(request)];
-      const version = deleteVersion(queryOf(request, ['sourceVersion']));
-      const deleted = await lane(() => deleteRecord(storage.writes, userId, id, version, Date.now()));
-      if (deleted.ok) return { status: 200, body: { id: deleted.id, outcome: deleted.outcome } };
-      if (deleted.reason === 'not_found') throw unknownId('meal');
-      throw refusalError(deleted);
+    DELETE: {
+      query: ['sourceVersion'],
+      async handle(request: FastifyRequest): Promise<HostAnswer> {
+        const [userId, id] = [userIdOf(request), mealId(request)];
+        const version = deleteVersion(request);
+        const deleted = await lane(() => deleteRecord(storage.writes, userId, id, version, Date.now()));
+        if (deleted.ok) return { status: 200, body: { id: deleted.id, outcome: deleted.outcome } };
+        if (deleted.reason === 'not_found') throw unknownId('meal');
+        throw refusalError(deleted);
+      },
     },
   };
 }
@@ -67,7 +68,6 @@ export function registerHostMealRoutes(app: FastifyInstance, deps: HostMealRoute
     ...mealHandlers(deps, () => 'import'),
     async POST(request) {
       const userId = userIdOf(request);
-      queryOf(request, []);
       const counts = await importRecords(request, userId, deps.imports, deps.lane);
       return { status: 200, body: counts };
     },

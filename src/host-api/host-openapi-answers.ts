@@ -100,7 +100,7 @@ export const ID_REFUSAL = badRequest(
 );
 
 export const jsonTooLarge = error(
-  `request_too_large: the body is over ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB.`,
+  `request_too_large: the body is over ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB. Nothing was written; the rest of the body is read and dropped (up to 16 MiB more) before the answer's connection closes, so a client that sends its whole body first reads it.`,
   {},
   errorExample('request_too_large', 'The body is larger than 1 MiB.'),
 );
@@ -140,6 +140,11 @@ const REFUSALS_OF_EVERY_REQUEST: Readonly<Record<string, Answer>> = {
     "browser_forbidden: the request has an Origin header, which only browsers send; the service token never leaves the app's back end.",
     {},
     BROWSER_FORBIDDEN,
+  ),
+  '408': error(
+    'request_timeout: the body did not arrive within the 30 s a request has; nothing of it was written, and the connection closes.',
+    {},
+    errorExample('request_timeout', 'The body did not arrive within 30 s: send it whole, then read the answer.'),
   ),
   '414': URI_TOO_LONG,
   '429': error(

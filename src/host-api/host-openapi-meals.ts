@@ -105,8 +105,8 @@ const saveMeal = operationOf({
     '200': success('What became of the meal.', 'SavedMeal', {
       created: saved('created', 'A new meal'),
       updated: saved('updated', 'The meal changed'),
-      unchanged: saved('unchanged', 'The same record again: nothing written'),
-      stale: saved('stale', 'A version not newer than the stored one: nothing written'),
+      unchanged: saved('unchanged', 'The same record again, or a retry with the stored version: nothing written'),
+      stale: saved('stale', 'An older version, or the stored version with another record: nothing written'),
     }),
     '400': badRequest(
       'invalid_parameter: a path id breaks its rules (error.param: userId or mealId), or a query parameter is given (the path takes none). Or bad_request: the body is not JSON, is missing, or is not sent as application/json.',

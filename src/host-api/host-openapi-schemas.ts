@@ -1,4 +1,4 @@
-import { INSTANT_INPUT_PATTERN } from '../domain/instant.js';
+import { OFFSET_INSTANT_INPUT_PATTERN } from '../domain/instant.js';
 import { MEAL_TYPES, type NumericField } from '../domain/meal.js';
 import { MAX_MEAL_ID_LENGTH } from '../domain/meal-id.js';
 import { MAX_SOURCE_VERSION } from '../domain/source-version.js';
@@ -81,9 +81,9 @@ const RECORD_FIELD_SCHEMAS: Readonly<Record<SavedField, object>> = {
   type: mealField('type'),
   date: {
     type: 'string',
-    pattern: INSTANT_INPUT_PATTERN,
+    pattern: OFFSET_INSTANT_INPUT_PATTERN,
     description:
-      'When the meal was eaten: an ISO 8601 date-time such as 2025-03-14T12:15:00Z (without an offset: UTC; a bare date: its midnight UTC).',
+      'When the meal was eaten: an ISO 8601 date-time with its offset from UTC, such as 2025-03-14T12:15:00Z or 2025-03-14T13:15:00+01:00. One without (2025-03-14T12:15:00, a naive clock) is 422 invalid_record naming date, never taken as UTC.',
   },
   caloriesTotal: nutrient('caloriesTotal'),
   proteins_g: nutrient('proteins_g'),
@@ -192,9 +192,9 @@ export const importedMealsSchema = {
   type: 'object',
   properties: {
     imported: count('Records read: the sum of the four below.'),
-    created: count('New meals (a deleted one brought back included).'),
-    updated: count('Meals changed.'),
-    unchanged: count('Records equal to the live meal: nothing written.'),
+    created: count('New meals (a deleted one brought back counts as updated).'),
+    updated: count('Meals changed, deleted ones brought back included.'),
+    unchanged: count('Records equal to the live meal (a retry with the stored version included): nothing written.'),
     stale: count('Records whose version is not newer than the stored one: nothing written.'),
   },
   required: ['imported', 'created', 'updated', 'unchanged', 'stale'],

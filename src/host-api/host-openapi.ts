@@ -1,4 +1,4 @@
-import { openApiDocumentSchema } from '../http/schemas.js';
+import { okSchema, openApiDocumentSchema } from '../http/schemas.js';
 import { ACCOUNT_SCHEMAS } from './host-openapi-account-schemas.js';
 import {
   getAndHead,
@@ -24,7 +24,7 @@ import { WEBHOOK_PATHS } from './host-openapi-webhooks.js';
 
 const DESCRIPTION = [
   "The host API: the diet app's own back end records its users' meals and manages their keys, webhook endpoints and sign-in links, on a listener of its own (serve --host-api-port), never the public one.",
-  'Every request but GET /host/v1/openapi.json carries Authorization: Bearer <service token> (mxs_…, made by the operator with service-tokens create).',
+  'Every request but GET /host/v1/openapi.json and /healthz carries Authorization: Bearer <service token> (mxs_…, made by the operator with service-tokens create).',
   'Every answer is JSON, errors included ({"error":{"message","code","param"?,"line"?}}: line only on the import), with Cache-Control: no-store and X-Content-Type-Options: nosniff.',
   "Bodies are JSON (application/json, at most 1 MiB) but the import's JSON Lines; the ids of a path are percent-decoded; a query parameter an operation does not list is 400 invalid_parameter.",
   'What the service answers to a request no operation describes (another path or method, OPTIONS) is under x-responses-without-operation.',
@@ -50,6 +50,21 @@ const openApiDocument = getAndHead(
   REFUSALS_WITHOUT_TOKEN,
 );
 
+const healthCheck = getAndHead(
+  {
+    operationId: 'getHostHealth',
+    tags: ['Service'],
+    security: [],
+    summary: 'The process answers.',
+    description: 'No token is needed: for a load balancer in front of this listener, as /healthz on the public one.',
+    answers: {
+      '200': success('The process answers.', 'Health', { ok: { summary: 'Up', value: { ok: true } } }),
+    },
+  },
+  'headHostHealth',
+  REFUSALS_WITHOUT_TOKEN,
+);
+
 /** The host API's OpenAPI 3.1 document (docs/host-api.md), built once at start from the schemas. */
 export function buildHostOpenApiDocument(version: string): Record<string, unknown> {
   return {
@@ -69,7 +84,7 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
       { name: 'Keys', description: "A user's API keys, with which the user's own tools read /v1/meals." },
       { name: 'Webhooks', description: "A user's webhook endpoints, called when the user's meals change." },
       { name: 'Sign-in links', description: 'One-time links that sign a user in to the app page.' },
-      { name: 'Service', description: 'This document: no token needed.' },
+      { name: 'Service', description: 'This document and the health check: no token needed.' },
     ],
     'x-responses-without-operation': HOST_RESPONSES_WITHOUT_OPERATION,
     components: {
@@ -93,6 +108,7 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
         ...ACCOUNT_SCHEMAS,
         Error: hostErrorSchema,
         OpenApiDocument: openApiDocumentSchema,
+        Health: okSchema,
       },
     },
     security: [{ serviceToken: [] }],
@@ -101,6 +117,7 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
       ...KEY_PATHS,
       ...WEBHOOK_PATHS,
       '/host/v1/openapi.json': pathItem('This document.', openApiDocument),
+      '/healthz': pathItem('Whether the process answers.', healthCheck),
     },
   };
 }

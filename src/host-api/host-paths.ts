@@ -16,19 +16,37 @@ const USER_ID_FAULT = () => new AppError('invalid_parameter', `${USER_ID_RULE}.`
 
 const mealIdError = (fault: string) => new AppError('invalid_parameter', `mealId must ${fault}.`, { param: 'mealId' });
 
-/** `{userId}`: 1-200 characters, no control characters (docs/host-api.md#errors). */
-export function userIdOf(request: FastifyRequest): string {
-  const userId = segment(request, 'userId');
-  if (!isValidUserId(userId)) throw USER_ID_FAULT();
-  return userId;
+/** The rule of each id a path names, by its name: `{keyId}` and `{webhookId}` are any text (an unknown one is a 404 of the store's). */
+const PATH_ID_RULES: Readonly<Record<string, (value: string) => AppError | undefined>> = {
+  userId: (value) => (isValidUserId(value) ? undefined : USER_ID_FAULT()),
+  mealId: (value) => {
+    const fault = mealIdFault(value);
+    return fault === undefined ? undefined : mealIdError(fault);
+  },
+};
+
+/**
+ * The path's ids and the query, checked before the body is read (docs/host-api.md#errors): the
+ * first id at fault in path order, then an unknown or repeated query parameter, is
+ * `400 invalid_parameter` naming it. Returns the query's values.
+ */
+export function checkPathAndQuery(request: FastifyRequest, allowed: readonly string[]): ReadonlyMap<string, string> {
+  const params = request.params as Readonly<Record<string, string | undefined>>;
+  for (const [name, value] of Object.entries(params)) {
+    const fault = value === undefined ? undefined : PATH_ID_RULES[name]?.(value);
+    if (fault !== undefined) throw fault;
+  }
+  return queryOf(request, allowed);
 }
 
-/** `{mealId}`: the rules of a meal record's id. */
+/** `{userId}`, checked by checkPathAndQuery before the handler. */
+export function userIdOf(request: FastifyRequest): string {
+  return segment(request, 'userId');
+}
+
+/** `{mealId}`, checked by checkPathAndQuery before the handler. */
 export function mealIdOf(request: FastifyRequest): string {
-  const mealId = segment(request, 'mealId');
-  const fault = mealIdFault(mealId);
-  if (fault !== undefined) throw mealIdError(fault);
-  return mealId;
+  return segment(request, 'mealId');
 }
 
 /** `{keyId}`, `{webhookId}`: any text; an unknown one is a 404 of the store's. */
@@ -40,7 +58,7 @@ export function idOf(request: FastifyRequest, name: string): string {
  * The query of a path that takes only the parameters named: any other, or one repeated, is
  * `400 invalid_parameter` naming it.
  */
-export function queryOf(request: FastifyRequest, allowed: readonly string[]): ReadonlyMap<string, string> {
+function queryOf(request: FastifyRequest, allowed: readonly string[]): ReadonlyMap<string, string> {
   const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
   const values = new Map<string, string>();
   for (const [name, value] of query) {

@@ -9,6 +9,15 @@ export type HostHandler = (request: FastifyRequest, reply: FastifyReply) => Prom
 
 export type HostMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
+/** A method of a path: the query parameters it takes (none when not said) and its handler. */
+export interface HostOperation {
+  readonly query: readonly string[];
+  readonly handle: HostHandler;
+}
+
+/** A path's methods: a handler alone takes no query parameter. */
+export type HostOperations = Partial<Record<HostMethod, HostHandler | HostOperation>>;
+
 /** The methods a path can be asked with: every one reaches the resource, which answers 405 for the ones it lacks. */
 const EVERY_METHOD = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
@@ -18,8 +27,10 @@ export interface HostRouteConfig {
   readonly template: string;
   /** Its methods, in the order `Allow` lists them (HEAD beside GET). */
   readonly allow: readonly string[];
-  /** False for the OpenAPI document, the one path open without a token. */
+  /** False for the OpenAPI document and the health check, the paths open without a token. */
   readonly authenticated: boolean;
+  /** The query parameters each method takes (HEAD: GET's); any other is refused before the body is read. */
+  readonly query: Readonly<Record<string, readonly string[]>>;
 }
 
 /** `/host/v1/users/:userId/meals/:mealId` as the document writes it. */
@@ -35,12 +46,24 @@ export function templateOf(url: string): string {
 export function registerResource(
   app: FastifyInstance,
   url: string,
-  handlers: Partial<Record<HostMethod, HostHandler>>,
+  operations: HostOperations,
   options: { readonly authenticated?: boolean } = {},
 ): void {
+  const handlers: Partial<Record<HostMethod, HostHandler>> = {};
+  const query: Record<string, readonly string[]> = {};
+  for (const [method, operation] of Object.entries(operations) as [HostMethod, HostHandler | HostOperation][]) {
+    handlers[method] = typeof operation === 'function' ? operation : operation.handle;
+    query[method] = typeof operation === 'function' ? [] : operation.query;
+  }
+  query.HEAD = query.GET ?? [];
   const methods = Object.keys(handlers) as HostMethod[];
   const allow = methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
-  const config: HostRouteConfig = { template: templateOf(url), allow, authenticated: options.authenticated ?? true };
+  const config: HostRouteConfig = {
+    template: templateOf(url),
+    allow,
+    authenticated: options.authenticated ?? true,
+    query,
+  };
   app.route({
     method: [...EVERY_METHOD],
     url,

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { HEALTH_BODY } from '../http/info-routes.js';
+import { HEALTH_PATH } from '../http/public-routes.js';
 import type { Storage } from '../storage/storage.js';
 import type { ImportStore } from './host-import.js';
 import { registerHostKeyRoutes } from './host-key-routes.js';
@@ -22,6 +24,13 @@ export function registerHostRoutes(app: FastifyInstance, deps: HostRoutesDeps): 
     app,
     '/host/v1/openapi.json',
     { GET: async () => ({ status: 200, raw: deps.openApiJson }) },
+    { authenticated: false },
+  );
+  // The same health check as every listener's, for the load balancer in front of this one.
+  registerResource(
+    app,
+    HEALTH_PATH,
+    { GET: async () => ({ status: 200, raw: HEALTH_BODY }) },
     { authenticated: false },
   );
   registerHostMealRoutes(app, deps);

@@ -13,7 +13,7 @@ import type { Storage } from '../storage/storage.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { jsonObjectBody, optionalText } from './host-body.js';
 import { unknownId } from './host-errors.js';
-import { idOf, queryOf, userIdOf } from './host-paths.js';
+import { idOf, userIdOf } from './host-paths.js';
 import { type HostAnswer, registerResource } from './host-resource.js';
 import type { WriteLane } from './write-lane.js';
 
@@ -24,7 +24,6 @@ export interface HostWebhookRoutesDeps {
 
 /** The endpoint id of the path, after a request's checks; no body is read. */
 function endpointIdOf(request: FastifyRequest): string {
-  queryOf(request, []);
   return idOf(request, 'webhookId');
 }
 
@@ -38,7 +37,6 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
   registerResource(app, '/host/v1/users/:userId/webhooks', {
     async POST(request) {
       const userId = userIdOf(request);
-      queryOf(request, []);
       const body = jsonObjectBody(request, ['url', 'name']);
       const url = optionalText(body, 'url');
       if (url === undefined) throw new AppError('invalid_record', 'url is required.', { param: 'url' });
@@ -53,7 +51,6 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
     },
     async GET(request) {
       const userId = userIdOf(request);
-      queryOf(request, []);
       return { status: 200, body: (await webhooks.listWebhooks(userId)).map(webhookInfo) };
     },
   });

@@ -144,7 +144,7 @@ export interface MealHost {
   upsertMeals(userId: string, meals: readonly MealInput[]): Promise<UpsertOutcome>;
   /**
    * Saves one meal as the host API's PUT does (docs/host-api.md#saving-and-deleting-meals):
-   * invalid_meal for a record that breaks the rules, foreign_meal_id for another user's id.
+   * invalid_meal for a record that breaks the rules, id_taken for another user's id.
    */
   saveMeal(userId: string, mealId: string, record: MealRecord): Promise<SavedMeal>;
   /** The meal as the feed shows it with includeDeleted, plus its sourceVersion; undefined when the user has none. */
@@ -152,7 +152,7 @@ export interface MealHost {
   /**
    * With a sourceVersion: `stale` when not greater than the stored one; an id no user has is
    * recorded as deleted, so that an older save arriving later is stale; another user's id
-   * throws foreign_meal_id. Without one, an id the user does not have is `not_found`.
+   * throws id_taken. Without one, an id the user does not have is `not_found`.
    */
   deleteMeal(
     userId: string,

@@ -2,8 +2,11 @@
 export type MealHostErrorCode =
   /** A meal record breaks the `meals import` rules; `index` names it. Nothing was written. */
   | 'invalid_meal'
-  /** A meal id belongs to another user; `index` names it (none for deleteMeal). Nothing was written. */
-  | 'foreign_meal_id'
+  /**
+   * A meal id belongs to another user; `index` names it (none for deleteMeal). Nothing was
+   * written. The host API's word for it too (`409 id_taken`): one vocabulary for both doors.
+   */
+  | 'id_taken'
   /** The user already holds the 10 active keys allowed (docs/cli.md#keys). */
   | 'too_many_keys'
   /** A webhook URL that is not https://, is over 2048 characters or holds a user or password. */
@@ -21,7 +24,7 @@ export type MealHostErrorCode =
 
 export class MealHostError extends Error {
   readonly code: MealHostErrorCode;
-  /** For invalid_meal and foreign_meal_id: the position of the record at fault in the input. */
+  /** For invalid_meal and id_taken: the position of the record at fault in the input. */
   readonly index: number | undefined;
 
   constructor(code: MealHostErrorCode, message: string, index?: number) {

@@ -35,7 +35,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       if (!result.ok) {
         const id = contents[result.index]?.id ?? '';
         throw new MealHostError(
-          'foreign_meal_id',
+          'id_taken',
           `meal ${result.index}: id ${JSON.stringify(id)} belongs to another user`,
           result.index,
         );
@@ -53,7 +53,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       }
       const outcome = await storage.writes.deleteMeal(userId, mealId, Date.now(), sourceVersion);
       if (outcome === 'foreign_id')
-        throw new MealHostError('foreign_meal_id', `meal id ${JSON.stringify(mealId)} belongs to another user`);
+        throw new MealHostError('id_taken', `meal id ${JSON.stringify(mealId)} belongs to another user`);
       return outcome;
     },
 

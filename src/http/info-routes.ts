@@ -13,9 +13,17 @@ export interface InfoRoutesDeps {
 
 const OK = '{"ok":true}';
 
+/** `GET /healthz`'s body on every listener of the service: the process answers. */
+export const HEALTH_BODY = OK;
+
+/** `GET /healthz` on a listener other than the public one (the app page's). */
+export function registerHealthRoute(app: FastifyInstance): void {
+  app.get(HEALTH_PATH, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(OK));
+}
+
 /** /healthz, /readyz and /v1/openapi.json: no key needed (docs/api.md#the-rest-of-the-transport). */
 export function registerInfoRoutes(app: FastifyInstance, deps: InfoRoutesDeps): void {
-  app.get(HEALTH_PATH, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(OK));
+  registerHealthRoute(app);
 
   app.get(READY_PATH, async (_request, reply) => {
     try {

@@ -1,6 +1,6 @@
-import { parseInstant } from '../domain/instant.js';
+import { readInstant } from '../domain/instant.js';
 import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealSave, type MealType } from '../domain/meal.js';
-import { isWellFormedText, MAX_MEAL_ID_LENGTH, mealIdFault } from '../domain/meal-id.js';
+import { codePoints, isWellFormedText, MAX_MEAL_ID_LENGTH, mealIdFault } from '../domain/meal-id.js';
 import { randomId } from '../domain/random-id.js';
 import { isSourceVersion, parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
 
@@ -49,7 +49,10 @@ function readId(value: unknown): string {
   // The one rule of meal ids (domain/meal-id.ts); a long id is not echoed.
   const fault = mealIdFault(value);
   if (fault !== undefined) {
-    throw new RecordError('id', `id must ${fault}${value.length > MAX_MEAL_ID_LENGTH ? '' : `, got ${shown(value)}`}`);
+    throw new RecordError(
+      'id',
+      `id must ${fault}${codePoints(value) > MAX_MEAL_ID_LENGTH ? '' : `, got ${shown(value)}`}`,
+    );
   }
   return value;
 }
@@ -75,14 +78,22 @@ function readType(value: unknown): MealType {
 
 function readDate(value: unknown): number {
   if (isMissing(value) || value === '') throw new RecordError('date', 'date is required');
-  const epoch = typeof value === 'string' ? parseInstant(value) : undefined;
-  if (epoch === undefined) {
+  const written = typeof value === 'string' ? readInstant(value) : undefined;
+  if (written === undefined) {
     throw new RecordError(
       'date',
       `date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got ${shown(value)}`,
     );
   }
-  return epoch;
+  // A time without an offset is a local time of some unknown place (what a naive clock
+  // writes): taking it as UTC would move the meal by hours without a word.
+  if (written.offset === undefined) {
+    throw new RecordError(
+      'date',
+      `date must carry its offset from UTC (Z or ±HH:MM), such as 2025-03-01T12:30:00Z or 2025-03-01T12:30:00+01:00, got ${shown(value)}`,
+    );
+  }
+  return written.epoch;
 }
 
 function readNumber(field: string, value: unknown, source: RecordSource): number | null {

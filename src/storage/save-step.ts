@@ -1,5 +1,5 @@
 import { isStoredMeal } from '../domain/meal-json.js';
-import { isStaleWrite, keptSourceVersion, recordsNewerVersion } from '../domain/source-version.js';
+import { isRetry, isStaleWrite, keptSourceVersion, recordsNewerVersion } from '../domain/source-version.js';
 import type { WriteCounts } from './foreign-meal.js';
 import type { DeleteResult, SaveOutcome, SaveResult } from './meal-writes.js';
 
@@ -26,8 +26,11 @@ export type SaveStep =
 /** `content`: the record's encodeMealContent; `incoming`: its sourceVersion. */
 export function stepOfSave(met: MetMeal | undefined, content: string, incoming: number | undefined): SaveStep {
   const stored = met?.sourceVersion;
+  const equal = met !== undefined && !met.deleted && isStoredMeal(met.body, content);
+  // A retry (the stored version, the stored meal) is done already, not overtaken.
+  if (equal && isRetry(incoming, stored)) return { kind: 'unchanged', recordVersion: undefined };
   if (isStaleWrite(incoming, stored)) return { kind: 'stale' };
-  if (met !== undefined && !met.deleted && isStoredMeal(met.body, content)) {
+  if (equal) {
     return { kind: 'unchanged', recordVersion: recordsNewerVersion(incoming, stored) ? incoming : undefined };
   }
   return { kind: met === undefined ? 'created' : 'updated', sourceVersion: keptSourceVersion(incoming, stored) };
@@ -53,6 +56,8 @@ export function stepOfDelete(met: DeleteMet, incoming: number | undefined): Dele
   if (met === 'foreign') return { kind: 'answer', result: incoming === undefined ? 'not_found' : 'foreign_id' };
   if (met === undefined && incoming === undefined) return { kind: 'answer', result: 'not_found' };
   const stored = met?.sourceVersion;
+  // A retry of the delete that made this tombstone is done already, not overtaken.
+  if (met?.deleted === true && isRetry(incoming, stored)) return { kind: 'already_deleted', recordVersion: undefined };
   if (isStaleWrite(incoming, stored)) return { kind: 'answer', result: 'stale' };
   if (met?.deleted === true) {
     return { kind: 'already_deleted', recordVersion: recordsNewerVersion(incoming, stored) ? incoming : undefined };

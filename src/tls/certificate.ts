@@ -197,7 +197,10 @@ async function readReusable(
 async function createSelfSigned(names: readonly SubjectAltName[]): Promise<{ cert: string; key: string }> {
   const notBefore = Date.now() - BACKDATE_MS;
   // P-256 rather than RSA: generated in milliseconds, and a cheaper signature in every handshake.
-  const pems = await generate([{ name: 'commonName', value: COMMON_NAME }], {
+  // A name of its own (the subject is how a CA bundle finds a certificate): two instances'
+  // self-signed certificates can then be trusted side by side in one bundle.
+  const commonName = `${COMMON_NAME} ${randomUUID().slice(0, 8)}`;
+  const pems = await generate([{ name: 'commonName', value: commonName }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
@@ -216,7 +219,12 @@ async function createSelfSigned(names: readonly SubjectAltName[]): Promise<{ cer
       },
     ],
   });
-  return { cert: pems.cert, key: pems.private };
+  // PEM files end with a newline, so that `cat a.pem b.pem > bundle.pem` is two certificates.
+  return { cert: withFinalNewline(pems.cert), key: withFinalNewline(pems.private) };
+}
+
+function withFinalNewline(pem: string): string {
+  return pem.endsWith('\n') ? pem : `${pem}\n`;
 }
 
 /** Write beside the target, then rename over it: a reader sees the old file or the new one, never half. */

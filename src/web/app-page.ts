@@ -6,6 +6,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError } from '../errors.js';
+import { registerHealthRoute } from '../http/info-routes.js';
 import { createListener, describeListenFailure } from '../http/listener.js';
 import { logRequest } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
@@ -123,6 +124,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
     publicOrigin: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).origin,
     appHomeUrl: config.appHomeUrl,
   };
+  registerHealthRoute(app);
   registerStaticFiles(app);
   registerSignInRoutes(app, deps);
   registerKeyRoutes(app, deps);

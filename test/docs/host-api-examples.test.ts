@@ -135,4 +135,64 @@ describe('docs/host-api.md, run', () => {
       assert.equal((JSON.parse(failed?.stderr ?? '{}') as { error: { param: string } }).error.param, 'type');
     },
   );
+
+  test(
+    'bodies over the limit: the Python client, which sends its whole body before it reads, reads the 413 every time',
+    { skip: missing('python3') },
+    () => {
+      const client = path.join(PROJECT_ROOT, 'docs', 'examples');
+      const lines = path.join(work.dir, 'seventy.jsonl');
+      const line = `${JSON.stringify({ id: 'big', ...hostRecord({ description: 'x'.repeat(1000) }) })}\n`;
+      writeFileSync(lines, line.repeat(Math.ceil((70 * 1024 * 1024) / line.length)));
+      // 20 saves of 1.5 MiB, one of 8 MiB, an import of 70 MiB: each a 413 read as JSON, never a broken pipe.
+      const script = [
+        'import json, sys',
+        `sys.path.insert(0, ${JSON.stringify(client)})`,
+        'import host_client',
+        'codes = []',
+        'def attempt(call):',
+        '    try:',
+        '        call()',
+        '        codes.append("accepted")',
+        '    except host_client.HostApiError as error:',
+        "        codes.append(f\"{error.status} {error.body['error']['code']}\")",
+        '    except host_client.NetworkError as error:',
+        '        codes.append(f"network error: {error}")',
+        'record = {"type": "lunch", "date": "2026-11-25T12:30:00Z"}',
+        'for size in [int(1.5 * 1024 * 1024)] * 20 + [8 * 1024 * 1024]:',
+        '    attempt(lambda: host_client.save("py_big", "py_big_1", {**record, "description": "x" * size}))',
+        `attempt(lambda: host_client.import_file("py_big", ${JSON.stringify(lines)}))`,
+        'print(json.dumps(codes))',
+      ].join('\n');
+      const env = {
+        ...cleanEnv(),
+        MEAL_EXPORT_HOST_API: server.hostUrl,
+        MEAL_EXPORT_SERVICE_TOKEN: server.token,
+        MEAL_EXPORT_CA: path.join(work.dir, 'data', 'tls', 'cert.pem'),
+      };
+      const output = execFileSync('python3', ['-c', script], { encoding: 'utf8', env, maxBuffer: 1024 * 1024 });
+      const codes = JSON.parse(output) as string[];
+      assert.deepEqual(codes, Array(22).fill('413 request_too_large'));
+    },
+  );
+
+  test('a network error is one line, not a traceback', { skip: missing('python3') }, () => {
+    const client = path.join(PROJECT_ROOT, 'docs', 'examples', 'host_client.py');
+    const env = {
+      ...cleanEnv(),
+      // A port nothing listens on: the listener's own, after the test server that had it is gone.
+      MEAL_EXPORT_HOST_API: 'https://127.0.0.1:1',
+      MEAL_EXPORT_SERVICE_TOKEN: server.token,
+    };
+    const failed = (() => {
+      try {
+        execFileSync('python3', [client, 'get', 'u', 'm'], { encoding: 'utf8', env, stdio: 'pipe' });
+        return undefined;
+      } catch (error) {
+        return error as { status: number; stderr: string };
+      }
+    })();
+    assert.equal(failed?.status, 1);
+    assert.match(failed?.stderr ?? '', /^network error: .*refused.*\n$/i);
+  });
 });

@@ -95,6 +95,8 @@ describe('API keys', () => {
       assert.ok(redacted.includes('mxk_[redacted]'), redacted);
     }
     assert.equal(redactApiKeys('/v1/meals?x=%ZZ&t=%C3%A9'), '/v1/meals?x=%ZZ&t=%C3%A9', 'the rest is kept as it came');
+    // A URL without a credential is logged as received: x%2Fy and x/y are two ids.
+    assert.equal(redactApiKeys('/host/v1/users/u/meals/x%2Fy%20z%25'), '/host/v1/users/u/meals/x%2Fy%20z%25');
   });
 
   test('redaction removes service tokens too, as mxs_[redacted], encoded or not, beside keys', () => {

@@ -1,43 +1,107 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { connect } from 'node:tls';
 import { cliJson } from '../support/cli.js';
 import { type HostApiServer, hostCall, hostRecord, mealPath, startHostApiServer } from '../support/host-api.js';
 import { newUserId } from '../support/server.js';
 
-// A body that stalls is cut as on the public listener (the whole request within 30 s), and an
-// import cut half-way writes nothing and holds nothing: the next write goes through.
+// A body that stalls is answered 408 at the request bound (30 s), logged and counted; an
+// import waits for its body without holding the store, so writes beside it go through at once;
+// an import cut half-way writes nothing and holds nothing.
 let server: HostApiServer;
 
 before(async () => {
-  server = await startHostApiServer();
+  server = await startHostApiServer({ adminPort: 0 });
 });
 
 after(async () => {
   await server.stop();
 });
 
-test('an import whose body stalls is cut within the 30 s of a request, writes nothing, and holds no lock', async () => {
-  const userId = newUserId('stall');
-  const line = `${JSON.stringify({ id: `${userId}-1`, ...hostRecord() })}\n`;
+/** Sends the head of a request and `sent` of its body, announcing more; resolves what comes back, and when. */
+function stalledRequest(head: string, sent: string): { answer: Promise<{ text: string; closedAfterMs: number }> } {
   const started = performance.now();
-  const closedAfterMs = await new Promise<number>((resolve, reject) => {
+  const answer = new Promise<{ text: string; closedAfterMs: number }>((resolve, reject) => {
+    let text = '';
     const socket = connect({ ...server.hostApi, rejectUnauthorized: false }, () => {
-      socket.write(
-        `POST /host/v1/users/${userId}/meals/import HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
-          `Content-Type: application/x-ndjson\r\nContent-Length: ${line.length * 3}\r\n\r\n${line}`,
-      );
-      // …and nothing more: the body stops a third of the way.
+      socket.write(head);
+      socket.write(sent);
+      // …and nothing more: the body stops part of the way.
     });
-    socket.on('data', () => undefined);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
     socket.on('error', () => undefined);
-    socket.on('close', () => resolve(performance.now() - started));
+    socket.on('close', () => resolve({ text, closedAfterMs: performance.now() - started }));
     setTimeout(() => reject(new Error('the stalled request was never cut')), 45_000).unref();
   });
-  assert.ok(closedAfterMs >= 25_000 && closedAfterMs <= 35_000, `cut after ${Math.round(closedAfterMs)} ms`);
-  assert.equal((await hostCall(server, { path: mealPath(userId, `${userId}-1`) })).status, 404, 'nothing written');
-  const next = await hostCall(server, { method: 'PUT', path: mealPath(userId, `${userId}-2`), json: hostRecord() });
-  assert.equal(next.status, 200, next.text);
+  return { answer };
+}
+
+// The two stalls wait out the same 30 s side by side.
+describe('bodies that stall', { concurrency: 2 }, () => {
+  test('an import whose body stalls after 2.2 MB holds no write: a PUT beside it answers at once; at 30 s it is 408 in JSON, logged and counted, and nothing is written', async () => {
+    const userId = newUserId('stall');
+    const line = `${JSON.stringify({ id: `${userId}-1`, ...hostRecord() })}\n`;
+    const sent = line
+      .repeat(Math.ceil(2_200_000 / line.length))
+      .replace(/"id":"[^"]*"/g, () => `"id":"${userId}-${Math.random()}"`);
+    const head =
+      `POST /host/v1/users/${encodeURIComponent(userId)}/meals/import HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+      `Content-Type: application/x-ndjson\r\nContent-Length: ${Buffer.byteLength(sent) * 2}\r\n\r\n`;
+    const { answer } = stalledRequest(head, sent);
+    // The import's first 2.2 MB are in; the PUT beside it must not wait for the rest.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const putStarted = performance.now();
+    const put = await hostCall(server, {
+      method: 'PUT',
+      path: mealPath(userId, `${userId}-beside`),
+      json: hostRecord(),
+    });
+    const putMs = performance.now() - putStarted;
+    assert.equal(put.status, 200, put.text);
+    assert.ok(putMs < 2_000, `the PUT beside a stalled import took ${Math.round(putMs)} ms`);
+
+    const { text, closedAfterMs } = await answer;
+    assert.ok(closedAfterMs >= 25_000 && closedAfterMs <= 35_000, `cut after ${Math.round(closedAfterMs)} ms`);
+    assert.match(text, /^HTTP\/1\.1 408 /);
+    assert.match(text, /\r\nconnection: close\r\n/i);
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'request_timeout');
+    assert.match(body.error.message, /30 s/);
+    // The log line is written once the answer is out: the client may read the answer first.
+    const importTimeouts = () =>
+      server
+        .logs()
+        .split('\n')
+        .filter((logLine) => logLine.includes('"msg":"host request"') && logLine.includes('"status":408'))
+        .filter((logLine) => logLine.includes('/meals/import'));
+    for (let waited = 0; importTimeouts().length === 0 && waited < 2_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(importTimeouts().length, 1, server.logs());
+    const metrics = await (await fetch(`${server.adminUrl}/metrics`)).text();
+    assert.match(
+      metrics,
+      /meal_export_host_api_requests_total\{route="POST \/host\/v1\/users\/\{userId\}\/meals\/import",status="408"\} 1/,
+    );
+    assert.equal((await hostCall(server, { path: mealPath(userId, `${userId}-1`) })).status, 404, 'nothing written');
+    const next = await hostCall(server, { method: 'PUT', path: mealPath(userId, `${userId}-2`), json: hostRecord() });
+    assert.equal(next.status, 200, next.text);
+  });
+
+  test('a PUT whose JSON body stalls is 408 request_timeout too, and nothing is written', async () => {
+    const userId = newUserId('stall-put');
+    const json = JSON.stringify(hostRecord());
+    const head =
+      `PUT ${mealPath(userId, 'm')} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n`;
+    const { text } = await stalledRequest(head, json.slice(0, 20)).answer;
+    assert.match(text, /^HTTP\/1\.1 408 /);
+    assert.match(text, /"code":"request_timeout"/);
+    assert.equal((await hostCall(server, { path: mealPath(userId, 'm') })).status, 404, 'nothing written');
+  });
 });
 
 test('a revoked service token is refused within 1 s', async () => {

@@ -59,7 +59,7 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
         'not_found',
       );
       assertError(await hostCall(server, { path: '/v1/openapi.json' }), 404, 'not_found');
-      assertError(await hostCall(server, { path: '/healthz' }), 404, 'not_found');
+      assertError(await hostCall(server, { path: '/readyz' }), 404, 'not_found');
       const { key } = await server.createKey(newUserId('cross'));
       assertError(await request(server, { path: mealPath('u', 'm'), key }), 404, 'not_found');
       assertError(await request(server, { path: '/host/v1/openapi.json' }), 404, 'not_found');
@@ -113,13 +113,101 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
       assert.match(raw, /"code":"bad_request"/);
     });
 
-    test('ids up to 200 characters, whatever their script, are good ids', async () => {
+    test('ids up to 200 characters, whatever their script, are good ids: a character is a code point', async () => {
       const server = open();
       const userId = `${newUserId('long')}${'ü'.repeat(150)}`.slice(0, 200);
       const mealId = '𝄞'.repeat(100);
       const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: hostRecord() });
       assert.equal(res.status, 200, res.text);
       assert.equal((res.json as { id: string }).id, mealId);
+      // 150 emoji: 150 characters as the document's maxLength counts them (300 UTF-16 units).
+      const emoji = '🍲'.repeat(150);
+      const inPath = await hostCall(server, { method: 'PUT', path: mealPath(userId, emoji), json: hostRecord() });
+      assert.equal(inPath.status, 200, inPath.text);
+      const line = `${JSON.stringify({ id: `${emoji}🥗`, ...hostRecord() })}\n`;
+      const imported = await hostCall(server, {
+        method: 'POST',
+        path: `/host/v1/users/${encodeURIComponent(userId)}/meals/import`,
+        body: line,
+        headers: { 'content-type': 'application/x-ndjson' },
+      });
+      assert.equal(imported.status, 200, imported.text);
+      const tooLong = await hostCall(server, {
+        method: 'PUT',
+        path: mealPath(userId, '🍲'.repeat(201)),
+        json: hostRecord(),
+      });
+      assertError(tooLong, 400, 'invalid_parameter', { param: 'mealId' });
+    });
+
+    test('/healthz answers on this listener too, without a token', async () => {
+      const server = open();
+      const res = await hostCall(server, { path: '/healthz', token: null });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json, { ok: true });
+      assertError(await hostCall(server, { method: 'POST', path: '/healthz', token: null }), 405, 'method_not_allowed');
+    });
+
+    test('checks run in the documented order: token, then the ids and the query, then the body', async () => {
+      const server = open();
+      const bad = { method: 'PUT', body: '{"type": ', headers: { 'content-type': 'application/json' } };
+      // A bad body, a bad id and a bad query together: the token is asked for first…
+      const badAll = { ...bad, path: `${mealPath('a\nb', 'm')}?x=1` };
+      assertError(await hostCall(server, { ...badAll, token: null }), 401, 'missing_token');
+      // …then the ids, in path order…
+      assertError(await hostCall(server, badAll), 400, 'invalid_parameter', { param: 'userId' });
+      // …then the query…
+      assertError(await hostCall(server, { ...bad, path: `${mealPath('u', 'm')}?x=1` }), 400, 'invalid_parameter', {
+        param: 'x',
+      });
+      // …and only then the body, even one over 1 MiB.
+      const huge = { ...bad, body: `{"title":"${'x'.repeat(1100 * 1024)}"}` };
+      assertError(await hostCall(server, { ...huge, path: `${mealPath('u', 'm')}?x=1` }), 400, 'invalid_parameter');
+      assertError(await hostCall(server, { ...huge, path: mealPath('u', 'm') }), 413, 'request_too_large');
+      assertError(await hostCall(server, { ...bad, path: mealPath('u', 'm') }), 400, 'bad_request');
+    });
+
+    test('a body that is not UTF-8, or declares another charset, is 400 bad_request; nothing written', async () => {
+      const server = open();
+      const userId = newUserId('utf8');
+      const path = mealPath(userId, `${userId}-m`);
+      const json = Buffer.concat([
+        Buffer.from('{"type":"lunch","date":"2026-11-20T12:00:00Z","title":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(' ok"}'),
+      ]);
+      const headers = { 'content-type': 'application/json' };
+      assertError(await hostCall(server, { method: 'PUT', path, body: json, headers }), 400, 'bad_request', {
+        message: 'The body is not UTF-8 text.',
+      });
+      const latin1 = { 'content-type': 'application/json; charset=iso-8859-1' };
+      const good = JSON.stringify(hostRecord({ title: 'Café' }));
+      assertError(await hostCall(server, { method: 'PUT', path, body: good, headers: latin1 }), 400, 'bad_request');
+      const importPath = `/host/v1/users/${encodeURIComponent(userId)}/meals/import`;
+      const lines = Buffer.concat([
+        Buffer.from(`{"id":"${userId}-i","type":"lunch","date":"2026-11-20T12:00:00Z","title":"`),
+        Buffer.from([0xc3]),
+        Buffer.from('"}\n'),
+      ]);
+      const ndjson = { 'content-type': 'application/x-ndjson' };
+      assertError(
+        await hostCall(server, { method: 'POST', path: importPath, body: lines, headers: ndjson }),
+        400,
+        'bad_request',
+      );
+      const ndjsonLatin1 = { 'content-type': 'application/x-ndjson; charset=latin1' };
+      const line = `${JSON.stringify({ id: `${userId}-j`, ...hostRecord() })}\n`;
+      assertError(
+        await hostCall(server, { method: 'POST', path: importPath, body: line, headers: ndjsonLatin1 }),
+        400,
+        'bad_request',
+      );
+      await assertNotWritten(server, userId, `${userId}-m`);
+      await assertNotWritten(server, userId, `${userId}-i`);
+      await assertNotWritten(server, userId, `${userId}-j`);
+      // UTF-8 said aloud is UTF-8.
+      const utf8 = { 'content-type': 'application/json; charset=UTF-8' };
+      assert.equal((await hostCall(server, { method: 'PUT', path, body: good, headers: utf8 })).status, 200);
     });
 
     test('a body that is not JSON is 400 bad_request; over 1 MiB 413; nothing written', async () => {
@@ -146,6 +234,10 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
       const cases: Array<[Record<string, unknown>, string]> = [
         [hostRecord({ type: 'brunch' }), 'type'],
         [hostRecord({ date: 'yesterday' }), 'date'],
+        // A local time without its offset (Python's naive isoformat()) is not taken as UTC.
+        [hostRecord({ date: '2026-11-25T12:30:00' }), 'date'],
+        [hostRecord({ date: '2026-11-25T12:30:00.123456' }), 'date'],
+        [hostRecord({ date: '2026-11-25' }), 'date'],
         [hostRecord({ caloriesTotal: -1 }), 'caloriesTotal'],
         [hostRecord({ title: 42 }), 'title'],
         [hostRecord({ sourceVersion: 1.5 }), 'sourceVersion'],

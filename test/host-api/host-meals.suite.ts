@@ -57,7 +57,7 @@ export function hostMealRules(name: string, open: () => HostApiServer) {
       assert.equal(item?.title, 'Oats');
     });
 
-    test('sourceVersion: an older or equal save is stale, a newer one applies, an unchanged newer one is recorded', async () => {
+    test('sourceVersion: an older save, or an equal one with another record, is stale; a retry unchanged; a newer one applies, an unchanged newer one is recorded', async () => {
       const server = open();
       const userId = newUserId('version');
       const first = await put(server, userId, 'm', hostRecord({ sourceVersion: 5 }));
@@ -65,6 +65,9 @@ export function hostMealRules(name: string, open: () => HostApiServer) {
       const stale = await put(server, userId, 'm', hostRecord({ title: 'older', sourceVersion: 4 }));
       assert.deepEqual(stale, { id: 'm', outcome: 'stale', modifiedAt: first.modifiedAt });
       assert.equal((await put(server, userId, 'm', hostRecord({ title: 'same', sourceVersion: 5 }))).outcome, 'stale');
+      // A retry (the stored version, the stored record) is done already: unchanged, not stale.
+      const retry = await put(server, userId, 'm', hostRecord({ sourceVersion: 5 }));
+      assert.deepEqual(retry, { id: 'm', outcome: 'unchanged', modifiedAt: first.modifiedAt });
       const unchanged = await put(server, userId, 'm', hostRecord({ sourceVersion: 7 }));
       assert.deepEqual(unchanged, { id: 'm', outcome: 'unchanged', modifiedAt: first.modifiedAt });
       assert.equal((await stored(server, userId, 'm')).sourceVersion, 7, 'the newer version is recorded');
@@ -86,6 +89,7 @@ export function hostMealRules(name: string, open: () => HostApiServer) {
       assert.deepEqual(Object.keys(tombstone), ['id', 'modifiedAt', 'deleted', 'sourceVersion']);
       assert.equal(tombstone.sourceVersion, 11);
       assert.deepEqual((await remove(server, userId, 'd', 12)).json, { id: 'd', outcome: 'unchanged' });
+      assert.deepEqual((await remove(server, userId, 'd', 12)).json, { id: 'd', outcome: 'unchanged' }, 'a retry');
       assert.equal((await stored(server, userId, 'd')).sourceVersion, 12, 'a greater version is still recorded');
       assert.deepEqual((await remove(server, userId, 'd')).json, { id: 'd', outcome: 'unchanged' });
       assert.equal((await put(server, userId, 'd', hostRecord({ sourceVersion: 12 }))).outcome, 'stale');

@@ -44,6 +44,6 @@ describe('the host module, one meal at a time', () => {
       store.host.saveMeal('u3', 'x', { ...record, type: 'tea' as 'lunch' }),
       hostRefusal('invalid_meal'),
     );
-    await assert.rejects(store.host.saveMeal('u4', 'gone', record), hostRefusal('foreign_meal_id'));
+    await assert.rejects(store.host.saveMeal('u4', 'gone', record), hostRefusal('id_taken'));
   });
 });

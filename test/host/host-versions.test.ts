@@ -42,7 +42,8 @@ describe('the host module with source versions', () => {
     assert.equal(await store.host.deleteMeal('u2', 'x', { sourceVersion: 6 }), 'deleted');
     assert.equal(await store.host.deleteMeal('u2', 'x', { sourceVersion: 7 }), 'already_deleted');
     assert.equal(await store.host.deleteMeal('u2', 'x'), 'already_deleted');
-    assert.equal(await store.host.deleteMeal('u2', 'x', { sourceVersion: 7 }), 'stale');
+    assert.equal(await store.host.deleteMeal('u2', 'x', { sourceVersion: 7 }), 'already_deleted', 'a retry');
+    assert.equal(await store.host.deleteMeal('u2', 'x', { sourceVersion: 6 }), 'stale');
     assert.equal(await store.host.deleteMeal('u2', 'ahead', { sourceVersion: 3 }), 'deleted');
     assert.equal(
       (await store.host.upsertMeals('u2', [meal('ahead', 2)])).stale,
@@ -53,7 +54,7 @@ describe('the host module with source versions', () => {
     assert.equal(await store.host.deleteMeal('u2', 'theirs'), 'not_found');
     await assert.rejects(
       store.host.deleteMeal('u2', 'theirs', { sourceVersion: 9 }),
-      hostRefusal('foreign_meal_id', /"theirs" belongs to another user/),
+      hostRefusal('id_taken', /"theirs" belongs to another user/),
     );
     for (const sourceVersion of [-1, 0.5, 2 ** 53]) {
       await assert.rejects(

@@ -79,7 +79,7 @@ describe('the host module (meal-export/host)', () => {
       date: '2025-03-01T12:00:00Z',
       fats_g: 0,
     } as const;
-    await host.upsertMeals(userId, [meal, { id: `other_${userId}`, type: 'snack', date: '2025-03-01' }]);
+    await host.upsertMeals(userId, [meal, { id: `other_${userId}`, type: 'snack', date: '2025-03-01T00:00:00Z' }]);
     const { key } = await host.createKey(userId);
     const query = { lastModifiedSince: since, includeDeleted: 'true' };
     const synced = (await getMeals(server, key, query)).json as Page & { nextCursor: string };
@@ -109,20 +109,20 @@ describe('the host module (meal-export/host)', () => {
 
   test('a bad record, or another user’s meal id, writes nothing and names the record', async () => {
     const [owner, other] = [newUserId('host'), newUserId('host')];
-    await host.upsertMeals(owner, [{ id: `owned_${owner}`, type: 'snack', date: '2025-03-01' }]);
+    await host.upsertMeals(owner, [{ id: `owned_${owner}`, type: 'snack', date: '2025-03-01T00:00:00Z' }]);
     await assert.rejects(
       host.upsertMeals(other, [
-        { id: `fine_${other}`, type: 'snack', date: '2025-03-01' },
-        { type: 'brunch' as 'lunch', date: '2025-03-01' },
+        { id: `fine_${other}`, type: 'snack', date: '2025-03-01T00:00:00Z' },
+        { type: 'brunch' as 'lunch', date: '2025-03-01T00:00:00Z' },
       ]),
       (error: unknown) => error instanceof MealHostError && error.code === 'invalid_meal' && error.index === 1,
     );
     await assert.rejects(
       host.upsertMeals(other, [
-        { id: `fine_${other}`, type: 'snack', date: '2025-03-01' },
-        { id: `owned_${owner}`, type: 'snack', date: '2025-03-01' },
+        { id: `fine_${other}`, type: 'snack', date: '2025-03-01T00:00:00Z' },
+        { id: `owned_${owner}`, type: 'snack', date: '2025-03-01T00:00:00Z' },
       ]),
-      (error: unknown) => error instanceof MealHostError && error.code === 'foreign_meal_id' && error.index === 1,
+      (error: unknown) => error instanceof MealHostError && error.code === 'id_taken' && error.index === 1,
     );
     const { key } = await host.createKey(other);
     const answer = await getMeals(server, key, { lastModifiedSince: '2025-01-01' });

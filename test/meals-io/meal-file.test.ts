@@ -62,7 +62,7 @@ test('one fault is reported alone, and one more as "1 more bad record"', () => {
 test('CSV cells are checked as CSV: an empty number cell is null', async () => {
   const header =
     'id,type,date,title,description,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg';
-  const result = await readAll(`${header}\r\nm1,lunch,2025-01-01,,,,1,2,3,4,5,6,7\r\n`, 'csv');
+  const result = await readAll(`${header}\r\nm1,lunch,2025-01-01T00:00:00Z,,,,1,2,3,4,5,6,7\r\n`, 'csv');
   assert.deepEqual(result.errors, []);
   assert.equal(result.meals[0]?.meal.caloriesTotal, null);
   assert.equal(result.meals[0]?.meal.proteins_g, 1);

@@ -24,6 +24,11 @@ function message(fields: Record<string, unknown>, source: 'json' | 'csv' = 'json
   return result.ok ? '' : result.message;
 }
 
+function field(fields: Record<string, unknown>): string {
+  const result = parseMealRecord(fields, 'json');
+  return result.ok ? '' : result.field;
+}
+
 function meal(fields: Record<string, unknown>, source: 'json' | 'csv' = 'json') {
   const result = parseMealRecord(fields, source);
   if (!result.ok) assert.fail(`expected a meal, got: ${result.message}`);
@@ -95,12 +100,18 @@ describe('an import record', () => {
     for (const type of ['breakfast', 'lunch', 'dinner', 'snack']) assert.equal(meal({ ...VALID, type }).type, type);
   });
 
-  test('needs a date the contract can read, with an offset, without one, or a bare day', () => {
+  test('needs a date the contract can read, with its offset: a local time or a bare day is refused, not taken as UTC', () => {
     const { date: _, ...rest } = VALID;
     assert.equal(message(rest), 'date is required');
     assert.equal(meal({ ...VALID, date: '2025-03-01T13:30:00+01:00' }).date, Date.UTC(2025, 2, 1, 12, 30));
-    assert.equal(meal({ ...VALID, date: '2025-03-01T12:30:00' }).date, Date.UTC(2025, 2, 1, 12, 30));
-    assert.equal(meal({ ...VALID, date: '2025-03-01' }).date, Date.UTC(2025, 2, 1));
+    assert.equal(meal({ ...VALID, date: '2025-03-01T12:30:00z' }).date, Date.UTC(2025, 2, 1, 12, 30));
+    for (const naive of ['2025-03-01T12:30:00', '2025-03-01T12:30:00.123456', '2025-03-01']) {
+      assert.equal(
+        message({ ...VALID, date: naive }),
+        `date must carry its offset from UTC (Z or ±HH:MM), such as 2025-03-01T12:30:00Z or 2025-03-01T12:30:00+01:00, got "${naive}"`,
+      );
+      assert.equal(field({ ...VALID, date: naive }), 'date');
+    }
     assert.match(
       message({ ...VALID, date: '2025-02-30' }),
       /^date must be an ISO 8601 date-time .*, got "2025-02-30"$/,

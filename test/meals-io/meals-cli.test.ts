@@ -178,7 +178,7 @@ describe('meals import', () => {
   test('reads stdin with - and --format, makes ids for records without one, and accepts an empty input', async () => {
     const user = newUser();
     const run = await runCli(['meals', 'import', '--user', user, '-', '--format', 'jsonl', '--db', db, '--json'], {
-      input: jsonl([{ type: 'snack', date: '2025-03-01' }]),
+      input: jsonl([{ type: 'snack', date: '2025-03-01T00:00:00Z' }]),
     });
     assert.equal(run.stdout, '{"imported":1,"created":1,"updated":0,"unchanged":0}\n', run.stderr);
     assert.match(String((await exported(user))[0]?.id), /^m_[0-9A-Za-z]{22}$/);

@@ -54,9 +54,14 @@ describe('meals import with sourceVersion (docs/cli.md#importing-meals)', () => 
     assert.equal(run.stdout, '{"imported":4,"created":1,"updated":1,"unchanged":0,"stale":2}\n');
     assert.deepEqual(await titles(user), { a: 'title a', b: 'newer', c: 'title c' });
 
-    const words = await importFile(user, 'v3.jsonl', jsonl([record('a', { sourceVersion: 5 })]));
+    const words = await importFile(user, 'v3.jsonl', jsonl([record('a', { sourceVersion: 4 })]));
     assert.equal(words.code, 0, words.stderr);
     assert.equal(words.stdout, 'imported 1 meal (0 created, 0 updated, 0 unchanged, 1 stale)\n');
+
+    // The same file again is a retry: done already, not overtaken.
+    const retry = await importFile(user, 'v4.jsonl', jsonl([record('a', { sourceVersion: 5 })]), '--json');
+    assert.equal(retry.code, 0, retry.stderr);
+    assert.equal(retry.stdout, '{"imported":1,"created":0,"updated":0,"unchanged":1}\n');
   });
 
   test('a CSV sourceVersion column is read as digits, an empty cell as none', async () => {

@@ -139,17 +139,21 @@ export function runSourceVersionDeletesSuite(options: StoreSuiteOptions): void {
       });
     });
 
-    test('deleting a tombstone again is already_deleted, recording a greater version; one not greater is stale', async () => {
+    test('deleting a tombstone again is already_deleted, recording a greater version; an older one is stale, the same one a retry', async () => {
       await withStore(options, async (storage) => {
         await storage.writes.saveMeal(USER, versioned('a', 5), T0);
         assert.equal(await storage.writes.deleteMeal(USER, 'a', T0), 'deleted');
         const before = await feed(storage, { userId: USER, includeDeleted: true });
-        assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 5), 'stale');
+        assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 4), 'stale');
+        assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 5), 'already_deleted', 'the tombstone holds 5');
         assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 9), 'already_deleted');
         assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9), 'already_deleted');
         assert.deepEqual(await feed(storage, { userId: USER, includeDeleted: true }), before, 'no change');
         assert.equal(await versionOf(storage, 'a'), 9);
-        assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 9), 'stale');
+        // A retry of the delete at 9: done already, not overtaken.
+        assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 9), 'already_deleted');
+        assert.equal(await storage.writes.deleteMeal(USER, 'a', T0 + 9, 8), 'stale');
+        assert.equal(await versionOf(storage, 'a'), 9);
       });
     });
 

@@ -90,6 +90,22 @@ export function runSourceVersionsSuite(options: StoreSuiteOptions): void {
       });
     });
 
+    test('a retry (the stored version with the stored meal) is unchanged, not stale: nothing written, the clock stays', async () => {
+      await withStore(options, async (storage) => {
+        await storage.writes.saveMeal(USER, versioned('a', 5), T0);
+        const retry = await storage.writes.saveMeal(USER, versioned('a', 5), T0 + 10);
+        assert.deepEqual(retry, { ok: true, outcome: 'unchanged', modifiedAt: T0 });
+        // The same version with another record was overtaken by nothing: it lost to the stored save.
+        const other = await storage.writes.saveMeal(USER, versioned('a', 5, { title: 'other' }), T0 + 10);
+        assert.deepEqual(other, { ok: true, outcome: 'stale', modifiedAt: T0 });
+        // An older version of the same record is stale too: it is not the save that is stored.
+        const older = await storage.writes.saveMeal(USER, versioned('a', 4), T0 + 10);
+        assert.deepEqual(older, { ok: true, outcome: 'stale', modifiedAt: T0 });
+        assert.equal(await versionOf(storage, 'a'), 5);
+        assert.equal((await feed(storage, { userId: USER })).newestChangeAt, T0);
+      });
+    });
+
     test('a newer version updates and is stored; a save without one always applies and keeps the stored one', async () => {
       await withStore(options, async (storage) => {
         await storage.writes.saveMeal(USER, versioned('a', 5), T0);

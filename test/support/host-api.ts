@@ -33,7 +33,8 @@ export interface HostCall {
   readonly path: string;
   /** JSON body (sent as application/json), or text with its own content type in `headers`. */
   readonly json?: unknown;
-  readonly body?: string;
+  /** Bytes as they are: a Buffer for bytes that are not UTF-8. */
+  readonly body?: string | Buffer;
   /** The token to send; the server's own by default; null: no Authorization header. */
   readonly token?: string | null;
   readonly headers?: Record<string, string>;

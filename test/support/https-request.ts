@@ -19,7 +19,13 @@ export interface TestResponse {
 /** One HTTPS request on a fresh connection, accepting the server's self-signed certificate. */
 export function request(
   server: { host: string; port: number },
-  options: { method?: string; path: string; key?: string; headers?: Record<string, string>; body?: string | undefined },
+  options: {
+    method?: string;
+    path: string;
+    key?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer | undefined;
+  },
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...options.headers };
