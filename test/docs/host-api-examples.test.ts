@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type HostApiServer, hostRecord, startHostApiServer } from '../support/host-api.js';
-import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
+import { freePort } from '../support/free-port.js';
+import { BIN, cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
+import { waitFor } from '../support/wait-for.js';
 
 // The examples of docs/host-api.md, run as the page writes them against the real server over
 // TLS: its curl lines in a shell, its Python client with python3. Each sh block is read from
 // the page, so neither the page nor this test can drift from the other.
 const PAGE = readFileSync(path.join(PROJECT_ROOT, 'docs', 'host-api.md'), 'utf8');
-
-/** The lines of the fenced `sh` block right after `<!-- marker -->`, continuations joined. */
-function shBlock(marker: string): string {
-  const found = new RegExp(`<!-- ${marker} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(PAGE)?.[1];
-  assert.ok(found !== undefined, `docs/host-api.md has no sh block after <!-- ${marker} -->`);
-  return found;
-}
 
 function missing(command: string): string | false {
   try {
@@ -62,6 +58,29 @@ function jsonValues(output: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** Every `sh` block of the page, in order, with the marker before it. */
+function pageBlocks(): Array<{ marker: string; script: string }> {
+  return [...PAGE.matchAll(/<!-- ([a-z-]+) -->\s*```sh\n([\s\S]*?)```/g)].map((m) => ({
+    marker: m[1] ?? '',
+    script: m[2] ?? '',
+  }));
+}
+
+/**
+ * The root of a clone after `npm ci`, as the page's reader has one, with a `data` folder of its
+ * own: `npx meal-export` runs the project's built bin from `node_modules/.bin` (the project's own
+ * name is not copied: npm would look for its package where this folder has none), and
+ * `docs/examples` is the project's.
+ */
+function cloneFolder(): string {
+  const clone = path.join(work.dir, 'clone');
+  mkdirSync(path.join(clone, 'node_modules', '.bin'), { recursive: true });
+  writeFileSync(path.join(clone, 'package.json'), '{"name":"meal-export-docs-run","private":true}\n');
+  symlinkSync(BIN, path.join(clone, 'node_modules', '.bin', 'meal-export'));
+  symlinkSync(path.join(PROJECT_ROOT, 'docs'), path.join(clone, 'docs'));
+  return clone;
+}
+
 describe('docs/host-api.md, run', () => {
   before(() => {
     execFileSync('mkdir', ['-p', path.join(work.dir, 'data', 'tls')]);
@@ -71,44 +90,74 @@ describe('docs/host-api.md, run', () => {
     );
   });
 
-  test('the curl lines save, read and delete a meal', { skip: missing('curl') }, () => {
-    const answers = jsonValues(runBlock(shBlock('host-curl').replace(/u_42/g, 'docs_curl')));
-    assert.deepEqual(
-      answers.map((answer) => answer.outcome ?? answer.sourceVersion),
-      ['created', 7, 'deleted'],
-    );
-  });
-
-  test('the import line imports a JSON Lines file', { skip: missing('curl') }, () => {
-    const lines = ['i1', 'i2'].map((id) => JSON.stringify({ id, ...hostRecord() })).join('\n');
-    writeFileSync(path.join(work.dir, 'meals.jsonl'), `${lines}\n`);
-    const [answer] = jsonValues(runBlock(shBlock('host-import').replace(/u_42/g, 'docs_import')));
-    assert.deepEqual(answer, { imported: 2, created: 2, updated: 0, unchanged: 0, stale: 0 });
-  });
-
-  test('the Python client, with the standard library only', { skip: missing('python3') }, () => {
-    // The exports name this test's server; the token comes from the environment, as the page says.
-    const script = shBlock('host-python')
-      .split('\n')
-      .filter((line) => !line.startsWith('export '))
-      .join('\n')
-      .replaceAll('docs/examples/host_client.py', path.join(PROJECT_ROOT, 'docs', 'examples', 'host_client.py'))
-      .replace(/u_42/g, 'docs_python')
-      // Meal ids are unique across users: the curl test's meal has the page's id.
-      .replace(/m_1001/g, 'py_1001');
-    const env = {
-      MEAL_EXPORT_HOST_API: server.hostUrl,
-      MEAL_EXPORT_CA: path.join(work.dir, 'data', 'tls', 'cert.pem'),
-    };
-    const [saved, deleted, got] = jsonValues(runBlock(script, env));
-    assert.equal(saved?.outcome, 'created');
-    assert.deepEqual(deleted, { id: 'py_1001', outcome: 'deleted' });
-    assert.deepEqual([got?.deleted, got?.sourceVersion], [true, 8]);
-    const exports = shBlock('host-python')
-      .split('\n')
-      .filter((line) => line.startsWith('export '));
-    assert.match(exports.join('\n'), /MEAL_EXPORT_HOST_API=.*MEAL_EXPORT_CA=/, 'the page sets what the script reads');
-  });
+  test(
+    "the page's blocks, pasted in order at the root of a clone, with only the page's exports",
+    { skip: missing('curl') || missing('python3') },
+    async () => {
+      const clone = cloneFolder();
+      // The page's ports, on free ones: the same commands, on a machine where tests run side by side.
+      const ports = new Map<string, string>();
+      for (const port of ['8843', '8445', '8446']) ports.set(port, String(await freePort()));
+      const onFreePorts = (script: string) =>
+        script.replace(/\b(8843|8445|8446)\b/g, (port) => ports.get(port) ?? port);
+      const [run, ...rest] = pageBlocks();
+      assert.equal(run?.marker, 'host-run', 'the page starts the server first');
+      assert.deepEqual(
+        rest.map((block) => block.marker),
+        ['host-token', 'host-curl', 'host-import', 'host-python'],
+      );
+      // The first block in a terminal of its own.
+      const serving = spawn('bash', ['-c', `exec ${onFreePorts(run.script.trim())}`], {
+        cwd: clone,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // npx and the server it starts, as one group: the terminal's Ctrl-C reaches both.
+        detached: true,
+      });
+      let logs = '';
+      serving.stderr.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+      try {
+        await waitFor(
+          () => `the host API in:\n${logs}`,
+          () => logs.includes('"msg":"host API listening"'),
+          30_000,
+        );
+        // The others in one shell, one after the other, as pasted: each block's output after a mark.
+        const script = rest
+          .map((block) => `printf '\\n>>> ${block.marker}\\n'\n${onFreePorts(block.script)}`)
+          .join('\n');
+        const output = execFileSync('bash', ['-euo', 'pipefail', '-c', script], {
+          cwd: clone,
+          encoding: 'utf8',
+          env: cleanEnv(),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const outputs = new Map(
+          output
+            .split(/^>>> /m)
+            .filter((part) => part !== '')
+            .map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)]),
+        );
+        assert.match(outputs.get('host-token') ?? '', /^svc_[0-9A-Za-z]+ +mxs_\S+ +active .* backend$/m);
+        assert.deepEqual(
+          jsonValues(outputs.get('host-curl') ?? '').map((answer) => answer.outcome ?? answer.sourceVersion),
+          ['created', 7, 'deleted'],
+        );
+        assert.deepEqual(jsonValues(outputs.get('host-import') ?? ''), [
+          { imported: 2, created: 2, updated: 0, unchanged: 0, stale: 0 },
+        ]);
+        const [saved, retried, deleted, got] = jsonValues(outputs.get('host-python') ?? '');
+        assert.equal(saved?.outcome, 'created');
+        assert.equal(retried?.outcome, 'unchanged');
+        assert.deepEqual(deleted, { id: 'm_1002', outcome: 'deleted' });
+        assert.deepEqual([got?.deleted, got?.sourceVersion], [true, 8]);
+      } finally {
+        const exited = once(serving, 'close');
+        if (serving.pid !== undefined) process.kill(-serving.pid, 'SIGTERM');
+        await exited;
+      }
+    },
+  );
 
   test(
     'a stale save through the Python client answers stale; an error exits 1 with the JSON body',
