@@ -5,7 +5,6 @@ import type { MealWrites } from '../storage/meal-writes.js';
 import { MAX_IMPORT_BYTES, streamedBody } from './host-body.js';
 import { spoolBody } from './body-spool.js';
 import { refusalError } from './host-errors.js';
-import type { WriteLane } from './write-lane.js';
 
 /**
  * Where an import writes. On SQLite, a handle of its own, opened on first use: its transaction
@@ -29,15 +28,13 @@ const tooLarge = () =>
  * waits on a slow client; then its records written in one short transaction, all or nothing,
  * by the rules of `meals import` (host/host-import-records.ts).
  */
-export async function importRecords(request: FastifyRequest, userId: string, store: ImportStore, lane: WriteLane) {
+export async function importRecords(request: FastifyRequest, userId: string, store: ImportStore) {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > MAX_IMPORT_BYTES) throw tooLarge();
   const body = await spoolBody(streamedBody(request), { maxBytes: MAX_IMPORT_BYTES, tooLarge });
   try {
     const writes = await store.writes();
-    const outcome = await lane(() =>
-      importHostRecords(body.text(), (batches) => writes.importMeals(userId, batches, Date.now())),
-    );
+    const outcome = await importHostRecords(body.text(), (batches) => writes.importMeals(userId, batches, Date.now()));
     if (!outcome.ok) throw refusalError(outcome, outcome.line);
     const { imported, created, updated, unchanged, stale } = outcome;
     return { imported, created, updated, unchanged, stale };

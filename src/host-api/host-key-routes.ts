@@ -10,11 +10,9 @@ import { jsonObjectBody, optionalText } from './host-body.js';
 import { unknownId } from './host-errors.js';
 import { idOf, userIdOf } from './host-paths.js';
 import { registerResource } from './host-resource.js';
-import type { WriteLane } from './write-lane.js';
 
 export interface HostKeyRoutesDeps {
   readonly storage: Storage;
-  readonly lane: WriteLane;
   /** `--public-url`: the origin of sign-in links; else the one the app page recorded when it started. */
   readonly publicUrl: string | undefined;
 }
@@ -31,14 +29,14 @@ function lifetimeOf(text: string | undefined): number | undefined {
 
 /** A user's API keys and sign-in links (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links). */
 export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesDeps): void {
-  const { storage, lane } = deps;
+  const { storage } = deps;
   registerResource(app, '/host/v1/users/:userId/keys', {
     async POST(request) {
       const userId = userIdOf(request);
       const body = jsonObjectBody(request, ['name', 'expiresIn'], { optional: true });
       const name = optionalText(body, 'name') ?? '';
       const lifetimeMs = lifetimeOf(optionalText(body, 'expiresIn'));
-      const issued = await lane(() => issueApiKey(storage.keys, { userId, name, lifetimeMs }, Date.now()));
+      const issued = await issueApiKey(storage.keys, { userId, name, lifetimeMs }, Date.now());
       if (!issued.ok) {
         throw new AppError('too_many_keys', `The user already has ${MAX_ACTIVE_KEYS} active keys: revoke one first.`);
       }
@@ -53,7 +51,7 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
   registerResource(app, '/host/v1/keys/:keyId', {
     async DELETE(request) {
       const keyId = idOf(request, 'keyId');
-      const record = await lane(() => storage.keys.revokeApiKey(keyId, Date.now()));
+      const record = await storage.keys.revokeApiKey(keyId, Date.now());
       if (record === undefined) throw unknownId('key');
       return { status: 200, body: revokedView(record.id) };
     },
@@ -67,7 +65,7 @@ export function registerHostKeyRoutes(app: FastifyInstance, deps: HostKeyRoutesD
       if (origin === undefined) {
         throw new AppError('unavailable', 'No app page address is known: start serve with --app-port or --public-url.');
       }
-      const link = await lane(() => mintLoginLink(storage, userId, origin, Date.now()));
+      const link = await mintLoginLink(storage, userId, origin, Date.now());
       return { status: 201, body: loginLinkView(link) };
     },
   });

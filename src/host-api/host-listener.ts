@@ -13,7 +13,6 @@ import { buildHostApp } from './host-app.js';
 import type { ImportStore } from './host-import.js';
 import { buildHostOpenApiDocument } from './host-openapi.js';
 import { registerHostRoutes } from './host-routes.js';
-import { createWriteLane, OPEN_LANE } from './write-lane.js';
 
 export interface HostApiOptions {
   readonly storage: Storage;
@@ -100,7 +99,6 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
       registerHostRoutes(instance, {
         storage: options.storage,
         imports,
-        lane: options.storage.kind === 'sqlite' ? createWriteLane() : OPEN_LANE,
         publicUrl: options.publicUrl,
         openApiJson: JSON.stringify(buildHostOpenApiDocument(options.version)),
       }),

@@ -8,13 +8,11 @@ import { refusalError, unknownId } from './host-errors.js';
 import { importRecords, type ImportStore } from './host-import.js';
 import { mealIdOf, userIdOf } from './host-paths.js';
 import { type HostAnswer, registerResource } from './host-resource.js';
-import type { WriteLane } from './write-lane.js';
 
 export interface HostMealRoutesDeps {
   readonly storage: Storage;
   /** Where imports write (host-import.ts). */
   readonly imports: ImportStore;
-  readonly lane: WriteLane;
 }
 
 /** The version of a delete, from `?sourceVersion=N`. */
@@ -30,7 +28,7 @@ function deleteVersion(request: FastifyRequest): number | undefined {
 
 /** The handlers of one meal, its id read by `mealId` (the path's, or `import` itself: see below). */
 function mealHandlers(deps: HostMealRoutesDeps, mealId: (request: FastifyRequest) => string) {
-  const { storage, lane } = deps;
+  const { storage } = deps;
   return {
     async GET(request: FastifyRequest): Promise<HostAnswer> {
       const [userId, id] = [userIdOf(request), mealId(request)];
@@ -41,7 +39,7 @@ function mealHandlers(deps: HostMealRoutesDeps, mealId: (request: FastifyRequest
     async PUT(request: FastifyRequest): Promise<HostAnswer> {
       const [userId, id] = [userIdOf(request), mealId(request)];
       const record = jsonObjectBody(request, 'any');
-      const saved = await lane(() => saveRecord(storage.writes, userId, id, record, Date.now()));
+      const saved = await saveRecord(storage.writes, userId, id, record, Date.now());
       if (!saved.ok) throw refusalError(saved);
       return { status: 200, body: { id: saved.id, outcome: saved.outcome, modifiedAt: saved.modifiedAt } };
     },
@@ -50,7 +48,7 @@ function mealHandlers(deps: HostMealRoutesDeps, mealId: (request: FastifyRequest
       async handle(request: FastifyRequest): Promise<HostAnswer> {
         const [userId, id] = [userIdOf(request), mealId(request)];
         const version = deleteVersion(request);
-        const deleted = await lane(() => deleteRecord(storage.writes, userId, id, version, Date.now()));
+        const deleted = await deleteRecord(storage.writes, userId, id, version, Date.now());
         if (deleted.ok) return { status: 200, body: { id: deleted.id, outcome: deleted.outcome } };
         if (deleted.reason === 'not_found') throw unknownId('meal');
         throw refusalError(deleted);
@@ -68,7 +66,7 @@ export function registerHostMealRoutes(app: FastifyInstance, deps: HostMealRoute
     ...mealHandlers(deps, () => 'import'),
     async POST(request) {
       const userId = userIdOf(request);
-      const counts = await importRecords(request, userId, deps.imports, deps.lane);
+      const counts = await importRecords(request, userId, deps.imports);
       return { status: 200, body: counts };
     },
   });

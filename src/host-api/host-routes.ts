@@ -7,12 +7,10 @@ import { registerHostKeyRoutes } from './host-key-routes.js';
 import { registerHostMealRoutes } from './host-meal-routes.js';
 import { registerResource } from './host-resource.js';
 import { registerHostWebhookRoutes } from './host-webhook-routes.js';
-import type { WriteLane } from './write-lane.js';
 
 export interface HostRoutesDeps {
   readonly storage: Storage;
   readonly imports: ImportStore;
-  readonly lane: WriteLane;
   readonly publicUrl: string | undefined;
   /** The OpenAPI document's JSON text, made once (host-openapi.ts). */
   readonly openApiJson: string;

@@ -15,11 +15,9 @@ import { jsonObjectBody, optionalText } from './host-body.js';
 import { unknownId } from './host-errors.js';
 import { idOf, userIdOf } from './host-paths.js';
 import { type HostAnswer, registerResource } from './host-resource.js';
-import type { WriteLane } from './write-lane.js';
 
 export interface HostWebhookRoutesDeps {
   readonly storage: Storage;
-  readonly lane: WriteLane;
 }
 
 /** The endpoint id of the path, after a request's checks; no body is read. */
@@ -31,7 +29,7 @@ const unknownEndpoint = () => unknownId('webhook endpoint');
 
 /** A user's webhook endpoints, as the `webhooks` commands (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links). */
 export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhookRoutesDeps): void {
-  const { storage, lane } = deps;
+  const { storage } = deps;
   const { webhooks } = storage;
 
   registerResource(app, '/host/v1/users/:userId/webhooks', {
@@ -41,7 +39,7 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
       const url = optionalText(body, 'url');
       if (url === undefined) throw new AppError('invalid_record', 'url is required.', { param: 'url' });
       const name = optionalText(body, 'name') ?? '';
-      const result = await lane(() => registerWebhook(webhooks, { userId, url, name }, Date.now()));
+      const result = await registerWebhook(webhooks, { userId, url, name }, Date.now());
       if (!result.ok) {
         if (result.reason === 'too_many_webhooks') throw new AppError('too_many_webhooks', `${result.message}.`);
         const param = result.reason === 'invalid_url' ? 'url' : 'name';
@@ -58,7 +56,7 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
   registerResource(app, '/host/v1/webhooks/:webhookId', {
     async DELETE(request) {
       const id = endpointIdOf(request);
-      if (!(await lane(() => webhooks.deleteWebhook(id)))) throw unknownEndpoint();
+      if (!(await webhooks.deleteWebhook(id))) throw unknownEndpoint();
       return { status: 200, body: deletedView(id) };
     },
   });
@@ -68,16 +66,16 @@ export function registerHostWebhookRoutes(app: FastifyInstance, deps: HostWebhoo
       POST: (request) => act(endpointIdOf(request)),
     });
   action('enable', async (id) => {
-    if (!(await lane(() => webhooks.enableWebhook(id, Date.now())))) throw unknownEndpoint();
+    if (!(await webhooks.enableWebhook(id, Date.now()))) throw unknownEndpoint();
     return { status: 200, body: enabledWebhookView(id) };
   });
   action('rotate-secret', async (id) => {
-    const secret = await lane(() => rotateWebhookSecret(webhooks, id, Date.now()));
+    const secret = await rotateWebhookSecret(webhooks, id, Date.now());
     if (secret === undefined) throw unknownEndpoint();
     return { status: 200, body: rotatedSecretView(id, secret) };
   });
   action('test', async (id) => {
-    const eventId = await lane(() => queueWebhookTest(webhooks, id, Date.now()));
+    const eventId = await queueWebhookTest(webhooks, id, Date.now());
     if (eventId === undefined) throw unknownEndpoint();
     return { status: 200, body: queuedTestView(id, eventId) };
   });

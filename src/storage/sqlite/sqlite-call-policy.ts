@@ -3,6 +3,7 @@ import type { CallPolicy, CallTrait } from '../guarded-concerns.js';
 import type { StorageOptions } from '../storage.js';
 import { storageUnavailable } from '../unavailable.js';
 import type { SqliteCommit } from './sqlite-commit.js';
+import type { WriterTurn } from './sqlite-writer-turn.js';
 
 /** How long a write waits for another connection's write lock (a command beside an import). */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -37,7 +38,12 @@ export function reported(error: unknown): unknown {
  * Every call of a SQLite handle: driver failures mapped, the commit's signals sent once the
  * call's transaction is over, and no call let into an import's open transaction.
  */
-export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, options: StorageOptions): CallPolicy {
+export function createSqliteCallPolicy(
+  db: Database,
+  commit: SqliteCommit,
+  options: StorageOptions,
+  turn: WriterTurn,
+): CallPolicy {
   let importing = false;
 
   function settle(work: () => unknown): Promise<unknown> {
@@ -51,8 +57,15 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
     }
   }
 
-  /** An import holds the connection's transaction across awaits: busy from the call on, for every other call. */
-  async function exclusive(work: () => unknown): Promise<unknown> {
+  /**
+   * An import holds the connection's transaction across awaits: busy from the call on, for every
+   * other call of this handle; it waits for the process's other imports on the file first.
+   */
+  function exclusive(work: () => unknown): Promise<unknown> {
+    return turn.take(() => runImport(work));
+  }
+
+  async function runImport(work: () => unknown): Promise<unknown> {
     if (importing || db.inTransaction) throw busyWithImport();
     importing = true;
     // An import cannot be tried again (its records stream in once): on a serving handle it
@@ -105,6 +118,10 @@ export function createSqliteCallPolicy(db: Database, commit: SqliteCommit, optio
     } catch (error) {
       commit.rolledBack();
       if (traits.has('background') || !isBusy(error) || db.inTransaction) return Promise.reject(reported(error));
+      // This process's own import holds the lock: its end is awaited, however long it takes
+      // (sqlite-writer-turn.ts), then the call is tried as any other that met a lock.
+      const importEnds = turn.held();
+      if (importEnds !== undefined) return importEnds.then(() => serve(traits, work));
       // Timed from the refusal, not read before every call: without a busy timeout a call that
       // meets the lock is refused at once, and a read on the hot path pays for no clock.
       return untilUnlocked(work, performance.now());

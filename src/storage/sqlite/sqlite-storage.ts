@@ -22,6 +22,7 @@ import { createSqliteServiceTokens } from './sqlite-service-tokens.js';
 import { createSqliteSettings } from './sqlite-settings.js';
 import { createSqliteSignIns } from './sqlite-sign-ins.js';
 import { createSqliteWebhooks } from './sqlite-webhooks.js';
+import { writerTurnOf } from './sqlite-writer-turn.js';
 
 /**
  * Why the file may not be opened (StorageOptions.create), or undefined: no folder is ever
@@ -69,7 +70,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
   }
   const signals = createSqliteFeedSignals(db);
   const commit = createSqliteCommit(db, signals);
-  const policy = createSqliteCallPolicy(db, commit, options);
+  const policy = createSqliteCallPolicy(db, commit, options, writerTurnOf(file));
   const guard = <T extends object>(implementation: Implementation<T>, traits: CallTraits<T> = {}) =>
     guardConcern<T>(implementation, traits, policy);
   const selectOne = db.prepare('SELECT 1');
