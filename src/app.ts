@@ -8,12 +8,11 @@ import Fastify, {
 } from 'fastify';
 import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './keys/key-authenticator.js';
-import { AppError } from './errors.js';
 import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
 import { sendError } from './http/error-answer.js';
 import type { TrustedProxies } from './http/client-address.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { frameworkRefusal, registerErrorHandling } from './http/error-handler.js';
 import { createFrontDoor, openFrontDoor } from './http/front-door.js';
 import { registerInfoRoutes } from './http/info-routes.js';
 import { registerKeyEndpoint } from './http/key-endpoint.js';
@@ -132,16 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           clientErrorHandler: (error: Error, socket: Socket) =>
             answerOrder.afterAnswers(socket, () => clientErrorHandler(error, socket)),
         }),
-    frameworkErrors: (error, _request, reply) => {
-      const status = error.statusCode ?? 400;
-      if (status >= 500) reply.log.error({ err: error }, 'framework error');
-      sendError(
-        reply,
-        status >= 500
-          ? new AppError('internal_error', 'Internal server error.')
-          : new AppError('bad_request', 'The request is malformed.'),
-      );
-    },
+    frameworkErrors: (error, _request, reply) => sendError(reply, frameworkRefusal(error, reply.log)),
   });
 
   await app.register(compress, COMPRESSION);

@@ -62,13 +62,16 @@ export function createStartupLogger(level: string): StartupLogger {
   };
 }
 
-/** The one line logged per request at info level and below (Fastify's routes and /v1/meals alike). */
+/** The one line logged per request at info level and below (http/request-report.ts writes it for every listener). */
 export function logRequest(
   log: FastifyBaseLogger,
   method: string | undefined,
   url: string,
   status: number | null,
   ms: number,
+  message = 'request',
+  extra?: Readonly<Record<string, unknown>>,
 ): void {
-  log.info({ method, url: redactApiKeys(url), status, ms: Math.round(ms) }, 'request');
+  const fields = { method, url: redactApiKeys(url), status, ms: Math.round(ms) };
+  log.info(extra === undefined ? fields : { ...fields, ...extra }, message);
 }

@@ -7,14 +7,13 @@ import Fastify, {
   type FastifyServerFactory,
   LogController,
 } from 'fastify';
-import { redactApiKeys } from '../domain/api-key.js';
 import { AppError } from '../errors.js';
 import { dropRestAfterAnswer, guardedBody, hasBody } from '../http/body-guard.js';
 import { sendError } from '../http/error-answer.js';
 import { transportRefusal } from '../http/gatekeeper.js';
-import { failureOf } from '../http/error-handler.js';
+import { failureOf, frameworkRefusal } from '../http/error-handler.js';
 import { commonHeaders } from '../http/json-response.js';
-import type { RequestMetrics } from '../http/request-report.js';
+import { createRequestReport, type RequestMetrics } from '../http/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
 import { isImportBody, MAX_IMPORT_BYTES, MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
 import { checkPathAndQuery, refusedPathId } from './host-paths.js';
@@ -98,9 +97,8 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
     frameworkErrors: (error, request, reply) => {
       reply.headers(commonHeaders(tls));
-      if ((error.statusCode ?? 400) >= 500) reply.log.error({ err: error }, 'framework error');
       const refusal = transportRefusal(request.raw) ?? refusedPathId(request.url);
-      sendError(reply, refusal ?? new AppError('bad_request', 'The request is malformed.'));
+      sendError(reply, refusal ?? frameworkRefusal(error, reply.log));
     },
   });
   app.decorateRequest('serviceTokenId', undefined);
@@ -117,20 +115,15 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     if (route !== undefined) request.hostQuery = checkPathAndQuery(request, route.query[request.method] ?? []);
     return hasBody(request.raw) ? guardedBody(request.raw, payload) : payload;
   });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = routeConfig(request);
-    const label = route === undefined ? 'other' : `${request.method} ${route.template}`;
-    deps.metrics?.request(label, reply.statusCode, reply.elapsedTime / 1000);
-    if (!deps.logRequests) return;
-    const fields = {
-      method: request.method,
-      url: redactApiKeys(request.url),
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime),
-      token: request.serviceTokenId ?? null,
-    };
-    request.log.info(fields, 'host request');
-  });
+  const report = createRequestReport({ logRequests: deps.logRequests, metrics: deps.metrics, message: 'host request' });
+  if (report !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      const route = routeConfig(request);
+      const label = route === undefined ? 'other' : `${request.method} ${route.template}`;
+      const token = { token: request.serviceTokenId ?? null };
+      report(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime, label, token);
+    });
+  }
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply: FastifyReply) => {
     const refusal =
@@ -142,12 +135,10 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
       reply.removeHeader('connection');
       dropRestAfterAnswer(request.raw, reply.raw, isImportBody(request) ? MAX_IMPORT_BYTES : MAX_JSON_BODY_BYTES);
     }
-    if (refusal instanceof AppError) return sendError(reply, failureOf(refusal, request.log));
-    const status = error.statusCode;
-    if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(reply, new AppError('bad_request', 'The request is malformed.'));
+    if (refusal instanceof AppError || error.statusCode === undefined) {
+      return sendError(reply, failureOf(refusal, request.log));
     }
-    return sendError(reply, failureOf(error, request.log));
+    return sendError(reply, frameworkRefusal(error, request.log));
   });
   app.setNotFoundHandler(async (request, reply) => {
     const refusal =

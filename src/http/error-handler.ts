@@ -27,17 +27,24 @@ export function failureOf(error: unknown, log: FastifyBaseLogger): AppError {
 }
 
 /**
+ * One of Fastify's own errors (a request its router or body parser refuses, before any route
+ * of ours runs) as the contract's error, on every listener: a 4xx is the client's malformed
+ * request (`400 bad_request`), anything else a bug of ours (`500`, logged).
+ */
+export function frameworkRefusal(error: { readonly statusCode?: number }, log: FastifyBaseLogger): AppError {
+  const status = error.statusCode ?? 400;
+  if (status >= 400 && status < 500) return new AppError('bad_request', 'The request is malformed.');
+  return failureOf(error, log);
+}
+
+/**
  * Renders every failure as the contract's JSON: AppErrors as they are, requests the framework
  * refuses as 400 bad_request, anything else as a 500 with nothing of its internals.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    // A request Fastify itself refuses (its 4xx errors) is the client's malformed request.
-    const frameworkStatus = error instanceof AppError ? undefined : error.statusCode;
-    if (frameworkStatus !== undefined && frameworkStatus >= 400 && frameworkStatus < 500) {
-      return sendError(reply, new AppError('bad_request', 'The request is malformed.'));
-    }
-    return sendError(reply, failureOf(error, request.log));
+    const known = error instanceof AppError || error.statusCode === undefined;
+    return sendError(reply, known ? failureOf(error, request.log) : frameworkRefusal(error, request.log));
   });
 
   // Reached only when the gatekeeper let a request through that no route answers.

@@ -8,19 +8,29 @@ export interface RequestMetrics {
   request(route: string, status: number | null, seconds: number): void;
 }
 
-/** Called once per request answered, by Fastify's onResponse hook and by the meals endpoint alike. */
+/**
+ * Called once per request answered, by every listener of the service: Fastify's onResponse hook
+ * and the meals endpoint alike. `route` is the label /metrics counts it under (the public
+ * listener's: found from the URL); `extra` adds fields to its log line (the host API's token id).
+ */
 export type RequestReport = (
   log: FastifyBaseLogger,
   method: string | undefined,
   url: string,
   status: number | null,
   ms: number,
+  route?: string,
+  extra?: Readonly<Record<string, unknown>>,
 ) => void;
 
 export interface RequestReportDeps {
   /** One log line per request (info level and below). */
   readonly logRequests: boolean;
   readonly metrics: RequestMetrics | undefined;
+  /** The log line's message: `request`, or the host API's `host request`. */
+  readonly message?: string;
+  /** False where a query may carry a secret (the app page's sign-in link): the line has the path only. */
+  readonly logQuery?: boolean;
 }
 
 /**
@@ -33,12 +43,18 @@ export function routeOf(url: string): string {
   return PUBLIC_PATHS.has(path) ? path : 'other';
 }
 
-/** The one piece of code that logs and counts every request, whichever path answered it. */
+/**
+ * The one piece of code that logs and counts every request, on every listener (the public one,
+ * the host API's, the app page's), whichever path answered it: one line, the URL as received
+ * (credentials redacted), and one count.
+ */
 export function createRequestReport(deps: RequestReportDeps): RequestReport | undefined {
   const { logRequests, metrics } = deps;
   if (!logRequests && metrics === undefined) return undefined;
-  return (log, method, url, status, ms) => {
-    if (logRequests) logRequest(log, method, url, status, ms);
-    metrics?.request(routeOf(url), status, ms / 1000);
+  const message = deps.message ?? 'request';
+  const logged = deps.logQuery === false ? pathOf : (url: string) => url;
+  return (log, method, url, status, ms, route, extra) => {
+    if (logRequests) logRequest(log, method, logged(url), status, ms, message, extra);
+    metrics?.request(route ?? routeOf(url), status, ms / 1000);
   };
 }

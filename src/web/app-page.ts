@@ -8,7 +8,7 @@ import Fastify, {
 import { AppError } from '../errors.js';
 import { registerHealthRoute } from '../http/info-routes.js';
 import { createListener, describeListenFailure } from '../http/listener.js';
-import { logRequest } from '../logger.js';
+import { createRequestReport } from '../http/request-report.js';
 import type { Storage } from '../storage/storage.js';
 import { registerCsvRoutes } from './csv-routes.js';
 import { createFlashes } from './flash.js';
@@ -78,8 +78,10 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
     reply.headers(headers);
     done();
   });
+  // The same line as every listener's, without the query: a sign-in link's token travels in it.
+  const report = createRequestReport({ logRequests: true, metrics: undefined, logQuery: false });
   app.addHook('onResponse', async (request, reply) => {
-    logRequest(request.log, request.method, request.url.split('?')[0] ?? '', reply.statusCode, reply.elapsedTime);
+    report?.(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime, 'page');
   });
   const signedOut = { appHome: config.appHomeUrl };
   app.setErrorHandler((error, request, reply) => {
