@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Fastify from 'fastify';
+import { buildHostOpenApiDocument } from '../../src/host-api/host-openapi.js';
+import type { HostRouteConfig } from '../../src/host-api/host-resource.js';
+import { registerHostRoutes } from '../../src/host-api/host-routes.js';
+import type { Storage } from '../../src/storage/storage.js';
+
+// The host API's routes declare their methods and query parameters (host-resource.ts), and the
+// checks run from those declarations; the OpenAPI document is written beside them. Tied here:
+// the same paths, the same methods (HEAD beside GET), the same query parameters per method.
+
+type Operation = { readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string }> };
+type PathItem = Readonly<Record<string, unknown>> & Operation;
+
+async function declaredRoutes(): Promise<HostRouteConfig[]> {
+  const app = Fastify();
+  const routes: HostRouteConfig[] = [];
+  app.addHook('onRoute', (route) => {
+    const config = route.config as Partial<HostRouteConfig> | undefined;
+    if (config?.template !== undefined) routes.push(config as HostRouteConfig);
+  });
+  // Registration reads no store: the routes only close over it.
+  registerHostRoutes(app, {
+    storage: {} as unknown as Storage,
+    imports: { writes: () => Promise.reject(new Error('unused')), close: async () => undefined },
+    publicUrl: undefined,
+    openApiJson: '{}',
+  });
+  await app.ready();
+  await app.close();
+  return routes;
+}
+
+test('every path of the document is a route with the same methods and query parameters, and the other way round', async () => {
+  const routes = await declaredRoutes();
+  const paths = (buildHostOpenApiDocument('test') as { paths: Record<string, PathItem> }).paths;
+  assert.deepEqual(routes.map((route) => route.template).sort(), Object.keys(paths).sort());
+  for (const route of routes) {
+    const item = paths[route.template] ?? {};
+    const methods = ['get', 'head', 'put', 'post', 'delete'].filter((method) => method in item);
+    // What the path answers, as its description says it (the import's path describes only its
+    // POST: its GET, PUT and DELETE are those of the meal whose id is `import`).
+    const allow = /Allow: ([A-Z]+(?:, [A-Z]+)*)/.exec(String(item.description))?.[1];
+    assert.equal(allow, route.allow.join(', '), `${route.template}: the document's Allow`);
+    for (const method of methods) {
+      assert.ok(route.allow.includes(method.toUpperCase()), `${route.template}: ${method} is not a route`);
+    }
+    for (const method of methods) {
+      const operation = item[method] as Operation;
+      const query = [...(item.parameters ?? []), ...(operation.parameters ?? [])]
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => parameter.name);
+      assert.deepEqual(
+        query.sort(),
+        [...(route.query[method.toUpperCase()] ?? [])].sort(),
+        `${method.toUpperCase()} ${route.template}: the query parameters`,
+      );
+    }
+  }
+});
