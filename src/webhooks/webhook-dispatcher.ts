@@ -3,6 +3,7 @@ import { webhookAttemptFate } from '../domain/webhook-retry.js';
 import { EVERY_USER, type FeedWatch } from '../storage/change-signals.js';
 import type { ChangeSignals } from '../storage/change-signals.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
+import { createOutageLog } from '../storage/outage-log.js';
 import type { ClaimedWebhookEvent, WebhookAttemptFate } from '../domain/webhook-records.js';
 import { renderWebhookBody } from './webhook-body.js';
 import type { WebhookAttemptOutcome, WebhookCall } from './webhook-sender.js';
@@ -61,6 +62,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let lastLookAt = -Infinity;
+  const outage = createOutageLog(log, 'webhooks: the outbox');
 
   function sleepUntil(delayMs: number): void {
     clearTimeout(timer);
@@ -101,8 +103,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         const due = await webhooks.nextWebhookDueAt();
         sleepUntil(due === undefined ? MAX_SLEEP_MS : due - now());
       }
+      outage.succeeded();
     } catch (err) {
-      log.warn({ err }, 'webhooks: the outbox could not be read; trying again in 5 s');
+      // A busy store (another process's write lock) is a normal moment: quiet until it lasts.
+      outage.failed(err, STORE_RETRY_MS);
       sleepUntil(STORE_RETRY_MS);
     }
   }
