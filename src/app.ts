@@ -10,16 +10,18 @@ import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './keys/key-authenticator.js';
 import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
-import { sendError } from './http/error-answer.js';
-import type { TrustedProxies } from './http/client-address.js';
-import { frameworkRefusal, registerErrorHandling } from './http/error-handler.js';
+import { sendError } from './listener/error-answer.js';
+import type { TrustedProxies } from './listener/client-address.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { frameworkRefusal } from './listener/failure.js';
 import { createFrontDoor, openFrontDoor } from './http/front-door.js';
 import { registerInfoRoutes } from './http/info-routes.js';
 import { registerKeyEndpoint } from './http/key-endpoint.js';
 import { createLargePageGate, type LargePageObserver } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { createRequestReport, type RequestMetrics } from './http/request-report.js';
+import { routeOf } from './http/public-routes.js';
+import { createRequestReport, type RequestMetrics } from './listener/request-report.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
 import type { AuthFailureGuard } from './http/authenticate.js';
@@ -39,11 +41,11 @@ export interface AppDeps {
   readonly version: string;
   /** Builds the listener (server.ts: HTTPS with the contract's size and time limits). */
   readonly serverFactory: FastifyServerFactory;
-  /** Answers what the HTTP parser refuses (http/client-error.ts). */
+  /** Answers what the HTTP parser refuses (listener/client-error.ts). */
   readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
   /** What /metrics counts (metrics/service-metrics.ts); nothing is counted without it. */
   readonly metrics?: AppMetrics;
-  /** Proxies whose X-Forwarded-For names the client (`--trust-proxy`, http/client-address.ts). */
+  /** Proxies whose X-Forwarded-For names the client (`--trust-proxy`, listener/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
   /** `--max-waiting`: long polls held at most by this process (docs/api.md#changes-as-they-happen-wait). */
   readonly maxWaiting: number;
@@ -77,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const report = createRequestReport({
     logRequests: ['info', 'debug', 'trace'].includes(deps.logLevel),
     metrics: deps.metrics,
+    routeOf,
   });
   const largePages = createLargePageGate(
     deps.metrics === undefined ? LARGE_PAGES : { ...LARGE_PAGES, observer: deps.metrics.largePages },
@@ -109,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,
-    // server.ts drains connections itself (http/connection-drain.ts): Fastify's 'idle' closing
+    // server.ts drains connections itself (listener/connection-drain.ts): Fastify's 'idle' closing
     // would cut large answers still being sent.
     forceCloseConnections: false,
     bodyLimit: 1024,

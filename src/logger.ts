@@ -62,7 +62,7 @@ export function createStartupLogger(level: string): StartupLogger {
   };
 }
 
-/** The one line logged per request at info level and below (http/request-report.ts writes it for every listener). */
+/** The one line logged per request at info level and below (listener/request-report.ts writes it for every listener). */
 export function logRequest(
   log: FastifyBaseLogger,
   method: string | undefined,

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 /**
  * The baseline of the held-connections benchmark: bare node:https on the benchmark's
  * certificate, with the TLS and request settings of the service's listener
- * (src/http/listener.ts), that answers no request: it keeps each response until its client
+ * (src/listener/listener.ts), that answers no request: it keeps each response until its client
  * leaves. What it holds per request is what Node and OpenSSL need to keep a TLS connection
  * with a request in flight, with nothing of the service's own. Run as its own process:
  *   node --import tsx bench/harness/hold-ceiling-server.ts --cert F --key F
@@ -25,7 +25,7 @@ const server = https.createServer(
   {
     cert: readFileSync(values.cert, 'utf8'),
     key: readFileSync(values.key, 'utf8'),
-    // As src/http/listener.ts: TLS 1.2 and up, these groups, a 10 s handshake; the same request limits.
+    // As src/listener/listener.ts: TLS 1.2 and up, these groups, a 10 s handshake; the same request limits.
     minVersion: 'TLSv1.2',
     ecdhCurve: 'X25519:prime256v1:secp384r1',
     handshakeTimeout: 10_000,

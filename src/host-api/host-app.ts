@@ -8,12 +8,12 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { AppError } from '../errors.js';
-import { dropRestAfterAnswer, guardedBody, hasBody } from '../http/body-guard.js';
-import { sendError } from '../http/error-answer.js';
+import { dropRestAfterAnswer, guardedBody, hasBody } from '../listener/body-guard.js';
+import { sendError } from '../listener/error-answer.js';
 import { transportRefusal } from '../http/gatekeeper.js';
-import { failureOf, frameworkRefusal } from '../http/error-handler.js';
-import { commonHeaders } from '../http/json-response.js';
-import { createRequestReport, type RequestMetrics } from '../http/request-report.js';
+import { failureOf, frameworkRefusal } from '../listener/failure.js';
+import { commonHeaders } from '../listener/json-response.js';
+import { createRequestReport, type RequestMetrics } from '../listener/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
 import { isImportBody, MAX_IMPORT_BYTES, MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
 import { checkPathAndQuery, refusedPathId } from './host-paths.js';
@@ -38,7 +38,7 @@ export interface HostAppDeps {
   /** What /metrics counts of the host API (metrics/service-metrics.ts). */
   readonly metrics: RequestMetrics | undefined;
   readonly serverFactory: FastifyServerFactory;
-  /** Answers what the HTTP parser refuses (http/client-error.ts). */
+  /** Answers what the HTTP parser refuses (listener/client-error.ts). */
   readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
   /** Registers the routes (host-routes.ts). */
   readonly routes: (app: FastifyInstance) => void;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ServiceTokenRecord } from '../domain/service-token-records.js';
 import { AppError } from '../errors.js';
 import { type AuthFailureGuard, authenticateBearer, type CredentialRefusals } from '../http/authenticate.js';
-import { clientAddressOf, type TrustedProxies } from '../http/client-address.js';
+import { clientAddressOf, type TrustedProxies } from '../listener/client-address.js';
 
 /** The challenge of the host API's 401s: a realm of its own, so a client can tell the two doors apart. */
 export const HOST_BEARER_CHALLENGE = 'Bearer realm="meal-export-host"';

@@ -24,7 +24,7 @@ const tooLarge = () =>
 
 /**
  * `POST /host/v1/users/{userId}/meals/import` (docs/host-api.md#importing-many-meals): the body
- * received whole first (http/body-guard.ts bounds how long that may take), so that no write
+ * received whole first (listener/body-guard.ts bounds how long that may take), so that no write
  * waits on a slow client; then its records written in one short transaction, all or nothing,
  * by the rules of `meals import` (host/host-import-records.ts).
  */

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { createClientErrorHandler } from '../http/client-error.js';
+import { createClientErrorHandler } from '../listener/client-error.js';
 import type { AuthFailureGuard } from '../http/authenticate.js';
-import type { TrustedProxies } from '../http/client-address.js';
-import type { ConnectionDrain } from '../http/connection-drain.js';
-import { createListener } from '../http/listener.js';
-import { API_PARSER, listenApi } from '../http/api-listener.js';
-import type { RequestMetrics } from '../http/request-report.js';
+import type { TrustedProxies } from '../listener/client-address.js';
+import type { ConnectionDrain } from '../listener/connection-drain.js';
+import { createListener } from '../listener/listener.js';
+import { API_PARSER, listenApi } from '../listener/api-listener.js';
+import type { RequestMetrics } from '../listener/request-report.js';
 import { createServiceTokenAuthenticator } from '../keys/service-token-authenticator.js';
 import type { Storage } from '../storage/storage.js';
 import type { TlsMaterial } from '../tls/certificate.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_CONTENT_TYPE } from '../http/json-response.js';
+import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
 
 /** What a host API handler answers: the status and the body, a JSON value or JSON text made already. */
 export type HostAnswer =

@@ -14,7 +14,7 @@ export interface AnswerOrder {
 
 /**
  * Keeps a connection's answers in the order of its requests (RFC 9112 section 9.3). The
- * parser's refusals are written straight to the socket (http/client-error.ts), and would
+ * parser's refusals are written straight to the socket (listener/client-error.ts), and would
  * otherwise overtake the answer of a complete request read just before the bad bytes (a
  * pipelined request, still waiting for its page), or follow it as a second, unasked-for answer
  * (a body whose framing breaks after its request was answered).

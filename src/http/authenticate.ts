@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import type { KnownBlocks } from '../ratelimit/known-blocks.js';
 import type { AuthFailureLimiter } from '../ratelimit/rate-limiter.js';
 import type { ApiKeyRecord } from '../domain/key-records.js';
-import { clientAddressOf, type TrustedProxies } from './client-address.js';
+import { clientAddressOf, type TrustedProxies } from '../listener/client-address.js';
 import { retryAfterSeconds } from './rate-limit-headers.js';
 
 /** The challenge of every 401 (docs/api.md#limits); the OpenAPI document describes the same value. */
@@ -59,7 +59,7 @@ export async function authenticateBearer<T>(
   refusals: CredentialRefusals,
 ): Promise<T> {
   const credentials = readCredentials(authorization);
-  // Read at most once: behind trusted proxies it walks X-Forwarded-For (http/client-address.ts).
+  // Read at most once: behind trusted proxies it walks X-Forwarded-For (listener/client-address.ts).
   let address: string | undefined;
   const addressOnce = () => (address ??= clientAddress());
   const blockedMs = guard.known.size === 0 ? 0 : guard.known.remainingMs(addressOnce(), now);

@@ -3,12 +3,12 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AnswerOrder } from './answer-order.js';
-import { errorAnswerBytes, writeErrorAnswer } from './error-answer.js';
+import { errorAnswerBytes, writeErrorAnswer } from '../listener/error-answer.js';
 import { MAX_URL_BYTES, malformed, notFound, preAuthRefusal } from './gatekeeper.js';
-import { commonHeaders } from './json-response.js';
+import { commonHeaders } from '../listener/json-response.js';
 import type { RequestListener } from './meals-endpoint.js';
 import { MEALS_PATH, originFormOf, pathOf } from './public-routes.js';
-import type { RequestReport } from './request-report.js';
+import type { RequestReport } from '../listener/request-report.js';
 
 export interface FrontDoorDeps {
   /** True when the listener speaks TLS (HSTS is sent then). */

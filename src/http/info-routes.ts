@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.js';
-import { JSON_CONTENT_TYPE } from './json-response.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
+import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
 import { HEALTH_PATH, OPENAPI_PATH, READY_PATH } from './public-routes.js';
 
 export interface InfoRoutesDeps {

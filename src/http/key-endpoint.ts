@@ -5,9 +5,9 @@ import { AppError } from '../errors.js';
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import type { RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
-import type { TrustedProxies } from './client-address.js';
-import { sendError } from './error-answer.js';
-import { JSON_CONTENT_TYPE } from './json-response.js';
+import type { TrustedProxies } from '../listener/client-address.js';
+import { sendError } from '../listener/error-answer.js';
+import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
 import { KEY_PATH } from './public-routes.js';
 import { addRateLimitHeaders, rateLimitPolicyHeader } from './rate-limit-headers.js';
 

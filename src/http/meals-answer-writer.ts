@@ -3,12 +3,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import { formatInstant } from '../domain/instant.js';
 import { MEALS_DIGEST, MEALS_LAST_MODIFIED } from '../domain/meal-page.js';
 import { COMPRESSION_THRESHOLD, compressBody, negotiateEncoding } from './compression.js';
-import { errorAnswer } from './error-answer.js';
-import { failureOf } from './error-handler.js';
-import { JSON_CONTENT_TYPE } from './json-response.js';
+import { errorAnswer } from '../listener/error-answer.js';
+import { failureOf } from '../listener/failure.js';
+import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
 import type { PageAnswer } from './meals-page-reader.js';
-import type { RequestReport } from './request-report.js';
-import { SLICE_BYTES, writeInSlices } from './sliced-write.js';
+import type { RequestReport } from '../listener/request-report.js';
+import { SLICE_BYTES, writeInSlices } from '../listener/sliced-write.js';
 
 /** Response headers as Node's writeHead takes them flat: name, value, name, value… (no object per request). */
 export type FlatHeaders = string[];
@@ -43,7 +43,7 @@ export function createMealsAnswerWriter(log: FastifyBaseLogger, report: RequestR
       headers.push('content-type', JSON_CONTENT_TYPE);
       body = page.body;
     } catch (error) {
-      // The one renderer of errors (http/error-answer.ts), after the rate-limit headers.
+      // The one renderer of errors (listener/error-answer.ts), after the rate-limit headers.
       const failure = errorAnswer(failureOf(error, log));
       status = failure.status;
       for (const [name, value] of Object.entries(failure.headers)) headers.push(name, value);
@@ -67,7 +67,7 @@ export function createMealsAnswerWriter(log: FastifyBaseLogger, report: RequestR
 /**
  * Sends a JSON body given as parts: compressed as one when Accept-Encoding asks and it is
  * large enough, otherwise the parts in one corked write (one TLS write), or in slices when
- * they are large (http/sliced-write.ts).
+ * they are large (listener/sliced-write.ts).
  * A HEAD gets the headers GET would get and no body.
  */
 async function writeBody(

@@ -8,15 +8,15 @@ import type { RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js'
 import type { ChangeSignals } from '../storage/change-signals.js';
 import type { MealFeed } from '../storage/meal-feed.js';
 import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
-import type { TrustedProxies } from './client-address.js';
-import { commonHeaders } from './json-response.js';
+import type { TrustedProxies } from '../listener/client-address.js';
+import { commonHeaders } from '../listener/json-response.js';
 import { createHeldRequests, type HeldRequest, type HeldRequests } from './held-requests.js';
 import type { LargePageGate } from './large-page-gate.js';
 import { createMealsAnswerWriter, type FlatHeaders, HELD, type MealsAnswer } from './meals-answer-writer.js';
 import { createMealsPageReader } from './meals-page-reader.js';
 import { type MealsQuery, parseMealsQuery } from './meals-query.js';
 import { addRateLimitHeaders, rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
-import type { RequestReport } from './request-report.js';
+import type { RequestReport } from '../listener/request-report.js';
 
 export interface MealsEndpointDeps {
   /** The endpoint's one storage operation, and the change signals that wake long polls. */

@@ -1,7 +1,7 @@
 import { BEARER_CHALLENGE } from './authenticate.js';
 import { ENCODINGS } from './compression.js';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.js';
-import { ALWAYS_SENT_HEADERS, HSTS } from './json-response.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
+import { ALWAYS_SENT_HEADERS, HSTS } from '../listener/json-response.js';
 import { PUBLIC_METHODS } from './public-routes.js';
 import { instantSchema } from './schemas.js';
 

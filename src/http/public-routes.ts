@@ -40,3 +40,13 @@ export function originFormOf(target: string): string | undefined {
   if (authority === '' || authority.startsWith('@') || authority.endsWith('@')) return undefined;
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
+
+/**
+ * The route a URL asks for, as /metrics labels it: the template of one of the public routes
+ * (all are static paths), or `other` for the rest (404s): never the raw URL, whose query and
+ * unknown paths would make one series per request.
+ */
+export function routeOf(url: string): string {
+  const path = pathOf(url);
+  return PUBLIC_PATHS.has(path) ? path : 'other';
+}

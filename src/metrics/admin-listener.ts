@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { CliError } from '../errors.js';
-import { describeListenFailure } from '../http/listener.js';
+import { describeListenFailure } from '../listener/listener.js';
 
 /** One scrape: the Prometheus text of every metric, and its content type. */
 export type Scrape = () => Promise<{ readonly contentType: string; readonly text: string }>;

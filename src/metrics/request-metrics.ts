@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { RequestMetrics } from '../http/request-report.js';
+import type { RequestMetrics } from '../listener/request-report.js';
 
 // Seconds: from a cached key's small page (~1 ms) to a first sync's 5000 meals on a busy host.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LargePageObserver } from '../http/large-page-gate.js';
-import type { RequestMetrics } from '../http/request-report.js';
+import type { RequestMetrics } from '../listener/request-report.js';
 import type { LimiterObserver } from '../ratelimit/limiter-observer.js';
 import type { WebhookMetrics } from '../webhooks/webhook-service.js';
 import type { StorageTimer } from './timed-storage.js';

@@ -1,4 +1,4 @@
-import type { TrustedProxies } from '../http/client-address.js';
+import type { TrustedProxies } from '../listener/client-address.js';
 import type { WebhookSettings } from '../webhooks/webhook-service.js';
 
 /** The settings of `serve` (cli/serve.ts), as startServer and the cluster's processes read them. */
@@ -34,7 +34,7 @@ export interface ServeConfig {
   readonly publicUrl?: string | undefined;
   /** `--app-home-url`: the diet app's page the app page links back to; undefined: it says how in words. */
   readonly appHomeUrl?: string | undefined;
-  /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (http/client-address.ts). */
+  /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (listener/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
   /** `--max-waiting`: long polls (`wait`) held at most by each serving process. */
   readonly maxWaiting: number;

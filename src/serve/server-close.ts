@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { BackgroundJobs } from './background-jobs.js';
-import type { ConnectionDrain } from '../http/connection-drain.js';
+import type { ConnectionDrain } from '../listener/connection-drain.js';
 import type { LimiterSet } from '../ratelimit/limiter-set.js';
 import type { Storage } from '../storage/storage.js';
 import type { RunningAppPage } from '../web/app-page.js';
@@ -32,7 +32,7 @@ export async function closeServer(parts: ServerParts): Promise<void> {
   const { app, jobs, storage } = parts;
   jobs.stopPruning();
   const webhooksStopped = jobs.webhooks?.stop();
-  // server.close() drains through the server's closeIdleConnections (http/connection-drain.ts).
+  // server.close() drains through the server's closeIdleConnections (listener/connection-drain.ts).
   const drained = Promise.all([app.close(), parts.hostApi?.close()]);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {

@@ -7,8 +7,8 @@ import Fastify, {
 } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerHealthRoute } from '../http/info-routes.js';
-import { createListener, describeListenFailure } from '../http/listener.js';
-import { createRequestReport } from '../http/request-report.js';
+import { createListener, describeListenFailure } from '../listener/listener.js';
+import { createRequestReport } from '../listener/request-report.js';
 import type { Storage } from '../storage/storage.js';
 import { registerCsvRoutes } from './csv-routes.js';
 import { createFlashes } from './flash.js';

@@ -23,6 +23,7 @@ const ROOMS = [
   'ratelimit',
   'client',
   'webhooks',
+  'listener',
   'http',
   'metrics',
   'tombstone-pruning.ts',

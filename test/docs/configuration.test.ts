@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { SERVE_FLAGS } from '../../src/cli/serve.js';
+import { SERVE_FLAGS } from '../../src/cli/serve-flags.js';
 import { ENV } from '../../src/config.js';
 import { PROJECT_ROOT } from '../support/project.js';
 

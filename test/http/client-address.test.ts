@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { clientAddressOf, parseTrustedProxies, type TrustedProxies } from '../../src/http/client-address.js';
+import { clientAddressOf, parseTrustedProxies, type TrustedProxies } from '../../src/listener/client-address.js';
 
 function trusting(text: string): TrustedProxies {
   const parsed = parseTrustedProxies(text);

@@ -10,7 +10,7 @@ import { appPageUrl } from '../web/page-client.js';
 import { OLD, sleep } from './http-expect.js';
 
 /**
- * Every resource a connection can hold is bounded (src/http/connection-limits.ts,
+ * Every resource a connection can hold is bounded (src/listener/connection-limits.ts,
  * docs/reliability.md#bounds): the TLS handshake, an answer nobody reads, the number of
  * connections, and the drain on SIGTERM; and the bound on answers nobody reads spares a client
  * that reads slowly.

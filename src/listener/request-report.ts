@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { logRequest } from '../logger.js';
-import { PUBLIC_PATHS, pathOf } from './public-routes.js';
 
 /** What /metrics counts per request (metrics/service-metrics.ts implements it). */
 export interface RequestMetrics {
@@ -31,16 +30,14 @@ export interface RequestReportDeps {
   readonly message?: string;
   /** False where a query may carry a secret (the app page's sign-in link): the line has the path only. */
   readonly logQuery?: boolean;
+  /** The route label of a URL when a report names none (the public listener's: http/public-routes.ts). */
+  readonly routeOf?: (url: string) => string;
 }
 
-/**
- * The route a URL asks for, as /metrics labels it: the template of one of the public routes
- * (all are static paths), or `other` for the rest (404s): never the raw URL, whose query and
- * unknown paths would make one series per request.
- */
-export function routeOf(url: string): string {
-  const path = pathOf(url);
-  return PUBLIC_PATHS.has(path) ? path : 'other';
+/** The path of a request target, query aside. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
 }
 
 /**
@@ -53,6 +50,7 @@ export function createRequestReport(deps: RequestReportDeps): RequestReport | un
   if (!logRequests && metrics === undefined) return undefined;
   const message = deps.message ?? 'request';
   const logged = deps.logQuery === false ? pathOf : (url: string) => url;
+  const routeOf = deps.routeOf ?? (() => 'other');
   return (log, method, url, status, ms, route, extra) => {
     if (logRequests) logRequest(log, method, logged(url), status, ms, message, extra);
     metrics?.request(route ?? routeOf(url), status, ms / 1000);

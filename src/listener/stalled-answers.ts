@@ -54,7 +54,7 @@ interface Watched {
 
 /**
  * Cuts the connection of an answer whose client takes none of its bytes for `stallMs`
- * (http/connection-limits.ts says why the kernel must be asked). Every `checkMs`, one timer for
+ * (listener/connection-limits.ts says why the kernel must be asked). Every `checkMs`, one timer for
  * all the answers being sent looks at what is left of each, in the process and unacknowledged
  * in the kernel (one read of the kernel's table for all of them). An answer is cut at the check
  * that finds neither moved since `stallMs` before: between `stallMs` and `stallMs + checkMs`

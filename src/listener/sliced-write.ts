@@ -5,7 +5,7 @@ export const SLICE_BYTES = 256 * 1024;
 
 /**
  * Emitted on the response when its first slice is written: from then on the stalled-reader
- * watch (http/stalled-answers.ts) looks at it, as it looks at a whole answer from 'prefinish'.
+ * watch (listener/stalled-answers.ts) looks at it, as it looks at a whole answer from 'prefinish'.
  */
 export const SENDING_IN_SLICES = 'meal-export:sending-in-slices';
 
@@ -15,7 +15,7 @@ export const SENDING_IN_SLICES = 'meal-export:sending-in-slices';
  * whole by TLS and its ciphertext waits in the connection's own buffers until the client reads
  * it, buffers each connection then keeps: 50 clients reading such pages held ≈ 70 MB more than
  * in slices (bench/RESULTS.md, "Pages of thousands in slices"). Stops when the client leaves; a
- * client that stops reading is cut as for any answer (http/stalled-answers.ts).
+ * client that stops reading is cut as for any answer (listener/stalled-answers.ts).
  */
 export async function writeInSlices(response: ServerResponse, parts: readonly Buffer[]): Promise<void> {
   let first = true;

@@ -36,7 +36,7 @@ function refusalOf(error: ParserError): AppError {
  * Answers what Node's HTTP parser refuses before any route sees it (docs/errors.md):
  * headers past the parser's limit are 431 (414 when the request line alone is past 8 KiB),
  * anything else malformed is 400 bad_request, as JSON with the usual headers. A request whose
- * body stalled is answered 408 by its listener (http/body-guard.ts); other timeouts and resets
+ * body stalled is answered 408 by its listener (listener/body-guard.ts); other timeouts and resets
  * just close the connection: slow clients are cut off.
  */
 export function createClientErrorHandler(tls: boolean) {
@@ -49,7 +49,7 @@ export function createClientErrorHandler(tls: boolean) {
     // past the 64 KiB limit): that first error is being answered, and destroying the socket
     // now would throw the answer away.
     if (socket.writableEnded) return;
-    // A body in flight past the request bound is cut and its request answered 408 (http/body-guard.ts).
+    // A body in flight past the request bound is cut and its request answered 408 (listener/body-guard.ts).
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable && cutStalledBody(socket)) return;
     if (!socket.writable || error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       socket.destroy();

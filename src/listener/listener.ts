@@ -35,8 +35,8 @@ export interface Listener {
 /**
  * A listener of this service, the API's or the app page's: TLS 1.2 and up with the groups
  * above, the request limits
- * above, and every bound of http/connection-limits.ts (handshake, stalled readers, number of
- * connections) and the shutdown drain of http/connection-drain.ts. One function for both, so
+ * above, and every bound of listener/connection-limits.ts (handshake, stalled readers, number of
+ * connections) and the shutdown drain of listener/connection-drain.ts. One function for both, so
  * that no listener the service opens is left with Node's defaults (a 120 s handshake, no cap).
  */
 export function createListener(

@@ -12,7 +12,7 @@ import { SENDING_IN_SLICES } from './sliced-write.js';
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 /**
  * An answer whose client has taken none of its bytes for this long, checked every READER_CHECK_MS,
- * is cut (http/stalled-answers.ts). Bytes taken are read in the kernel too (http/tcp-send-queue.ts):
+ * is cut (listener/stalled-answers.ts). Bytes taken are read in the kernel too (listener/tcp-send-queue.ts):
  * the process alone cannot tell a slow reader from a stalled one. 25 s is over twice the longest gap
  * between acknowledgements measured for a steady 16 KiB/s reader; off Linux such a reader may be cut.
  */
@@ -41,7 +41,7 @@ export function limitConnections(server: HttpServer | HttpsServer, tls: boolean,
   function watchWhole(this: ServerResponse): void {
     stalled.watch(this);
   }
-  // An answer sent in slices (http/sliced-write.ts) is watched from its first, with more to come.
+  // An answer sent in slices (listener/sliced-write.ts) is watched from its first, with more to come.
   function watchSliced(this: ServerResponse): void {
     stalled.watch(this, 'until-finished');
   }
