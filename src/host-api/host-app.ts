@@ -113,7 +113,7 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
   app.addHook('preParsing', async (request, _reply, payload) => {
     const route = routeConfig(request);
     if (route !== undefined) request.hostQuery = checkPathAndQuery(request, route.query[request.method] ?? []);
-    return hasBody(request.raw) ? guardedBody(request.raw, payload) : payload;
+    return hasBody(request.raw) ? guardedBody(request.raw, payload, isImportBody(request)) : payload;
   });
   const report = createRequestReport({ logRequests: deps.logRequests, metrics: deps.metrics, message: 'host request' });
   if (report !== undefined) {

@@ -54,12 +54,16 @@ export function idOf(request: FastifyRequest, name: string): string {
   return segment(request, name);
 }
 
+const NO_QUERY: ReadonlyMap<string, string> = new Map();
+
 /**
  * The query of a path that takes only the parameters named: any other, or one repeated, is
  * `400 invalid_parameter` naming it.
  */
 function queryOf(request: FastifyRequest, allowed: readonly string[]): ReadonlyMap<string, string> {
-  const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
+  const start = request.url.indexOf('?');
+  if (start < 0) return NO_QUERY;
+  const query = new URLSearchParams(request.url.slice(start + 1));
   const values = new Map<string, string>();
   for (const [name, value] of query) {
     if (!allowed.includes(name)) {

@@ -39,11 +39,37 @@ export function hasBody(request: IncomingMessage): boolean {
 }
 
 /**
- * The stream a body's reader reads (a Fastify preParsing hook returns it): the request's bytes
- * as they come. An end of the request before its body's end (the client left) is an error of
- * this stream, as it is of the request.
+ * What a body's reader reads (a Fastify preParsing hook returns it). A `streamed` body (an
+ * import, read as it comes by code that may stop early) gets a stream of its own, through which
+ * its bytes are counted; an end of the request before the body's end (the client left) is an
+ * error of that stream, as it is of the request. A body read whole by the framework (JSON up to
+ * its limit) is read from the request itself, with no stream between: the cut then comes as an
+ * error of the request, which the framework's reader takes as its failure.
  */
-export function guardedBody(request: IncomingMessage, payload: Readable): Readable {
+export function guardedBody(request: IncomingMessage, payload: Readable, streamed: boolean): Readable {
+  return streamed ? streamedBody(request, payload) : readWhole(request, payload);
+}
+
+/** A body the framework reads whole from the request: cut by an error of the request. */
+function readWhole(request: IncomingMessage, payload: Readable): Readable {
+  const { socket } = request;
+  const cut = () => {
+    forget();
+    // Only a reader that listens can answer; without one there is no answer to give.
+    if (payload.listenerCount('error') > 0) payload.emit('error', requestTimeoutError());
+    else socket.destroy();
+  };
+  const forget = () => {
+    if (inFlight.get(socket) === cut) inFlight.delete(socket);
+  };
+  inFlight.set(socket, cut);
+  payload.once('end', forget);
+  return payload;
+}
+
+/** A body read as it streams in, through a stream of its own that counts its bytes. */
+function streamedBody(request: IncomingMessage, payload: Readable): Readable {
+  const { socket } = request;
   bytesPassed.set(request, 0);
   const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -51,14 +77,13 @@ export function guardedBody(request: IncomingMessage, payload: Readable): Readab
       done(null, chunk);
     },
   });
-  const { socket } = request;
-  const forget = () => {
-    if (inFlight.get(socket) === cut) inFlight.delete(socket);
-  };
   const cut = () => {
     forget();
     payload.unpipe(body);
     body.destroy(requestTimeoutError());
+  };
+  const forget = () => {
+    if (inFlight.get(socket) === cut) inFlight.delete(socket);
   };
   inFlight.set(socket, cut);
   // Its reader hears of an error by reading; one that never reads (a body refused before it is
@@ -104,7 +129,10 @@ export function dropRestAfterAnswer(request: IncomingMessage, response: ServerRe
   response.shouldKeepAlive = true;
   // Whatever read the body stops now: the rest goes nowhere.
   request.unpipe();
-  let budget = limit + LINGER_BYTES - (bytesPassed.get(request) ?? 0);
+  // A body read by the framework was read up to its limit, unless its length alone refused it.
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  const read = bytesPassed.get(request) ?? (declared > limit ? 0 : limit);
+  let budget = limit + LINGER_BYTES - read;
   const done = () => {
     request.off('data', onData);
     if (inFlight.get(socket) === cut) inFlight.delete(socket);
