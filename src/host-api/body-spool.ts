@@ -53,7 +53,7 @@ async function closed(file: WriteStream): Promise<void> {
  * Receives a whole body before anything is written with it (docs/host-api.md#importing-many-meals):
  * a client that sends slowly then holds no store lock while the network waits. Its bytes are
  * checked as UTF-8 as they come (`400 bad_request` at the first bad one) and refused past
- * `maxBytes`; an error of the stream (the client left, the request bound passed) is thrown as it is.
+ * `maxBytes`; the request bound passing is the stream's own 408, and a client that left is a 400.
  */
 export async function spoolBody(stream: Readable, limits: SpoolLimits): Promise<SpooledBody> {
   const checker = new TextDecoder('utf-8', { fatal: true });
@@ -93,7 +93,13 @@ export async function spoolBody(stream: Readable, limits: SpoolLimits): Promise<
     if (file !== undefined) await closed(file);
   } catch (error) {
     await discard();
-    throw error;
+    if (error instanceof AppError) throw error;
+    // The client left before the body's end: the answer goes nowhere, and this is no failure
+    // of the service's (a 400, not a 500 with an error in the log).
+    throw new AppError('bad_request', 'The body ended early: the client left before sending it whole.', {
+      headers: { connection: 'close' },
+      cause: error,
+    });
   }
   const path = folder === undefined ? undefined : join(folder, 'body');
   return {

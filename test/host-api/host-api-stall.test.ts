@@ -104,6 +104,32 @@ describe('bodies that stall', { concurrency: 2 }, () => {
   });
 });
 
+test('an import whose client leaves half-way writes nothing and is no failure of the service: no error logged', async () => {
+  const userId = newUserId('left');
+  const line = `${JSON.stringify({ id: `${userId}-1`, ...hostRecord() })}\n`;
+  const before = server.logs().length;
+  await new Promise<void>((resolve) => {
+    const socket = connect({ ...server.hostApi, rejectUnauthorized: false }, () => {
+      socket.write(
+        `POST /host/v1/users/${userId}/meals/import HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+          `Content-Type: application/x-ndjson\r\nContent-Length: ${line.length * 3}\r\n\r\n${line}`,
+      );
+      setTimeout(() => socket.destroy(), 300);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve());
+  });
+  // The server hears of the close at once; what it makes of it is logged within the second.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const errors = server
+    .logs()
+    .slice(before)
+    .split('\n')
+    .filter((logLine) => /"level":50/.test(logLine));
+  assert.deepEqual(errors, [], 'a client that leaves is not an error of the service');
+  assert.equal((await hostCall(server, { path: mealPath(userId, `${userId}-1`) })).status, 404, 'nothing written');
+});
+
 test('a revoked service token is refused within 1 s', async () => {
   const made = await cliJson<{ id: string; token: string }>([
     'service-tokens',
