@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { once } from 'node:events';
 import { AppError } from '../errors.js';
+import { notUtf8 } from './host-body.js';
 
 /** A body kept in memory up to this size; past it, in a temporary file. */
 const IN_MEMORY_BYTES = 1024 * 1024;
 
 /** A whole request body, received: read it as text as often as needed, then discard it. */
 export interface SpooledBody {
-  readonly bytes: number;
   /** The body's UTF-8 text, in pieces. */
   text(): AsyncIterable<string>;
   /** Removes its temporary file, if it has one. */
@@ -62,7 +62,7 @@ export async function spoolBody(stream: Readable, limits: SpoolLimits): Promise<
       if (chunk === undefined) checker.decode();
       else checker.decode(chunk, { stream: true });
     } catch {
-      throw new AppError('bad_request', 'The body is not UTF-8 text.');
+      throw notUtf8();
     }
   };
   const memory: Buffer[] = [];
@@ -103,7 +103,6 @@ export async function spoolBody(stream: Readable, limits: SpoolLimits): Promise<
   }
   const path = folder === undefined ? undefined : join(folder, 'body');
   return {
-    bytes,
     text: () => decoded(path === undefined ? memoryChunks(memory) : (createReadStream(path) as AsyncIterable<Buffer>)),
     discard,
   };

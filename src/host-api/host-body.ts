@@ -26,12 +26,13 @@ function isStreamedBody(body: unknown): body is StreamedBody {
   return typeof body === 'object' && body !== null && 'stream' in body;
 }
 
-const NOT_UTF8 = () => new AppError('bad_request', 'The body is not UTF-8 text.');
+/** The refusal of a body that is not UTF-8, whole (JSON) or as it streams in (an import). */
+export const notUtf8 = () => new AppError('bad_request', 'The body is not UTF-8 text.');
 
 /** A body's bytes as text: UTF-8 only, never a guess (a bad byte is refused, not kept as U+FFFD). */
 export function utf8Text(bytes: Buffer): string {
   // One native pass to check, one to decode: no decoder object per request.
-  if (!isUtf8(bytes)) throw NOT_UTF8();
+  if (!isUtf8(bytes)) throw notUtf8();
   return bytes.toString('utf8');
 }
 

@@ -7,7 +7,8 @@ import { errorAnswerBytes, writeErrorAnswer } from '../listener/error-answer.js'
 import { MAX_URL_BYTES, malformed, notFound, preAuthRefusal } from './gatekeeper.js';
 import { commonHeaders } from '../listener/json-response.js';
 import type { RequestListener } from './meals-endpoint.js';
-import { MEALS_PATH, originFormOf, pathOf } from './public-routes.js';
+import { pathOf } from '../listener/request-report.js';
+import { MEALS_PATH, originFormOf } from './public-routes.js';
 import type { RequestReport } from '../listener/request-report.js';
 
 export interface FrontDoorDeps {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
-import { PUBLIC_METHODS, PUBLIC_PATHS, pathOf } from './public-routes.js';
+import { pathOf } from '../listener/request-report.js';
+import { PUBLIC_METHODS, PUBLIC_PATHS } from './public-routes.js';
 
 /** A URL over 8 KiB is 414 (docs/errors.md), counted as the request line sent it. */
 export const MAX_URL_BYTES = 8 * 1024;

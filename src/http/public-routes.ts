@@ -1,3 +1,5 @@
+import { pathOf } from '../listener/request-report.js';
+
 /**
  * The routes of the public listener, in one place (docs/api.md#the-rest-of-the-transport): static
  * paths, each answering GET and HEAD only. The gatekeeper refuses every other path and method, the
@@ -14,12 +16,6 @@ export const PUBLIC_PATHS: ReadonlySet<string> = new Set([MEALS_PATH, KEY_PATH, 
 
 /** The methods every public route answers (the `Allow` of a 405). */
 export const PUBLIC_METHODS = 'GET, HEAD';
-
-/** The path of a request target, query aside (undecoded, as it came). */
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
-}
 
 // scheme "://" authority, then the path and query (RFC 3986 section 3).
 const ABSOLUTE_FORM_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;

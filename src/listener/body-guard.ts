@@ -23,6 +23,14 @@ export const LINGER_BYTES = 16 * 1024 * 1024;
 
 /** The body in flight on a socket, cut at once by cutStalledBody. */
 const inFlight = new WeakMap<Socket, () => void>();
+
+/** Makes `cut` the socket's body in flight; the function returned forgets it, if it is still that one. */
+function holdInFlight(socket: Socket, cut: () => void): () => void {
+  inFlight.set(socket, cut);
+  return () => {
+    if (inFlight.get(socket) === cut) inFlight.delete(socket);
+  };
+}
 /** How many bytes of each guarded request's body have passed so far. */
 const bytesPassed = new WeakMap<IncomingMessage, number>();
 
@@ -53,23 +61,18 @@ export function guardedBody(request: IncomingMessage, payload: Readable, streame
 /** A body the framework reads whole from the request: cut by an error of the request. */
 function readWhole(request: IncomingMessage, payload: Readable): Readable {
   const { socket } = request;
-  const cut = () => {
+  const forget = holdInFlight(socket, () => {
     forget();
     // Only a reader that listens can answer; without one there is no answer to give.
     if (payload.listenerCount('error') > 0) payload.emit('error', requestTimeoutError());
     else socket.destroy();
-  };
-  const forget = () => {
-    if (inFlight.get(socket) === cut) inFlight.delete(socket);
-  };
-  inFlight.set(socket, cut);
+  });
   payload.once('end', forget);
   return payload;
 }
 
 /** A body read as it streams in, through a stream of its own that counts its bytes. */
 function streamedBody(request: IncomingMessage, payload: Readable): Readable {
-  const { socket } = request;
   bytesPassed.set(request, 0);
   const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -77,15 +80,11 @@ function streamedBody(request: IncomingMessage, payload: Readable): Readable {
       done(null, chunk);
     },
   });
-  const cut = () => {
+  const forget = holdInFlight(request.socket, () => {
     forget();
     payload.unpipe(body);
     body.destroy(requestTimeoutError());
-  };
-  const forget = () => {
-    if (inFlight.get(socket) === cut) inFlight.delete(socket);
-  };
-  inFlight.set(socket, cut);
+  });
   // Its reader hears of an error by reading; one that never reads (a body refused before it is
   // read) must not make the error an uncaught one.
   body.on('error', () => undefined);
@@ -133,20 +132,20 @@ export function dropRestAfterAnswer(request: IncomingMessage, response: ServerRe
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
   const read = bytesPassed.get(request) ?? (declared > limit ? 0 : limit);
   let budget = limit + LINGER_BYTES - read;
-  const done = () => {
-    request.off('data', onData);
-    if (inFlight.get(socket) === cut) inFlight.delete(socket);
-  };
   const cut = () => {
     done();
     socket.destroy();
+  };
+  // The request bound passing while the rest is dropped ends the connection.
+  const forget = holdInFlight(socket, cut);
+  const done = () => {
+    request.off('data', onData);
+    forget();
   };
   const onData = (chunk: Buffer) => {
     budget -= chunk.length;
     if (budget < 0) cut();
   };
-  // The request bound passing while the rest is dropped ends the connection.
-  inFlight.set(socket, cut);
   request.on('data', onData);
   request.once('end', () => {
     done();

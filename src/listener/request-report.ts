@@ -34,8 +34,8 @@ export interface RequestReportDeps {
   readonly routeOf?: (url: string) => string;
 }
 
-/** The path of a request target, query aside. */
-function pathOf(url: string): string {
+/** The path of a request target, query aside (undecoded, as it came). */
+export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 }

@@ -61,7 +61,7 @@ function readText(field: string, value: unknown): string {
   if (isMissing(value)) return '';
   if (typeof value !== 'string') throw new RecordError(field, `${field} must be a string or null, got ${shown(value)}`);
   // Count code points, not UTF-16 units, so the limit means the same for every script.
-  if (value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH) {
+  if (value.length > MAX_TEXT_LENGTH && codePoints(value) > MAX_TEXT_LENGTH) {
     throw new RecordError(field, `${field} must be at most ${MAX_TEXT_LENGTH} characters`);
   }
   if (!isWellFormedText(value)) {

@@ -44,8 +44,6 @@ export function createSqliteCallPolicy(
   options: StorageOptions,
   turn: WriterTurn,
 ): CallPolicy {
-  let importing = false;
-
   function settle(work: () => unknown): Promise<unknown> {
     try {
       const result = work();
@@ -66,8 +64,8 @@ export function createSqliteCallPolicy(
   }
 
   async function runImport(work: () => unknown): Promise<unknown> {
-    if (importing || db.inTransaction) throw busyWithImport();
-    importing = true;
+    // One import at a time comes here (the turn); a transaction still open is another's.
+    if (db.inTransaction) throw busyWithImport();
     // An import cannot be tried again (its records stream in once): on a serving handle it
     // waits for another connection's lock as a command does, once, as it starts.
     if (options.serving === true) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -80,7 +78,6 @@ export function createSqliteCallPolicy(
       throw reported(error);
     } finally {
       if (options.serving === true) db.pragma('busy_timeout = 0');
-      importing = false;
     }
   }
 
