@@ -42,6 +42,8 @@ export const SERVE_FLAGS = {
     help: 'the self-signed certificate, and the database without --db',
   },
   db: { ...COMMON_OPTIONS.db, shown: 'meal-export.db in --data-dir' },
+  // Every command takes it; serve is the one that uses it, so its usage line names it.
+  'direct-db': COMMON_OPTIONS['direct-db'],
   'tls-cert': {
     type: 'string',
     value: 'FILE',
@@ -106,7 +108,7 @@ export const SERVE_FLAGS = {
   'host-api-host': {
     type: 'string',
     value: 'ADDRESS',
-    shown: '127.0.0.1',
+    shown: DEFAULT_HOST_API_HOST,
     help: 'the address the host API listens on',
   },
   'public-url': {

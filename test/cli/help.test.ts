@@ -80,6 +80,14 @@ describe('a command line people can learn from itself', () => {
       }
     }
     const serve = await runCli(['serve', '--help']);
+    // The usage line names every flag --help lists but the ones every command has for itself.
+    const usage = serve.stdout.split('\n')[0] ?? '';
+    for (const flag of listedFlags(serve.stdout).filter((name) => !['json', 'help'].includes(name))) {
+      assert.ok(
+        usage.includes(`[--${flag} `) || usage.includes(`[--${flag}]`),
+        `serve's usage line lacks --${flag}: ${usage}`,
+      );
+    }
     assert.match(serve.stdout, /--port N .*\(default: 8443; env: MEAL_EXPORT_PORT\)/);
     assert.match(serve.stdout, /--admin-port N .*env: MEAL_EXPORT_ADMIN_PORT/);
     assert.match(serve.stdout, /--app-port N .*env: MEAL_EXPORT_APP_PORT/);
