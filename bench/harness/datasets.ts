@@ -21,6 +21,9 @@ const LAYOUT_FILES = [
   'dist/domain/instant.js',
   'dist/meals-io/synthetic-meals.js',
   'dist/domain/seeded-random.js',
+  // The table of Meal fields: the bodies' fields, and the version a store's bodies are at.
+  'dist/domain/meal-fields.js',
+  'dist/domain/meal-encoder.js',
 ];
 
 export interface SeedRun {

@@ -8,6 +8,7 @@
  *   for await (const step of client.sync({ from: saved, follow: true, signal })) { ... }
  *   // and to prove the copy: a digest kept beside it, compared with each caught-up step's
  *   const digest = createMealsDigest(); ... if (step.digest && !digest.equals(step.digest)) rebuild();
+ *   // and to add up the person's days: localDateOf(meal) is the day it was eaten where it was
  */
 export { createMealExportClient, type MealExportClient, type MealExportClientOptions } from './client.js';
 export {
@@ -28,6 +29,7 @@ export {
 } from './errors.js';
 export { createFetchTransport, type FetchFunction, type FetchTransportOptions } from './fetch-transport.js';
 export { createHttpsTransport, type HttpsTransportOptions } from './https-transport.js';
+export { localDateOf, localTimeOf } from './local-day.js';
 export { MAX_WAIT_SECONDS } from '../domain/page-bounds.js';
 export {
   createMealsDigest,

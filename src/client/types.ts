@@ -11,7 +11,7 @@ export type { KeyInfo, MealNutrients, MealType };
 
 /**
  * A live meal: every field always present, in contract order (id, description, title, type,
- * date, the nutrients, modifiedAt); `deleted` is `false` with includeDeleted=true, absent
+ * date, utcOffset, the nutrients, modifiedAt); `deleted` is `false` with includeDeleted=true, absent
  * otherwise.
  */
 export interface Meal extends MealJson {

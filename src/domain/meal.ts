@@ -1,48 +1,30 @@
 /**
- * The Meal as the contract defines it (docs/api.md#the-call): field names, their order and
- * their types. The order here is the order of every JSON body, CSV header and OpenAPI schema.
+ * The Meal inside the service: the types of the table of Meal fields (meal-fields.ts), and the
+ * shapes a write and a read give them.
  */
-export const MEAL_TYPES = ['breakfast', 'lunch', 'dinner', 'snack'] as const;
-export type MealType = (typeof MEAL_TYPES)[number];
+import {
+  fieldsOfKind,
+  MEAL_FIELDS,
+  MEAL_TYPES,
+  type MealField,
+  type MealFieldValues,
+  type MealType,
+} from './meal-fields.js';
 
-export const TEXT_FIELDS = ['description', 'title'] as const;
-export const NUMERIC_FIELDS = [
-  'caloriesTotal',
-  'proteins_g',
-  'fats_g',
-  'carbs_g',
-  'fibers_g',
-  'sodium_mg',
-  'iron_mg',
-  'calcium_mg',
-] as const;
+export { MEAL_FIELDS, MEAL_TYPES, type MealField, type MealType };
+
+export const TEXT_FIELDS = fieldsOfKind('text');
+export const NUMERIC_FIELDS = fieldsOfKind('number');
 export type NumericField = (typeof NUMERIC_FIELDS)[number];
 
-/** The 14 fields of a Meal in contract order: the spec's 13, then modifiedAt. */
-export const MEAL_FIELDS = ['id', ...TEXT_FIELDS, 'type', 'date', ...NUMERIC_FIELDS, 'modifiedAt'] as const;
-export type MealField = (typeof MEAL_FIELDS)[number];
-
 /** The nutrient fields: kilocalories, grams and milligrams, null when unknown. */
-export interface MealNutrients {
-  readonly caloriesTotal: number | null;
-  readonly proteins_g: number | null;
-  readonly fats_g: number | null;
-  readonly carbs_g: number | null;
-  readonly fibers_g: number | null;
-  readonly sodium_mg: number | null;
-  readonly iron_mg: number | null;
-  readonly calcium_mg: number | null;
-}
+export type MealNutrients = Pick<MealFieldValues, NumericField>;
 
-/** A meal's content as recorded: everything but the change clock. */
-export interface MealContent extends MealNutrients {
-  readonly id: string;
-  readonly description: string;
-  readonly title: string;
-  readonly type: MealType;
-  /** Epoch milliseconds: when the meal was eaten. */
-  readonly date: number;
-}
+/**
+ * A meal's content as recorded: everything but the change clock. `date` is epoch
+ * milliseconds (when the meal was eaten); `utcOffset` the local offset it was eaten at.
+ */
+export type MealContent = Omit<MealFieldValues, 'modifiedAt'>;
 
 /**
  * A meal as a write records it: its content and, optionally, the version the app's back end

@@ -46,11 +46,12 @@ const INVALID_MEAL_ID = errorExample(
 const ID_TAKEN_EXAMPLE = errorExample('id_taken', 'The meal id "m_01J9ZQ4W8K" belongs to another user.');
 const ID_TAKEN = error('id_taken: the id is the meal of another user. Nothing was written.', {}, ID_TAKEN_EXAMPLE);
 
+// Lunch at 13:15 in Paris: the offset written in date is the meal's utcOffset.
 const RECORD = {
   title: 'Lunch',
   description: 'Chicken salad with bread',
   type: 'lunch',
-  date: '2025-03-14T12:15:00Z',
+  date: '2025-03-14T13:15:00+01:00',
   caloriesTotal: 520,
   proteins_g: 38,
   fats_g: 22,
@@ -66,6 +67,7 @@ const STORED_MEAL = {
   title: RECORD.title,
   type: RECORD.type,
   date: '2025-03-14T12:15:00.000Z',
+  utcOffset: '+01:00',
   caloriesTotal: 520,
   proteins_g: 38,
   fats_g: 22,
@@ -97,6 +99,10 @@ const saveMeal = operationOf({
         examples: {
           full: { summary: "Every field, with the app's row version", value: { ...RECORD, sourceVersion: 17 } },
           least: { summary: 'The two required fields', value: { type: 'snack', date: '2025-03-14T16:00:00+01:00' } },
+          west: {
+            summary: "Dinner at 20:10 in Denver, its offset given beside a UTC date: the person's day is the 14th",
+            value: { type: 'dinner', date: '2025-03-15T03:10:00Z', utcOffset: '-07:00', caloriesTotal: 640 },
+          },
         },
       },
     },
@@ -124,6 +130,12 @@ const saveMeal = operationOf({
       errorExample('invalid_record', 'Type is required.', 'type', 'missing_type'),
       errorExample('invalid_record', 'Unknown field "calories".', 'calories', 'unknown_field'),
       errorExample('invalid_record', 'Proteins_g must be 0 or more, got -1.', 'proteins_g', 'negative_number'),
+      errorExample(
+        'invalid_record',
+        'UtcOffset must be an offset from UTC ±HH:MM, at most 14 hours, such as +09:00 or -08:00, or null, got "+15:00".',
+        'utcOffset',
+        'bad_offset',
+      ),
       errorExample('invalid_record', 'The body must be a JSON object.', undefined, 'not_an_object'),
     ),
   },

@@ -1,9 +1,10 @@
 import { OFFSET_INSTANT_INPUT_PATTERN } from '../domain/instant.js';
-import { MEAL_TYPES, type NumericField } from '../domain/meal.js';
+import type { MealField } from '../domain/meal.js';
+import { MEAL_FIELD_TABLE, type MealFieldKind } from '../domain/meal-fields.js';
 import { MAX_MEAL_ID_LENGTH } from '../domain/meal-id.js';
 import { MAX_SOURCE_VERSION } from '../domain/source-version.js';
+import { UTC_OFFSET_PATTERN } from '../domain/utc-offset.js';
 import { HOST_STATUS_BY_CODE, type PUBLIC_STATUS_BY_CODE } from '../errors.js';
-import { SAVED_RECORD_FIELDS } from '../host/host-meal-operations.js';
 import { errorSchemaOf, instantSchema, liveMealSchema, tombstoneSchema } from '../http/schemas.js';
 
 /**
@@ -60,55 +61,53 @@ export const sourceVersionSchema = {
     "The version of this save, from the app's own data (a row version, an update time in ms): a write whose version is not greater than the one stored for the meal changes nothing and is answered stale (docs/host-api.md#ordering-saves-sourceversion).",
 } as const;
 
-type SavedField = (typeof SAVED_RECORD_FIELDS)[number];
-// The Meal's field schemas of the public document, by name (schemas.ts builds them by name too).
+// The Meal's field schemas of the public document, by name (schemas.ts makes them from the table).
 const mealFields: Readonly<Record<string, object | undefined>> = liveMealSchema.properties;
-function mealField(name: 'type' | NumericField): object {
+function publicSchemaOf(name: MealField): object {
   const schema = mealFields[name];
   if (schema === undefined) throw new Error(`the Meal has no ${name}`);
   return schema;
 }
-const text = (field: 'title' | 'description') => ({
-  type: ['string', 'null'],
-  maxLength: 10_000,
-  description: `Free text, at most 10,000 characters; absent or null is "". ${field === 'title' ? 'A title' : 'What was eaten'}.`,
-});
-const nutrient = (field: NumericField) => ({ ...mealField(field), minimum: 0 });
 
-const RECORD_FIELD_SCHEMAS: Readonly<Record<SavedField, object>> = {
-  title: text('title'),
-  description: text('description'),
-  type: mealField('type'),
-  date: {
+/** What a record may give for each kind of field (domain/meal-fields.ts); the store sets the clock. */
+const RECORD_KIND_SCHEMAS: Readonly<Record<Exclude<MealFieldKind, 'id' | 'clock'>, (name: MealField) => object>> = {
+  text: (name) => ({
+    type: ['string', 'null'],
+    maxLength: 10_000,
+    description: `Free text, at most 10,000 characters; absent or null is "". ${name === 'title' ? 'A title' : 'What was eaten'}.`,
+  }),
+  type: publicSchemaOf,
+  instant: () => ({
     type: 'string',
     pattern: OFFSET_INSTANT_INPUT_PATTERN,
     description:
       'When the meal was eaten: an ISO 8601 date-time with its offset from UTC, such as 2025-03-14T12:15:00Z or 2025-03-14T13:15:00+01:00. One without (2025-03-14T12:15:00, a naive clock) is 422 invalid_record naming date, never taken as UTC.',
-  },
-  caloriesTotal: nutrient('caloriesTotal'),
-  proteins_g: nutrient('proteins_g'),
-  fats_g: nutrient('fats_g'),
-  carbs_g: nutrient('carbs_g'),
-  fibers_g: nutrient('fibers_g'),
-  sodium_mg: nutrient('sodium_mg'),
-  iron_mg: nutrient('iron_mg'),
-  calcium_mg: nutrient('calcium_mg'),
-  sourceVersion: sourceVersionSchema,
+  }),
+  offset: () => ({
+    type: ['string', 'null'],
+    pattern: UTC_OFFSET_PATTERN,
+    description:
+      "The offset from UTC of the local time the meal was eaten at, ±HH:MM (at most 14 hours): the person's day is date plus it. Absent or null: the offset written in date when it is numeric (2025-03-14T19:30:00-08:00 gives -08:00), else null (Z names the instant, not where the person was). Anything else (+15:00, +9, Z) is 422 invalid_record naming utcOffset.",
+    examples: ['+09:00', '-08:00'],
+  }),
+  number: (name) => ({ ...publicSchemaOf(name), minimum: 0 }),
 };
-// In the Meal's order (description before title), as the public document lists them.
-const recordProperties = Object.fromEntries(
-  ['description', ...SAVED_RECORD_FIELDS.filter((field) => field !== 'description')].map((field) => [
-    field,
-    RECORD_FIELD_SCHEMAS[field as SavedField],
-  ]),
-);
+
+// The record's fields in the Meal's order, then the version of the save.
+const recordProperties = Object.fromEntries([
+  ...MEAL_FIELD_TABLE.flatMap((field) =>
+    field.kind === 'id' || field.kind === 'clock' ? [] : [[field.name, RECORD_KIND_SCHEMAS[field.kind](field.name)]],
+  ),
+  ['sourceVersion', sourceVersionSchema],
+]);
+const requiredRecordFields = MEAL_FIELD_TABLE.filter((field) => field.required).map((field) => field.name);
 
 /** The body of a save: a Meal's fields but its id (the path's) and modifiedAt (the store's). */
 export const mealRecordSchema = {
   type: 'object',
-  description: `A meal as the app records it. type (${MEAL_TYPES.join(', ')}) and date are required; a field not listed here is refused (422 invalid_record naming it).`,
+  description: `A meal as the app records it. ${requiredRecordFields.join(' and ')} are required; a field not listed here is refused (422 invalid_record naming it).`,
   properties: recordProperties,
-  required: ['type', 'date'],
+  required: requiredRecordFields,
   additionalProperties: false,
 } as const;
 
@@ -117,7 +116,7 @@ export const importRecordSchema = {
   ...mealRecordSchema,
   description: 'One line of an import: a meal record with its id.',
   properties: { id: mealIdSchema, ...recordProperties },
-  required: ['id', 'type', 'date'],
+  required: ['id', ...requiredRecordFields],
 } as const;
 
 const storedVersion = {

@@ -1,23 +1,13 @@
-import type { MealType } from '../domain/meal.js';
+import type { MealRecordJson } from '../domain/meal-fields.js';
 import type { MealJson } from '../domain/meal-json.js';
 
-/** A meal as the app records it: the JSON form of a `meals import` record. */
-export interface MealInput {
-  /** Optional: one is made when absent. Unique across all users. */
-  readonly id?: string;
-  readonly title?: string | null;
-  readonly description?: string | null;
-  readonly type: MealType;
-  /** When it was eaten: an ISO 8601 date-time (`2025-03-01T12:15:00Z`). */
-  readonly date: string;
-  readonly caloriesTotal?: number | null;
-  readonly proteins_g?: number | null;
-  readonly fats_g?: number | null;
-  readonly carbs_g?: number | null;
-  readonly fibers_g?: number | null;
-  readonly sodium_mg?: number | null;
-  readonly iron_mg?: number | null;
-  readonly calcium_mg?: number | null;
+/**
+ * A meal as the app records it: the JSON form of a `meals import` record, its fields those of
+ * the Meal (docs/api.md#the-call). `type` and `date` are required; `date` is an ISO 8601
+ * date-time with its offset (`2025-03-01T12:15:00+01:00`), whose numeric offset is the meal's
+ * `utcOffset` unless the record gives one; an absent `id` is made.
+ */
+export type MealInput = MealRecordJson & {
   /**
    * Optional: the version the app gives this save of the meal (its row version, or its update
    * time in ms), an integer 0 … 2^53 - 1. A save or delete whose version is not greater than
@@ -25,7 +15,7 @@ export interface MealInput {
    * write never puts an older version over a newer one (docs/host-api.md#ordering-saves-sourceversion).
    */
   readonly sourceVersion?: number;
-}
+};
 
 export interface UpsertOutcome {
   /** The meals' ids, in input order (made ones included), unchanged ones too. */

@@ -1,4 +1,5 @@
 import { type ErrorCode, errorBody } from '../errors.js';
+import { SAMPLE_MEAL, SAMPLE_WEST_MEAL } from './openapi-meal-examples.js';
 import {
   ALLOW_HEADER,
   COMMON_HEADERS,
@@ -92,28 +93,12 @@ export const ORIGIN_FORBIDDEN = error(
   BROWSER_FORBIDDEN,
 );
 
-const SAMPLE_MEAL = {
-  id: 'm_01J9ZQ4W8K',
-  description: 'Oatmeal with blueberries',
-  title: 'Breakfast',
-  type: 'breakfast',
-  date: '2025-03-14T07:30:00.000Z',
-  caloriesTotal: 350,
-  proteins_g: 12.5,
-  fats_g: 7,
-  carbs_g: 58,
-  fibers_g: 8,
-  sodium_mg: null,
-  iron_mg: 2.1,
-  calcium_mg: 120,
-  modifiedAt: '2025-03-14T07:31:02.118Z',
-};
 const SAMPLE_PAGE = {
   ok: true,
   userId: 'u_42',
   lastModifiedSince: '2025-01-01T00:00:00.000Z',
-  count: 1,
-  meals: [SAMPLE_MEAL],
+  count: 2,
+  meals: [SAMPLE_MEAL, SAMPLE_WEST_MEAL],
   hasMore: false,
   nextCursor: 'c1.ZXhhbXBsZQ',
 };

@@ -1,10 +1,13 @@
 import { MEAL_FIELDS, MEAL_TYPES, type MealField } from '../domain/meal.js';
+import { MEAL_FIELD_TABLE, type MealFieldKind } from '../domain/meal-fields.js';
+import { UTC_OFFSET_PATTERN } from '../domain/utc-offset.js';
 import { PUBLIC_STATUS_BY_CODE } from '../errors.js';
 import { MEALS_QUERY_PARAMETERS, MEALS_QUERY_RULES } from './meals-query-rules.js';
 
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of everything /v1/meals sends and takes. Field
- * names and order come from domain/meal.ts, the same source the encoder uses; the tests check
+ * names, order and words come from the table of Meal fields (domain/meal-fields.ts), the same
+ * source the encoder uses; the tests check
  * real responses against these schemas.
  */
 /** An instant as the service writes one: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
@@ -14,22 +17,23 @@ export const instantSchema = {
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
 };
 
-const MEAL_FIELD_SCHEMAS: Record<MealField, object> = {
-  id: { type: 'string', minLength: 1, description: 'Opaque, unique across all users.' },
-  description: { type: 'string', description: 'Free text; "" when empty, never null.' },
-  title: { type: 'string', description: 'Free text; "" when empty, never null.' },
+/** The JSON Schema of each kind of Meal field (domain/meal-fields.ts), as /v1/meals sends it. */
+const KIND_SCHEMAS: Readonly<Record<MealFieldKind, object>> = {
+  id: { type: 'string', minLength: 1 },
+  text: { type: 'string' },
   type: { type: 'string', enum: [...MEAL_TYPES] },
-  date: { ...instantSchema, description: 'When the meal was eaten.' },
-  caloriesTotal: { type: ['number', 'null'], description: 'Kilocalories; null when unknown.' },
-  proteins_g: { type: ['number', 'null'], description: 'Grams.' },
-  fats_g: { type: ['number', 'null'], description: 'Grams.' },
-  carbs_g: { type: ['number', 'null'], description: 'Grams.' },
-  fibers_g: { type: ['number', 'null'], description: 'Grams.' },
-  sodium_mg: { type: ['number', 'null'], description: 'Milligrams.' },
-  iron_mg: { type: ['number', 'null'], description: 'Milligrams.' },
-  calcium_mg: { type: ['number', 'null'], description: 'Milligrams.' },
-  modifiedAt: { ...instantSchema, description: 'When the meal last changed: the sync position.' },
+  instant: instantSchema,
+  offset: { type: ['string', 'null'], pattern: UTC_OFFSET_PATTERN },
+  number: { type: ['number', 'null'] },
+  clock: instantSchema,
 };
+
+const MEAL_FIELD_SCHEMAS = Object.fromEntries(
+  MEAL_FIELD_TABLE.map((field) => [
+    field.name,
+    { ...KIND_SCHEMAS[field.kind], description: field.description, examples: field.examples },
+  ]),
+) as Readonly<Record<MealField, object>>;
 
 const mealProperties = Object.fromEntries(MEAL_FIELDS.map((field) => [field, MEAL_FIELD_SCHEMAS[field]]));
 

@@ -1,6 +1,7 @@
 import { CsvError, type Options, type Parser, parse as parseStream } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { MEAL_FIELDS } from '../domain/meal.js';
+import { MEAL_FIELD_TABLE } from '../domain/meal-fields.js';
 import {
   collectRawItems,
   type LineError,
@@ -12,10 +13,16 @@ import {
 
 const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...MEAL_FIELDS, 'sourceVersion']);
 /**
- * Columns a file may leave out: the store makes ids and sets modifiedAt, and a save's
- * sourceVersion is optional (docs/cli.md#formats).
+ * Columns a file may leave out: the store makes ids and sets modifiedAt, a save's
+ * sourceVersion is optional, and a field added since the first (utcOffset) is null when a file
+ * written before it has no column for it (docs/cli.md#formats).
  */
-const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['id', 'modifiedAt', 'sourceVersion']);
+const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
+  ...MEAL_FIELD_TABLE.filter((field) => field.kind === 'id' || field.kind === 'clock' || field.since > 0).map(
+    (field) => field.name,
+  ),
+  'sourceVersion',
+]);
 const LF = 0x0a;
 const CR = 0x0d;
 

@@ -1,5 +1,7 @@
 import { formatInstant } from '../domain/instant.js';
 import { MEAL_FIELDS, type Meal } from '../domain/meal.js';
+import { type FieldsOfKind, fieldsOfKind, MEAL_FIELD_TABLE } from '../domain/meal-fields.js';
+import { localDateTimeOf } from '../domain/utc-offset.js';
 
 /**
  * The CSV layout of `meals export` (docs/cli.md#meals): RFC 4180
@@ -38,19 +40,45 @@ function cell(value: string | number | null, options: CsvOptions): string {
   return csvField(options.forSpreadsheet === true ? spreadsheetText(value) : value);
 }
 
-export const CSV_HEADER = `${MEAL_FIELDS.join(',')}${CRLF}`;
+/**
+ * The spreadsheet form's two columns after `utcOffset` (docs/cli.md#meals): the person's local
+ * date and time, so that one sorting or grouping by day gets their days; empty where the
+ * offset is unknown.
+ */
+const LOCAL_COLUMNS = ['localDate', 'localTime'] as const;
+const OFFSET_FIELDS: readonly string[] = fieldsOfKind('offset');
+
+/** The columns of each form: the Meal fields in contract order, and the local ones in the spreadsheet's. */
+const COLUMNS = MEAL_FIELDS.join(',');
+const SPREADSHEET_COLUMNS = MEAL_FIELDS.flatMap((field) =>
+  OFFSET_FIELDS.includes(field) ? [field, ...LOCAL_COLUMNS] : [field],
+).join(',');
+
+export const CSV_HEADER = `${COLUMNS}${CRLF}`;
 
 /** What a file starts with: the header row, after the byte order mark in the spreadsheet form. */
 export function csvHeader(options: CsvOptions = {}): string {
-  return options.forSpreadsheet === true ? `${BYTE_ORDER_MARK}${CSV_HEADER}` : CSV_HEADER;
+  return options.forSpreadsheet === true ? `${BYTE_ORDER_MARK}${SPREADSHEET_COLUMNS}${CRLF}` : CSV_HEADER;
 }
 
 /** One meal as a CSV row, CRLF included. */
 export function csvRow(meal: Meal, options: CsvOptions = {}): string {
-  const cells = MEAL_FIELDS.map((field) => {
-    // Instants are YYYY-MM-DDTHH:mm:ss.sssZ (years 0000-9999): never a formula.
-    if (field === 'date' || field === 'modifiedAt') return formatInstant(meal[field]);
-    return cell(meal[field], options);
-  });
+  const cells: string[] = [];
+  for (const { name, kind } of MEAL_FIELD_TABLE) {
+    // Instants are YYYY-MM-DDTHH:mm:ss.sssZ (years 0000-9999): never a formula. An offset
+    // starts with + or -, so it is text a spreadsheet would run, and guarded as such.
+    if (kind === 'instant' || kind === 'clock') {
+      cells.push(formatInstant(meal[name as 'date' | 'modifiedAt']));
+    } else if (kind === 'offset') {
+      const offset = meal[name as FieldsOfKind<'offset'>];
+      cells.push(cell(offset, options));
+      if (options.forSpreadsheet === true) {
+        const local = offset === null ? undefined : localDateTimeOf(meal.date, offset);
+        cells.push(local?.date ?? '', local?.time ?? '');
+      }
+    } else {
+      cells.push(cell(meal[name], options));
+    }
+  }
   return `${cells.join(',')}${CRLF}`;
 }

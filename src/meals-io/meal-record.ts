@@ -1,8 +1,10 @@
-import { readInstant } from '../domain/instant.js';
-import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealSave, type MealType } from '../domain/meal.js';
+import { readInstant, type WrittenInstant } from '../domain/instant.js';
+import { isMealType, MEAL_FIELDS, MEAL_TYPES, type MealContent, type MealSave, type MealType } from '../domain/meal.js';
+import { MEAL_FIELD_TABLE } from '../domain/meal-fields.js';
 import { codePoints, isWellFormedText, MAX_MEAL_ID_LENGTH, mealIdFault } from '../domain/meal-id.js';
 import { randomId } from '../domain/random-id.js';
 import { isSourceVersion, parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
+import { isUtcOffset } from '../domain/utc-offset.js';
 
 /**
  * One import record (docs/cli.md#formats) checked and turned into the meal
@@ -76,24 +78,48 @@ function readType(value: unknown): MealType {
   return value;
 }
 
-function readDate(value: unknown): number {
-  if (isMissing(value) || value === '') throw new RecordError('date', 'date is required');
+function readDate(field: string, value: unknown): WrittenInstant {
+  if (isMissing(value) || value === '') throw new RecordError(field, `${field} is required`);
   const written = typeof value === 'string' ? readInstant(value) : undefined;
   if (written === undefined) {
     throw new RecordError(
-      'date',
-      `date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got ${shown(value)}`,
+      field,
+      `${field} must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got ${shown(value)}`,
     );
   }
   // A time without an offset is a local time of some unknown place (what a naive clock
   // writes): taking it as UTC would move the meal by hours without a word.
   if (written.offset === undefined) {
     throw new RecordError(
-      'date',
-      `date must carry its offset from UTC (Z or ±HH:MM), such as 2025-03-01T12:30:00Z or 2025-03-01T12:30:00+01:00, got ${shown(value)}`,
+      field,
+      `${field} must carry its offset from UTC (Z or ±HH:MM), such as 2025-03-01T12:30:00Z or 2025-03-01T12:30:00+01:00, got ${shown(value)}`,
     );
   }
-  return written.epoch;
+  return written;
+}
+
+/**
+ * The meal's UTC offset (docs/api.md#the-persons-day): the record's own when it gives one;
+ * else the offset its date was written with when that is numeric and a place's (`Z` names the
+ * instant, not where the person was; RFC 3339 writes an unknown one `-00:00`); else null.
+ */
+function readOffset(
+  field: string,
+  value: unknown,
+  source: RecordSource,
+  dateOffset: string | undefined,
+): string | null {
+  if (isMissing(value) || (source === 'csv' && value === '')) {
+    if (dateOffset === undefined || dateOffset === 'Z' || dateOffset === '-00:00') return null;
+    return isUtcOffset(dateOffset) ? dateOffset : null;
+  }
+  if (!isUtcOffset(value)) {
+    throw new RecordError(
+      field,
+      `${field} must be an offset from UTC ±HH:MM, at most 14 hours, such as +09:00 or -08:00, or null, got ${shown(value)}`,
+    );
+  }
+  return value;
 }
 
 function readNumber(field: string, value: unknown, source: RecordSource): number | null {
@@ -140,24 +166,26 @@ export function parseMealRecord(fields: Readonly<Record<string, unknown>>, sourc
       if (!KNOWN_FIELDS.has(name)) throw new RecordError(name, `unknown field ${shown(name)}`);
     }
     // Checked in contract field order, so the first fault reported is the leftmost one.
-    const meal = {
-      id: readId(fields.id),
-      description: readText('description', fields.description),
-      title: readText('title', fields.title),
-      type: readType(fields.type),
-      date: readDate(fields.date),
-      caloriesTotal: readNumber('caloriesTotal', fields.caloriesTotal, source),
-      proteins_g: readNumber('proteins_g', fields.proteins_g, source),
-      fats_g: readNumber('fats_g', fields.fats_g, source),
-      carbs_g: readNumber('carbs_g', fields.carbs_g, source),
-      fibers_g: readNumber('fibers_g', fields.fibers_g, source),
-      sodium_mg: readNumber('sodium_mg', fields.sodium_mg, source),
-      iron_mg: readNumber('iron_mg', fields.iron_mg, source),
-      calcium_mg: readNumber('calcium_mg', fields.calcium_mg, source),
-    };
+    const meal: Record<string, unknown> = {};
+    let dateOffset: string | undefined;
+    for (const { name, kind } of MEAL_FIELD_TABLE) {
+      const value = fields[name];
+      if (kind === 'id') meal[name] = readId(value);
+      else if (kind === 'text') meal[name] = readText(name, value);
+      else if (kind === 'type') meal[name] = readType(value);
+      else if (kind === 'number') meal[name] = readNumber(name, value, source);
+      else if (kind === 'offset') meal[name] = readOffset(name, value, source, dateOffset);
+      else if (kind === 'instant') {
+        const written = readDate(name, value);
+        meal[name] = written.epoch;
+        dateOffset = written.offset;
+      }
+      // kind 'clock': the store sets it.
+    }
     const sourceVersion = readSourceVersion(fields.sourceVersion, source);
     // Only when given: a record without one is the meal alone, as before versions existed.
-    return { ok: true, meal: sourceVersion === undefined ? meal : { ...meal, sourceVersion } };
+    const content = meal as unknown as MealContent;
+    return { ok: true, meal: sourceVersion === undefined ? content : { ...content, sourceVersion } };
   } catch (error) {
     if (error instanceof RecordError) return { ok: false, message: error.message, field: error.field };
     throw error;

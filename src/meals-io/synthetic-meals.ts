@@ -1,5 +1,6 @@
 import { MEAL_TYPES, type MealContent, type MealType } from '../domain/meal.js';
 import { createSeededRandom, hashSeed, type SeededRandom } from '../domain/seeded-random.js';
+import { utcOffsetMinutes } from '../domain/utc-offset.js';
 
 /**
  * Deterministic synthetic meals for `seed` (docs/cli.md#seed). Each user's meals come
@@ -83,6 +84,44 @@ const SHAPES: Readonly<Record<MealType, MealShape>> = {
     calorieRange: 320,
   },
 };
+/**
+ * Where users eat, roughly as an app's users spread over the world (weights), and the
+ * share whose app did not say (null): each user is given one, so that a user's days are
+ * someone's days, and meals cross UTC midnight as real ones do.
+ */
+const UTC_OFFSETS: readonly (readonly [string | null, number])[] = [
+  ['-08:00', 10],
+  ['-07:00', 4],
+  ['-06:00', 6],
+  ['-05:00', 12],
+  ['-04:00', 5],
+  ['-03:00', 6],
+  ['+00:00', 6],
+  ['+01:00', 13],
+  ['+02:00', 6],
+  ['+03:00', 4],
+  ['+05:30', 8],
+  ['+05:45', 1],
+  ['+07:00', 3],
+  ['+08:00', 7],
+  ['+09:00', 5],
+  ['+10:00', 2],
+  ['+13:00', 1],
+  [null, 5],
+];
+
+const UTC_OFFSET_WEIGHTS = UTC_OFFSETS.reduce((sum, [, weight]) => sum + weight, 0);
+
+/** A user's UTC offset, from a generator of its own: the meals' other values stay as they were. */
+function userUtcOffset(random: SeededRandom): string | null {
+  let left = random.int(UTC_OFFSET_WEIGHTS);
+  for (const [offset, weight] of UTC_OFFSETS) {
+    if (left < weight) return offset;
+    left -= weight;
+  }
+  return null;
+}
+
 const NOTES = ['', '', '', 'homemade', 'restaurant', 'large portion', 'with a glass of water', 'leftovers, reheated'];
 const EXTRAS = ['', 'so-called "light" version', 'shared with friends.\nSecond helping.', 'extra sauce, no salt'];
 
@@ -102,7 +141,7 @@ function description(random: SeededRandom): string {
   return note && extra ? `${note}; ${extra}` : note || extra;
 }
 
-function syntheticMeal(random: SeededRandom, id: string): MealContent {
+function syntheticMeal(random: SeededRandom, id: string, utcOffset: string | null): MealContent {
   const type = random.pick(MEAL_TYPES);
   const shape = SHAPES[type];
   const day = SYNTHETIC_DATES_END - (random.int(DAYS) + 1) * MS_PER_DAY;
@@ -116,7 +155,9 @@ function syntheticMeal(random: SeededRandom, id: string): MealContent {
     description: description(random),
     title: random.pick(shape.titles),
     type,
-    date: day + minutes * MS_PER_MINUTE,
+    // The shape's hours are the person's: dinner at 19:00 where they are.
+    date: day + (minutes - (utcOffset === null ? 0 : (utcOffsetMinutes(utcOffset) ?? 0))) * MS_PER_MINUTE,
+    utcOffset,
     caloriesTotal: maybe(random, 0.05, energy),
     proteins_g: maybe(random, 0.1, amount(random, (energy * proteinShare) / 4, 0)),
     fats_g: maybe(random, 0.1, amount(random, (energy * fatShare) / 9, 0)),
@@ -131,11 +172,15 @@ function syntheticMeal(random: SeededRandom, id: string): MealContent {
 /** User `user`'s meals 1..count with the given seed, generated one at a time. */
 export function* syntheticMeals(seed: string, user: number, count: number): Generator<MealContent> {
   const random = createSeededRandom(hashSeed(`${seed}:${user}`));
-  for (let index = 1; index <= count; index += 1) yield syntheticMeal(random, seedMealId(user, index));
+  const utcOffset = userUtcOffset(createSeededRandom(hashSeed(`${seed}:${user}:utcOffset`)));
+  for (let index = 1; index <= count; index += 1) yield syntheticMeal(random, seedMealId(user, index), utcOffset);
 }
 
 /** Heavy user `user`'s meals 1..count: their own generator, so regular users' meals do not change. */
 export function* heavySyntheticMeals(seed: string, user: number, count: number): Generator<MealContent> {
   const random = createSeededRandom(hashSeed(`${seed}:heavy_${user}`));
-  for (let index = 1; index <= count; index += 1) yield syntheticMeal(random, heavySeedMealId(user, index));
+  const utcOffset = userUtcOffset(createSeededRandom(hashSeed(`${seed}:heavy_${user}:utcOffset`)));
+  for (let index = 1; index <= count; index += 1) {
+    yield syntheticMeal(random, heavySeedMealId(user, index), utcOffset);
+  }
 }

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { parseInstant } from '../domain/instant.js';
 import type { Meal } from '../domain/meal.js';
+import { localClockOf } from '../domain/utc-offset.js';
 import { type TextSink, writeMealExport } from '../meals-io/meal-export.js';
 import type { Storage } from '../storage/storage.js';
 
@@ -39,10 +40,17 @@ export function parseDateRange(from: string | undefined, to: string | undefined)
   return { from: start, until: end === undefined ? undefined : end + DAY_MS };
 }
 
+/**
+ * The meals of the range's days, each on the day it belongs to (docs/app.md#the-csv-downloads-dates):
+ * its local day where its utcOffset is known, its UTC day where not. The range's bounds are
+ * midnights on a UTC clock, so a meal's instant is moved to its local clock before comparing.
+ */
 async function* eatenWithin(meals: AsyncIterable<Meal>, range: DateRange): AsyncIterable<Meal> {
   for await (const meal of meals) {
-    if ((range.from === undefined || meal.date >= range.from) && (range.until === undefined || meal.date < range.until))
+    const clock = localClockOf(meal.date, meal.utcOffset);
+    if ((range.from === undefined || clock >= range.from) && (range.until === undefined || clock < range.until)) {
       yield meal;
+    }
   }
 }
 

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createMealExportClient, type SyncStep } from '../../src/client/index.js';
 import { MealMirror } from '../../src/client/pull/meal-mirror.js';
-import type { Meal, MealContent } from '../../src/domain/meal.js';
+import type { Meal } from '../../src/domain/meal.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { startMealsProxy } from '../support/meals-proxy.js';
 import { makeTempDir } from '../support/project.js';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { contentOf, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { assertSameAsExport, pull, pullFiles } from './pull-harness.js';
 
 // A first sync reads a full pass without tombstones, then follows the changes from just after the
@@ -34,10 +34,6 @@ after(async () => {
   await server.stop();
   temp.remove();
 });
-
-function contentOf(record: Record<string, unknown>): MealContent {
-  return { ...(record as unknown as MealContent), date: Date.parse(String(record.date)) };
-}
 
 /** A user with `count` meals written by one import at `at` (now: all changed just now). */
 async function userWith(count: number, at = Date.now()) {

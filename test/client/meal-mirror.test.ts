@@ -13,6 +13,7 @@ function meal(id: string, modifiedAt: string, title = id): Meal {
     title,
     type: 'lunch',
     date: '2025-03-01T12:00:00.000Z',
+    utcOffset: null,
     ...NO_NUTRIENTS,
     modifiedAt,
     deleted: false,

@@ -15,6 +15,7 @@ const MEAL: Meal = {
   title: '=SUM(A1:A9)',
   type: 'snack',
   date: Date.UTC(2025, 2, 1, 10),
+  utcOffset: null,
   caloriesTotal: 350,
   proteins_g: null,
   fats_g: null,
@@ -32,9 +33,9 @@ test("pull's CSV stays exact for programs: no byte order mark, formulas and all 
   assert.equal(await writeMirrorFile(out, 'csv', meals), 2);
   assert.equal(
     readFileSync(out, 'utf8'),
-    'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n' +
-      'm_1,-5,=SUM(A1:A9),snack,2025-03-01T10:00:00.000Z,350,,,,,,,,2025-06-01T00:00:00.000Z\r\n' +
-      "m_2,@x,+cmd|' /C calc'!A0,snack,2025-03-01T10:00:00.000Z,350,,,,,,,,2025-06-01T00:00:00.000Z\r\n",
+    'id,description,title,type,date,utcOffset,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n' +
+      'm_1,-5,=SUM(A1:A9),snack,2025-03-01T10:00:00.000Z,,350,,,,,,,,2025-06-01T00:00:00.000Z\r\n' +
+      "m_2,@x,+cmd|' /C calc'!A0,snack,2025-03-01T10:00:00.000Z,,350,,,,,,,,2025-06-01T00:00:00.000Z\r\n",
   );
   assert.deepEqual(await readMirrorFile(out, 'csv'), meals);
 });

@@ -9,12 +9,11 @@ import {
   type MealExportClient,
   type SyncStep,
 } from '../../src/client/index.js';
-import type { MealContent } from '../../src/domain/meal.js';
 import { withStorage } from '../../src/storage/open-storage.js';
 import { runCli } from '../support/cli.js';
 import { startMealsProxy } from '../support/meals-proxy.js';
 import { makeTempDir } from '../support/project.js';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { contentOf, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { assertSameAsExport, fileText, pull, pullArgs, pullFiles, waitFor } from './pull-harness.js';
 
 // 410 resync_required comes only when a pruned tombstone belongs in the answer
@@ -35,10 +34,6 @@ after(async () => {
   await server.stop();
   temp.remove();
 });
-
-function contentOf(record: Record<string, unknown>): MealContent {
-  return { ...(record as unknown as MealContent), date: Date.parse(String(record.date)) };
-}
 
 /** A user whose meals were written `minutesAgo` ago; returns the live meal ids. */
 async function userWith(count: number, minutesAgo: number) {

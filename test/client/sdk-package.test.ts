@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { blockAfter as blockOf } from '../support/doc-blocks.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 
@@ -42,12 +43,8 @@ const SETUP = [
 ];
 const RUN = 'npx tsx sync.ts';
 
-/** The fenced block of `language` right after `<!-- marker -->` in the page. */
-function blockAfter(marker: string, language: string): string {
-  const found = new RegExp(`<!-- ${marker} -->\\s*\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(DOCS)?.[1];
-  assert.ok(found !== undefined, `docs/sdk.md has no \`\`\`${language} block after <!-- ${marker} -->`);
-  return found;
-}
+/** The fenced block of `language` right after `<!-- marker -->` in docs/sdk.md. */
+const blockAfter = (marker: string, language: string) => blockOf(DOCS, 'sdk.md', marker, language);
 
 /** Every command line of the page's shell blocks, without its comment. */
 function shellLines(): string[] {

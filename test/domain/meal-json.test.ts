@@ -18,6 +18,8 @@ describe('the JSON of a meal', () => {
   test('is byte for byte what JSON.stringify writes for the same fields, awkward values included', () => {
     const awkward = [
       MEAL,
+      { ...MEAL, utcOffset: null },
+      { ...MEAL, utcOffset: '+05:45' },
       { ...MEAL, caloriesTotal: 1e21, proteins_g: 1e-7, fats_g: -0, carbs_g: 0.1 + 0.2, fibers_g: 123456789.125 },
       { ...MEAL, id: 'a"b\\c', title: 'line\nbreak\ttab\u0001\u2028', description: '🍝 pasta, "al dente"' },
     ];
@@ -28,6 +30,7 @@ describe('the JSON of a meal', () => {
         title: meal.title,
         type: meal.type,
         date: new Date(meal.date).toISOString(),
+        utcOffset: meal.utcOffset,
         caloriesTotal: meal.caloriesTotal,
         proteins_g: meal.proteins_g,
         fats_g: meal.fats_g,
@@ -42,11 +45,12 @@ describe('the JSON of a meal', () => {
     }
   });
 
-  test('has the 14 contract fields in MEAL_FIELDS order, dates as YYYY-MM-DDTHH:mm:ss.sssZ', () => {
+  test('has the 15 contract fields in MEAL_FIELDS order, dates as YYYY-MM-DDTHH:mm:ss.sssZ', () => {
     const json = JSON.parse(encodeMeal(MEAL, MEAL.modifiedAt)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(json), [...MEAL_FIELDS]);
     assert.deepEqual(MEAL_FIELDS, CONTRACT_MEAL_FIELDS);
     assert.equal(json.date, '2025-03-01T12:30:00.000Z');
+    assert.equal(json.utcOffset, '-08:00');
     assert.equal(json.modifiedAt, '2025-03-02T08:00:00.007Z');
     assert.equal(json.title, '');
     assert.equal(json.proteins_g, null);

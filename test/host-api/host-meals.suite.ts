@@ -57,6 +57,47 @@ export function hostMealRules(name: string, open: () => HostApiServer) {
       assert.equal(item?.title, 'Oats');
     });
 
+    test("utcOffset: PUTs east and west of UTC around midnight keep the person's offset beside a UTC date; a bad one is 422", async () => {
+      const server = open();
+      const userId = newUserId('offset');
+      // 23:30 on the 25th in San Francisco and in Tokyo, the offset in the date; 00:30 on the 26th in
+      // Tokyo given beside a UTC date; and a Z date, which names no place.
+      await put(server, userId, 'sf', hostRecord({ date: '2026-11-25T23:30:00-08:00' }));
+      await put(server, userId, 'tokyo', hostRecord({ date: '2026-11-25T23:30:00+09:00' }));
+      await put(server, userId, 'tokyo-2', hostRecord({ date: '2026-11-25T15:30:00Z', utcOffset: '+09:00' }));
+      await put(server, userId, 'utc', hostRecord({ date: '2026-11-25T23:30:00Z' }));
+      const items = Object.fromEntries(
+        (await feed(server, userId)).map((item) => [item.id, [item.date, item.utcOffset]]),
+      );
+      assert.deepEqual(items, {
+        sf: ['2026-11-26T07:30:00.000Z', '-08:00'],
+        tokyo: ['2026-11-25T14:30:00.000Z', '+09:00'],
+        'tokyo-2': ['2026-11-25T15:30:00.000Z', '+09:00'],
+        utc: ['2026-11-25T23:30:00.000Z', null],
+      });
+      const keys = Object.keys((await feed(server, userId))[0] ?? {});
+      assert.deepEqual(keys.slice(4, 7), ['date', 'utcOffset', 'caloriesTotal'], 'utcOffset follows date');
+      assert.equal((await stored(server, userId, 'sf')).utcOffset, '-08:00');
+
+      // The same instant and offset written the other way is the same meal; the offset alone is a change.
+      const same = await put(server, userId, 'sf', hostRecord({ date: '2026-11-26T07:30:00Z', utcOffset: '-08:00' }));
+      assert.equal(same.outcome, 'unchanged');
+      const moved = await put(server, userId, 'sf', hostRecord({ date: '2026-11-26T07:30:00Z', utcOffset: '-07:00' }));
+      assert.equal(moved.outcome, 'updated');
+
+      for (const bad of ['+15:00', '+9', 'Z', '09:00', 9]) {
+        const res = await hostCall(server, {
+          method: 'PUT',
+          path: mealPath(userId, 'bad'),
+          json: hostRecord({ utcOffset: bad }),
+        });
+        assert.equal(res.status, 422, JSON.stringify(bad));
+        assert.deepEqual((res.json as { error: { code: string; param: string } }).error.param, 'utcOffset');
+        assert.equal((res.json as { error: { code: string } }).error.code, 'invalid_record');
+      }
+      assert.equal((await hostCall(server, { path: mealPath(userId, 'bad') })).status, 404, 'nothing written');
+    });
+
     test('sourceVersion: an older save, or an equal one with another record, is stale; a retry unchanged; a newer one applies, an unchanged newer one is recorded', async () => {
       const server = open();
       const userId = newUserId('version');

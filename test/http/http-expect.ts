@@ -125,6 +125,15 @@ export function nextUtcMidnightSeconds(now = Date.now()): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) / 1000;
 }
 
+/**
+ * Waits past the next UTC midnight when it is less than `withinMs` away: a test that counts a
+ * key's requests of today must not watch the day turn under it (the count starts again at 0).
+ */
+export async function clearOfMidnight(withinMs: number): Promise<void> {
+  const untilMidnightMs = nextUtcMidnightSeconds() * 1000 - Date.now();
+  if (untilMidnightMs < withinMs) await sleep(untilMidnightMs + 1_000);
+}
+
 /** `new Date(now - ms).toISOString()`. */
 export const isoAgo = (ms: number): string => new Date(Date.now() - ms).toISOString();
 

@@ -161,7 +161,7 @@ test('the rate limits are in the RateLimit-Policy header the answers describe, a
   assert.doesNotMatch(get.description, /\d/, 'no figure in the operation description');
 });
 
-test('the OpenAPI LiveMeal schema lists the fourteen fields in contract order, all required, and the page its seven', async () => {
+test('the OpenAPI LiveMeal schema lists the fifteen fields in contract order, all required, and the page its seven', async () => {
   const doc = await openApi();
   const { LiveMeal, MealPage, Tombstone } = doc.components.schemas;
   assert.ok(LiveMeal && MealPage && Tombstone);

@@ -42,12 +42,12 @@ function mealsOf(count: number): ImportedMeal[] {
   return Array.from({ length: count }, newMeal);
 }
 
-/** The 13 fields a client sends on import, in the order the API returns them. */
+/** The 14 fields a client sends on import, in the order the API returns them. */
 function importedFields(meal: ApiMeal): Record<string, unknown> {
   return Object.fromEntries(MEAL_FIELDS.filter((f) => f !== 'modifiedAt').map((f) => [f, meal[f]]));
 }
 
-test('a page has the seven envelope fields and each meal the fourteen Meal fields in contract order, with the values as imported', async () => {
+test('a page has the seven envelope fields and each meal the fifteen Meal fields in contract order, with the values as imported', async () => {
   const full = makeMeal(undefined, { title: 'Café crème — 🍰', description: 'line one\nline "two"', type: 'dinner' });
   const empty = makeMeal(undefined, {
     title: '',
@@ -69,7 +69,7 @@ test('a page has the seven envelope fields and each meal the fourteen Meal field
   assert.equal(page.hasMore, false);
   assert.deepEqual(idsOf(page), [full.id, empty.id, edgeNumbers.id], 'file order: each record a later modifiedAt');
   page.meals.forEach((meal, i) => {
-    assert.deepEqual(Object.keys(meal), MEAL_FIELDS, 'the fourteen fields, in contract order, no "deleted"');
+    assert.deepEqual(Object.keys(meal), MEAL_FIELDS, 'the fifteen fields, in contract order, no "deleted"');
     assert.deepEqual(importedFields(meal), [full, empty, edgeNumbers][i], 'the values as imported');
     assert.match(meal.modifiedAt, ISO_MS_RE);
     assert.ok(Math.abs(Date.parse(meal.modifiedAt) - Date.now()) < 60_000, 'modifiedAt is the time of the write');

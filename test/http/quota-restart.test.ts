@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, type TestContext, test } from 'node:test';
+import { after, before, beforeEach, describe, type TestContext, test } from 'node:test';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
@@ -13,7 +13,7 @@ import {
   type TestServer,
 } from '../support/server.js';
 import { holdWriteLock } from '../support/write-lock.js';
-import { assertError, nextUtcMidnightSeconds, OLD, sleep } from './http-expect.js';
+import { assertError, clearOfMidnight, nextUtcMidnightSeconds, OLD, sleep } from './http-expect.js';
 
 /**
  * The counts survive a restart of the service: exactly after a graceful stop (SIGTERM), and after a
@@ -28,6 +28,9 @@ const DAILY = { dailyLimit: 3, minIntervalMs: 0 } as const;
 const FLUSH_MS = 5_000;
 
 const pgSkip = await postgresSkipReason();
+
+// Each case counts a key's requests of today across a restart, within about 15 s.
+beforeEach(() => clearOfMidnight(30_000));
 
 /** A data folder (and SQLite file) that outlives one server, for its restart; removed after the test. */
 function restartableFolder(t: TestContext): string {

@@ -11,6 +11,7 @@ const MEAL: Meal = {
   title: 'Toast',
   type: 'breakfast',
   date: Date.UTC(2025, 2, 1, 7, 5, 9, 12),
+  utcOffset: '+01:00',
   caloriesTotal: 350.5,
   proteins_g: 0,
   fats_g: null,
@@ -25,15 +26,16 @@ const MEAL: Meal = {
 test('the header is the Meal fields in contract order with modifiedAt last, ending in CRLF', () => {
   assert.equal(
     CSV_HEADER,
-    'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n',
+    'id,description,title,type,date,utcOffset,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n',
   );
 });
 
 test('a row has dates as YYYY-MM-DDTHH:mm:ss.sssZ, numbers as JSON writes them and null as an empty field', () => {
   assert.equal(
     csvRow(MEAL),
-    'm_1,plain,Toast,breakfast,2025-03-01T07:05:09.012Z,350.5,0,,1e+21,0.1,,2.25,120,2025-06-01T00:00:00.000Z\r\n',
+    'm_1,plain,Toast,breakfast,2025-03-01T07:05:09.012Z,+01:00,350.5,0,,1e+21,0.1,,2.25,120,2025-06-01T00:00:00.000Z\r\n',
   );
+  assert.equal(csvRow({ ...MEAL, utcOffset: null }).split(',')[5], '', 'an unknown offset is an empty field');
 });
 
 test('a field is quoted, with its quotes doubled, only when it holds a comma, a quote, CR or LF', () => {
@@ -55,8 +57,11 @@ test('values that a spreadsheet would take for a formula are written unchanged',
   assert.equal(csvHeader(), CSV_HEADER, 'no byte order mark');
 });
 
-test('the spreadsheet form starts with a UTF-8 byte order mark before the same header', () => {
-  assert.equal(csvHeader({ forSpreadsheet: true }), `\uFEFF${CSV_HEADER}`);
+test('the spreadsheet form starts with a UTF-8 byte order mark, and has localDate and localTime after utcOffset', () => {
+  assert.equal(
+    csvHeader({ forSpreadsheet: true }),
+    '\uFEFFid,description,title,type,date,utcOffset,localDate,localTime,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n',
+  );
   assert.deepEqual([...Buffer.from(csvHeader({ forSpreadsheet: true }), 'utf8').subarray(0, 3)], [0xef, 0xbb, 0xbf]);
 });
 
@@ -64,21 +69,50 @@ test("the spreadsheet form puts ' before a text cell that starts with =, +, -, @
   const row = (meal: Partial<Meal>) => csvRow({ ...MEAL, ...meal }, { forSpreadsheet: true });
   assert.equal(
     row({ id: '-m', description: '=SUM(A1:A9)', title: "+cmd|' /C calc'!A0" }),
-    "'-m,'=SUM(A1:A9),'+cmd|' /C calc'!A0,breakfast,2025-03-01T07:05:09.012Z,350.5,0,,1e+21,0.1,,2.25,120,2025-06-01T00:00:00.000Z\r\n",
+    "'-m,'=SUM(A1:A9),'+cmd|' /C calc'!A0,breakfast,2025-03-01T07:05:09.012Z,'+01:00,2025-03-01,08:05,350.5,0,,1e+21,0.1,,2.25,120,2025-06-01T00:00:00.000Z\r\n",
   );
   assert.equal(row({ title: '@SUM(A1)' }).split(',')[2], "'@SUM(A1)");
   assert.equal(row({ title: '\tx' }).split(',')[2], "'\tx");
   assert.equal(row({ title: '\rx' }).split(',')[2], `"'\rx"`, 'still quoted for its CR');
   assert.equal(row({ title: '=1,2' }).split('",')[0], `m_1,plain,"'=1,2`, 'guarded, then quoted');
   for (const plain of ['Crème brûlée', 'a=b', ' =1', "'quoted", '', '1-2']) {
-    assert.equal(row({ title: plain }), csvRow({ ...MEAL, title: plain }), JSON.stringify(plain));
+    assert.equal(
+      row({ title: plain }).split(',')[2],
+      csvRow({ ...MEAL, title: plain }).split(',')[2],
+      JSON.stringify(plain),
+    );
   }
 });
 
 test('the spreadsheet form leaves numbers alone: a negative number is a number, not a formula', () => {
   const negative = { ...MEAL, caloriesTotal: -5, proteins_g: -0.5, fats_g: -1e21 };
-  assert.equal(csvRow(negative, { forSpreadsheet: true }), csvRow(negative));
   assert.match(csvRow(negative, { forSpreadsheet: true }), /,-5,-0\.5,-1e\+21,/);
+});
+
+test("the spreadsheet form's localDate and localTime are the person's, across UTC midnight both ways, empty without an offset", () => {
+  const local = (date: number, utcOffset: string | null) =>
+    csvRow({ ...MEAL, date, utcOffset }, { forSpreadsheet: true })
+      .split(',')
+      .slice(4, 8);
+  assert.deepEqual(local(Date.UTC(2026, 10, 26, 3, 30), '-08:00'), [
+    '2026-11-26T03:30:00.000Z',
+    "'-08:00",
+    '2026-11-25',
+    '19:30',
+  ]);
+  assert.deepEqual(local(Date.UTC(2026, 10, 25, 15, 0), '+09:00'), [
+    '2026-11-25T15:00:00.000Z',
+    "'+09:00",
+    '2026-11-26',
+    '00:00',
+  ]);
+  assert.deepEqual(local(Date.UTC(2026, 10, 25, 18, 20), '+05:45'), [
+    '2026-11-25T18:20:00.000Z',
+    "'+05:45",
+    '2026-11-26',
+    '00:05',
+  ]);
+  assert.deepEqual(local(Date.UTC(2026, 10, 25, 23, 30), null), ['2026-11-25T23:30:00.000Z', '', '', '']);
 });
 
 test('an exported row reads back through the importer as the same meal', () => {

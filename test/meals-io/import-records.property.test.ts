@@ -14,6 +14,15 @@ import type { RawRecords } from '../../src/meals-io/raw-record.js';
 // all is read into records and line-numbered faults, never a crash.
 
 const nutrient = fc.option(fc.double({ min: 0, max: 1e12, noNaN: true, noDefaultInfinity: true }), { nil: null });
+/** Any offset of the contract's range, -14:00 to +14:00, or none. */
+const utcOffset = fc.option(
+  fc.integer({ min: -14 * 60, max: 14 * 60 }).map((minutes) => {
+    const size = Math.abs(minutes);
+    const two = (n: number) => String(n).padStart(2, '0');
+    return `${minutes < 0 ? '-' : '+'}${two(Math.floor(size / 60))}:${two(size % 60)}`;
+  }),
+  { nil: null },
+);
 const meal: fc.Arbitrary<Meal> = fc
   .record({
     // Ids of any characters but controls, which an import refuses (meal-record.ts).
@@ -22,6 +31,7 @@ const meal: fc.Arbitrary<Meal> = fc
     title: fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('', '"', ',', '\r\n', ' x ', '=1+2')),
     type: fc.constantFrom(...MEAL_TYPES),
     date: fc.integer({ min: Date.parse('0001-01-01T00:00:00Z'), max: Date.parse('9999-12-31T23:59:59.999Z') }),
+    utcOffset,
     modifiedAt: fc.integer({ min: 0, max: Date.parse('9999-12-31T23:59:59.999Z') }),
     nutrients: fc.tuple(...NUMERIC_FIELDS.map(() => nutrient)),
   })

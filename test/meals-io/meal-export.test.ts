@@ -19,6 +19,7 @@ function meal(n: number): Meal {
     title: `t${n}`,
     type: 'snack',
     date: Date.UTC(2025, 0, 1),
+    utcOffset: null,
     ...NO_NUTRIENTS,
     caloriesTotal: n,
     modifiedAt: Date.UTC(2025, 0, 2) + n,

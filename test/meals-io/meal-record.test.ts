@@ -37,7 +37,36 @@ function meal(fields: Record<string, unknown>, source: 'json' | 'csv' = 'json') 
 
 describe('an import record', () => {
   test('with every field becomes the meal it describes, the date as epoch milliseconds', () => {
-    assert.deepEqual(meal(VALID), { ...VALID, date: Date.UTC(2025, 2, 1, 12, 30) });
+    assert.deepEqual(meal(VALID), { ...VALID, date: Date.UTC(2025, 2, 1, 12, 30), utcOffset: null });
+  });
+
+  test("takes its utcOffset from the record, else from the date's numeric offset, else null (Z names no place)", () => {
+    const dinner = { ...VALID, date: '2026-11-25T19:30:00-08:00' };
+    assert.deepEqual(
+      { date: meal(dinner).date, utcOffset: meal(dinner).utcOffset },
+      { date: Date.UTC(2026, 10, 26, 3, 30), utcOffset: '-08:00' },
+      "the date stays the instant, in UTC; its offset is the meal's",
+    );
+    assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00+05:45' }).utcOffset, '+05:45');
+    assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00+00:00' }).utcOffset, '+00:00');
+    assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00Z' }).utcOffset, null);
+    assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00-00:00' }).utcOffset, null, 'RFC 3339: an unknown offset');
+    assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00+15:00' }).utcOffset, null, 'no place is 15 hours east');
+    assert.equal(meal({ ...dinner, utcOffset: '+09:00' }).utcOffset, '+09:00', "the record's own wins");
+    assert.equal(meal({ ...dinner, utcOffset: null }).utcOffset, '-08:00');
+    assert.equal(meal({ ...VALID, utcOffset: '-14:00' }).utcOffset, '-14:00');
+    assert.equal(meal({ ...VALID, utcOffset: '+14:00' }).utcOffset, '+14:00');
+    assert.equal(meal({ ...VALID, date: '2026-11-25T19:30:00-08:00', utcOffset: '' }, 'csv').utcOffset, '-08:00');
+  });
+
+  test('refuses a utcOffset that is not ±HH:MM within 14 hours, naming utcOffset', () => {
+    for (const bad of ['+15:00', '+14:01', '+9', '+09', '09:00', 'Z', '+09:60', ' +09:00', '+0900', 9, '']) {
+      assert.equal(field({ ...VALID, utcOffset: bad }), 'utcOffset', JSON.stringify(bad));
+      assert.match(
+        message({ ...VALID, utcOffset: bad }),
+        /^utcOffset must be an offset from UTC ±HH:MM, at most 14 hours/,
+      );
+    }
   });
 
   test('without an id, or with an empty or null one, gets a new random m_ id each time', () => {

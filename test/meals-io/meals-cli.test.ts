@@ -196,6 +196,43 @@ describe('meals import', () => {
   });
 });
 
+const NUMERIC_COLUMNS = 'caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg';
+
+describe('meals import: utcOffset (docs/cli.md#formats)', () => {
+  test("a CSV's utcOffset column is each meal's offset; an empty cell takes the date's, a file without the column imports as before", async () => {
+    const user = newUser();
+    const numbers = ',,,,,,,,';
+    const withColumn = [
+      `id,type,date,utcOffset,title,description,${NUMERIC_COLUMNS}`,
+      `uo-c1,dinner,2026-11-26T07:30:00Z,-08:00,given beside a UTC date,${numbers}`,
+      `uo-c2,snack,2026-11-25T23:30:00+09:00,,from the date,${numbers}`,
+      `uo-c3,lunch,2026-11-25T12:00:00Z,,none,${numbers}`,
+      '',
+    ].join('\r\n');
+    const run = await importFile(user, 'offsets.csv', withColumn);
+    assert.equal(run.code, 0, run.stderr);
+    const old =
+      'id,type,date,title,description,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg\r\nuo-c4,lunch,2026-11-25T12:00:00+01:00,old layout,,,,,,,,,\r\n';
+    assert.equal((await importFile(user, 'old.csv', old)).code, 0);
+    const meals = Object.fromEntries((await exported(user)).map((m) => [m.id, [m.date, m.utcOffset]]));
+    assert.deepEqual(meals, {
+      'uo-c1': ['2026-11-26T07:30:00.000Z', '-08:00'],
+      'uo-c2': ['2026-11-25T14:30:00.000Z', '+09:00'],
+      'uo-c3': ['2026-11-25T12:00:00.000Z', null],
+      'uo-c4': ['2026-11-25T11:00:00.000Z', '+01:00'],
+    });
+  });
+
+  test('a bad utcOffset names its line and the field, and nothing of the file is written', async () => {
+    const user = newUser();
+    const text = jsonl([record('uo-b1'), record('uo-b2', { utcOffset: '+15:00' })]);
+    const run = await importFile(user, 'bad.jsonl', text);
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, /line 2: utcOffset must be an offset from UTC ±HH:MM, at most 14 hours/);
+    assert.deepEqual(await exported(user), []);
+  });
+});
+
 describe('meals delete', () => {
   test('removes a meal from exports, exits 0 again when repeated, and exits 1 for an unknown id', async () => {
     const user = newUser();
@@ -282,9 +319,9 @@ describe('meals export', () => {
     const [modified1, modified2] = (await exported(user)).map((m) => m.modifiedAt);
     assert.equal(
       fs.readFileSync(out, 'utf8'),
-      'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n' +
-        `e1,,"Eggs, ""sunny"" side",lunch,2025-03-01T12:00:00.000Z,350.5,,,,,,0,,${modified1}\r\n` +
-        `e2,"a\nb",title e2,lunch,2025-03-01T12:30:00.000Z,,,,,,,,,${modified2}\r\n`,
+      'id,description,title,type,date,utcOffset,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n' +
+        `e1,,"Eggs, ""sunny"" side",lunch,2025-03-01T12:00:00.000Z,,350.5,,,,,,0,,${modified1}\r\n` +
+        `e2,"a\nb",title e2,lunch,2025-03-01T12:30:00.000Z,+01:00,,,,,,,,,${modified2}\r\n`,
     );
   });
 
@@ -332,16 +369,20 @@ describe('meals export', () => {
     ];
     assert.equal(guarded.code, 0, guarded.stderr);
     const modified = (await exported(user)).map((m) => m.modifiedAt);
-    const rows = (cells: readonly string[], dash = '') =>
+    // No offset (the dates are Z): empty utcOffset, and empty local columns in the spreadsheet form.
+    const rows = (cells: readonly string[], dash = '', offsetCells = ',,') =>
       cells
-        .map((title, i) => `x${i},${dash}-5,${title},lunch,2025-03-01T12:00:00.000Z,350,,,,,,,,${modified[i]}\r\n`)
+        .map(
+          (title, i) =>
+            `x${i},${dash}-5,${title},lunch,2025-03-01T12:00:00.000Z${offsetCells}350,,,,,,,,${modified[i]}\r\n`,
+        )
         .join('');
     const header =
-      'id,description,title,type,date,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n';
+      'id,description,title,type,date,utcOffset,caloriesTotal,proteins_g,fats_g,carbs_g,fibers_g,sodium_mg,iron_mg,calcium_mg,modifiedAt\r\n';
     assert.equal(plain.stdout, header + rows(titles), 'byte for byte as before, for programs');
     assert.equal(
       guarded.stdout,
-      `\uFEFF${header}${rows(["'=SUM(A1:A9)", "'+cmd|' /C calc'!A0", 'Crème brûlée'], "'")}`,
+      `\uFEFF${header.replace(',utcOffset,', ',utcOffset,localDate,localTime,')}${rows(["'=SUM(A1:A9)", "'+cmd|' /C calc'!A0", 'Crème brûlée'], "'", ',,,,')}`,
     );
     const out = path.join(temp.dir, 'x-export.csv');
     assert.equal((await meals('export', '--user', user, '--for-spreadsheet', '--out', out)).code, 0);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MEAL_TYPES } from '../../src/domain/meal.js';
+import { localClockOf } from '../../src/domain/utc-offset.js';
 import {
   heavySeedMealId,
   heavySeedUserId,
@@ -53,8 +54,13 @@ test('meals look real: every type, dates over the two years before the fixed end
   const meals = [...syntheticMeals('1', 1, 2000)];
   assert.deepEqual(new Set(meals.map((m) => m.type)), new Set(MEAL_TYPES));
   const twoYears = 731 * 86_400_000;
+  // The two years are the person's days: their instants reach 14 hours (the widest offset) past either end.
+  const offsetBound = 14 * 3_600_000;
   for (const m of meals) {
-    assert.ok(m.date < SYNTHETIC_DATES_END && m.date >= SYNTHETIC_DATES_END - twoYears, new Date(m.date).toISOString());
+    assert.ok(
+      m.date < SYNTHETIC_DATES_END + offsetBound && m.date >= SYNTHETIC_DATES_END - twoYears - offsetBound,
+      new Date(m.date).toISOString(),
+    );
     for (const value of [
       m.caloriesTotal,
       m.proteins_g,
@@ -78,4 +84,29 @@ test('meals look real: every type, dates over the two years before the fixed end
     'some text needs CSV quoting',
   );
   assert.ok(meals.some((m) => m.description === ''));
+});
+
+test("users eat where they live: offsets spread east and west of UTC, some unknown, and meals at the person's hours", () => {
+  const offsets = new Map<string | null, number>();
+  for (let user = 1; user <= 400; user += 1) {
+    const meals = [...syntheticMeals('1', user, 20)];
+    const offset = meals[0]?.utcOffset ?? null;
+    assert.ok(
+      meals.every((m) => m.utcOffset === offset),
+      "one offset per user: the user's home",
+    );
+    offsets.set(offset, (offsets.get(offset) ?? 0) + 1);
+    for (const meal of meals.filter((m) => m.type === 'dinner')) {
+      const hour = new Date(localClockOf(meal.date, offset)).getUTCHours();
+      assert.ok(hour >= 18 && hour <= 21, `dinner at ${hour}:00 where user ${user} is (${offset})`);
+    }
+  }
+  const known = [...offsets.keys()].filter((offset): offset is string => offset !== null);
+  assert.ok(known.some((offset) => offset.startsWith('-')) && known.some((offset) => offset.startsWith('+')));
+  assert.ok(
+    known.some((offset) => offset.endsWith(':30') || offset.endsWith(':45')),
+    'some half-hour zones',
+  );
+  const unknown = offsets.get(null) ?? 0;
+  assert.ok(unknown > 0 && unknown < 60, `${unknown} of 400 users without an offset`);
 });

@@ -23,6 +23,7 @@ test('the timed storage reports each call by method, failed calls included, and 
           title: 'soup',
           type: 'lunch',
           date: Date.UTC(2025, 0, 1),
+          utcOffset: null,
           ...NO_NUTRIENTS,
         },
       ],

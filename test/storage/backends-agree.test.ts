@@ -28,6 +28,7 @@ function meal(id: string, n: number): MealContent {
     title: `meal ${n}`,
     type: (['breakfast', 'lunch', 'dinner', 'snack'] as const)[n % 4] ?? 'lunch',
     date: T0 - n * 3_600_000 + 123,
+    utcOffset: '+01:00',
     caloriesTotal: n % 2 === 0 ? 400.5 + n : null,
     proteins_g: 0.1 + 0.2,
     fats_g: 1e-7,

@@ -157,5 +157,6 @@ const MEAL = {
   title: 'a meal',
   type: 'lunch',
   date: Date.UTC(2025, 5, 1),
+  utcOffset: null,
   ...NO_NUTRIENTS,
 } as const;

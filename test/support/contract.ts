@@ -10,6 +10,7 @@ export const CONTRACT_MEAL_FIELDS: readonly string[] = [
   'title',
   'type',
   'date',
+  'utcOffset',
   'caloriesTotal',
   'proteins_g',
   'fats_g',
@@ -38,6 +39,7 @@ export const SAMPLE_MEAL: Meal = {
   title: '',
   type: 'lunch',
   date: Date.UTC(2025, 2, 1, 12, 30),
+  utcOffset: '-08:00',
   caloriesTotal: 512.5,
   proteins_g: null,
   fats_g: 10,
@@ -69,6 +71,7 @@ export function plainMeal(id: string, fields: Partial<MealContent> = {}): MealCo
     title: `meal ${id}`,
     type: 'dinner',
     date: Date.UTC(2025, 5, 1, 19),
+    utcOffset: null,
     ...NO_NUTRIENTS,
     ...fields,
   };

@@ -1,3 +1,6 @@
+import type { MealContent } from '../../src/domain/meal.js';
+import { parseMealRecord } from '../../src/meals-io/meal-record.js';
+
 // Records and user ids no other test (nor another test process) uses.
 
 let mealCounter = 0;
@@ -10,6 +13,8 @@ export function makeMeal(id?: string, overrides: Record<string, unknown> = {}): 
     title: `title ${mealCounter}`,
     type: ['breakfast', 'lunch', 'dinner', 'snack'][mealCounter % 4],
     date: new Date(Date.UTC(2025, 2, 1, 12) + mealCounter * 60_000).toISOString(),
+    // East and west of UTC, and unknown: every record carries the field a consumer adds days by.
+    utcOffset: ['+01:00', '-05:00', null, '+09:00'][mealCounter % 4],
     caloriesTotal: 400.5 + mealCounter,
     proteins_g: 20.25,
     fats_g: 10.5,
@@ -27,4 +32,11 @@ let userCounter = 0;
 export function newUserId(prefix = 'u'): string {
   userCounter += 1;
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${userCounter}`;
+}
+
+/** The meal a store takes for a record, as an import reads it (every field, utcOffset included). */
+export function contentOf(record: Record<string, unknown>): MealContent {
+  const result = parseMealRecord(record, 'json');
+  if (!result.ok) throw new Error(result.message);
+  return result.meal;
 }

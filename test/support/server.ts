@@ -6,7 +6,7 @@ import { BIN, cleanEnv, makeTempDir, PROJECT_ROOT } from './project.js';
 
 // What tests reach a server with, from where they have always imported it.
 export { pausedGet, refused, sigtermWithAnswerInFlight, userWithLargePage } from './answer-in-flight.js';
-export { makeMeal, newUserId } from './fresh-records.js';
+export { contentOf, makeMeal, newUserId } from './fresh-records.js';
 export { getMeals, keyedGetOptions, rawTlsRequest, request, type TestResponse } from './https-request.js';
 
 export interface TestServer {

@@ -34,6 +34,7 @@ export function meal(id: string, fields: Partial<MealContent> = {}): MealContent
     title: `meal ${id}`,
     type: 'lunch',
     date: Date.UTC(2025, 5, 1, 12),
+    utcOffset: '+02:00',
     caloriesTotal: 500,
     proteins_g: 20,
     fats_g: null,

@@ -266,8 +266,55 @@ describe('the app page: security over HTTPS', () => {
     const cli = (...extra: string[]) => runCli(['meals', 'export', '--user', userId, '--db', server.db, ...extra]);
     const [forPeople, forPrograms] = [await cli('--for-spreadsheet'), await cli()];
     assert.equal(download.text, forPeople.stdout);
-    assert.equal(forPrograms.stdout, download.text.slice(1).replace(/,'([=+\-@])/g, ',$1'));
+    // Without its two local columns (utcOffset's neighbours, empty here) and the guards, it is the program's file.
+    const withoutLocal = (row: string) => [...row.split(',').slice(0, 6), ...row.split(',').slice(8)].join(',');
+    assert.equal(
+      forPrograms.stdout,
+      download.text
+        .slice(1)
+        .split('\r\n')
+        .map(withoutLocal)
+        .join('\r\n')
+        .replace(/,'([=+\-@])/g, ',$1'),
+    );
     assert.ok(!forPrograms.stdout.startsWith('\uFEFF') && forPrograms.stdout.includes(',=SUM(A1:A9),'));
+  });
+
+  test("the CSV download's days are the person's: a range takes each meal on its local day where known, its UTC day where not", async () => {
+    const userId = newUserId('days');
+    // Around midnight of the 25th on each side of UTC, and one without an offset.
+    const meals = [
+      { id: 'sf-late', type: 'dinner', date: '2026-11-25T23:30:00-08:00' }, // 2026-11-26T07:30Z
+      { id: 'sf-early', type: 'snack', date: '2026-11-26T00:30:00-08:00' }, // 2026-11-26T08:30Z
+      { id: 'tokyo-late', type: 'snack', date: '2026-11-25T23:30:00+09:00' }, // 2026-11-25T14:30Z
+      { id: 'tokyo-early', type: 'breakfast', date: '2026-11-25T15:30:00Z', utcOffset: '+09:00' }, // 00:30 on the 26th
+      { id: 'unknown', type: 'lunch', date: '2026-11-25T23:59:00Z' },
+    ];
+    const input = meals.map((meal) => JSON.stringify(meal)).join('\n');
+    await cliJson(['meals', 'import', '--user', userId, '-', '--format', 'jsonl', '--db', server.db], { input });
+    const cookie = cookieOf((await signIn(await loginLink(userId))).headers['set-cookie']);
+    const day = async (date: string) => {
+      const download = await pageRequest(app, { path: `/export.csv?from=${date}&to=${date}`, headers: { cookie } });
+      assert.equal(download.status, 200, download.text);
+      return download.text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((row) => row.split(',').slice(0, 8))
+        .map(([id, , , , date, utcOffset, localDate, localTime]) =>
+          [id, date, utcOffset, localDate, localTime].join(' '),
+        );
+    };
+    assert.deepEqual((await day('2026-11-25')).sort(), [
+      "sf-late 2026-11-26T07:30:00.000Z '-08:00 2026-11-25 23:30",
+      "tokyo-late 2026-11-25T14:30:00.000Z '+09:00 2026-11-25 23:30",
+      'unknown 2026-11-25T23:59:00.000Z   ',
+    ]);
+    assert.deepEqual((await day('2026-11-26')).sort(), [
+      "sf-early 2026-11-26T08:30:00.000Z '-08:00 2026-11-26 00:30",
+      "tokyo-early 2026-11-25T15:30:00.000Z '+09:00 2026-11-26 00:30",
+    ]);
+    const page = await pageRequest(app, { path: '/', headers: { cookie } });
+    assert.match(page.text, /a meal counts on the day it was eaten where you were/);
   });
 
   test('the JSON API stays as it was: it has no page routes and still refuses browsers', async () => {

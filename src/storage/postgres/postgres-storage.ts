@@ -10,6 +10,7 @@ import { SIGN_IN_STORE_TRAITS } from '../sign-in-store.js';
 import type { Storage, StorageOptions } from '../storage.js';
 import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migratePostgres } from './migrate.js';
+import { rewritePostgresBodies } from './postgres-body-rewrite.js';
 import { backfillPostgresDigests } from './postgres-digest-backfill.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
 import { createPostgresChangePoll } from './postgres-change-poll.js';
@@ -73,6 +74,7 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
     if (found) {
       await atOpen(() => migratePostgres(sql, Date.now()));
       await atOpen(() => backfillPostgresDigests(sql));
+      await atOpen(() => rewritePostgresBodies(sql));
     }
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => undefined);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { CURSOR_SECRET_SETTING } from '../settings-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { bodiesPending, rewriteSqliteBodies } from './sqlite-body-rewrite.js';
 import { backfillSqliteDigests, digestsPending } from './sqlite-digest-backfill.js';
 
 /**
@@ -21,7 +22,7 @@ function isUpToDate(db: Database): boolean {
   );
   if (SQLITE_MIGRATIONS.some((migration) => !applied.has(migration.version))) return false;
   if (db.prepare('SELECT 1 FROM settings WHERE name = ?').get(CURSOR_SECRET_SETTING) === undefined) return false;
-  return !digestsPending(db);
+  return !digestsPending(db) && !bodiesPending(db);
 }
 
 /**
@@ -57,6 +58,8 @@ export function migrateSqlite(db: Database, now: number): void {
     );
   });
   apply.immediate();
-  // The digests of a store from before them, in short transactions after the schema's.
+  // The digests of a store from before them, and the fields older bodies lack, in short
+  // transactions after the schema's.
   backfillSqliteDigests(db);
+  rewriteSqliteBodies(db);
 }

@@ -29,8 +29,19 @@ export function renderCsvSection(view: CsvFormView = { from: '', to: '' }): Html
       <input id="csv-from" name="from" type="date" value="${view.from}" ${fieldState('csv-from', problem)} />
       ${renderFieldError('csv-from', problem)}
       <label for="csv-to">to <span class="muted">(optional, included)</span></label>
-      <input id="csv-to" name="to" type="date" value="${view.to}" ${fieldState('csv-to', problem)} />
+      <input
+        id="csv-to"
+        name="to"
+        type="date"
+        value="${view.to}"
+        aria-describedby="csv-days"
+        ${fieldState('csv-to', problem)}
+      />
       ${renderFieldError('csv-to', problem)}
+      <p id="csv-days" class="muted">
+        Days are yours: a meal counts on the day it was eaten where you were, when the app recorded where that was;
+        otherwise on its day in UTC. The file's localDate and localTime columns show the day and time it counted on.
+      </p>
       <p id="${CSV_RANGE_ERROR}" class="field-error" ${inverted ? '' : 'hidden'}>${CSV_RANGE_TEXT}</p>
       <button type="submit">Download CSV</button>
     </form>
