@@ -33,6 +33,7 @@ function compileContentEncoder(): ContentEncoder {
     const key = `${template === '' ? '{' : ','}"${field.name}":`;
     // The clock is the last field: the text ends with its key and opening quote.
     if (field.kind === 'clock') {
+      if (field !== MEAL_FIELD_TABLE.at(-1)) throw new Error(`the clock (${field.name}) must be the Meal's last field`);
       template += `${key}"`;
       break;
     }

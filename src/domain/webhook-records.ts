@@ -52,15 +52,25 @@ export interface ClaimedWebhookEvent {
   /** modifiedAt of the oldest and the newest change covered (meals.changed only). */
   readonly from: number | null;
   readonly through: number | null;
-  /** Attempts made before this one. */
+  /** Steps of the retry schedule taken before this attempt (extra tries do not count). */
   readonly attempts: number;
+  /**
+   * When the schedule's next step is due; undefined: this attempt is one. An attempt before it
+   * is an extra try, made while the receiver is up (domain/webhook-retry.ts).
+   */
+  readonly stepDueAt: number | undefined;
+  /** When the endpoint last delivered an event; undefined: never (or not since this was recorded). */
+  readonly lastDeliveredAt: number | undefined;
   /** When the event was made (the body's `timestamp`: the same on every retry). */
   readonly createdAt: number;
 }
 
 /** What became of an attempt: the event delivered, retried at a time, or the endpoint disabled. */
 export type WebhookAttemptFate =
-  { readonly kind: 'delivered' } | { readonly kind: 'retry'; readonly at: number } | { readonly kind: 'disable' };
+  | { readonly kind: 'delivered' }
+  /** `at`: the next attempt; `stepAt`: the schedule's next step; `counted`: this attempt was a step. */
+  | { readonly kind: 'retry'; readonly at: number; readonly stepAt: number; readonly counted: boolean }
+  | { readonly kind: 'disable' };
 
 export interface WebhookAttemptRecord {
   readonly endpointId: string;

@@ -1,9 +1,11 @@
-import type { WebhookAttemptFate } from './webhook-records.js';
+import type { ClaimedWebhookEvent, WebhookAttemptFate } from './webhook-records.js';
 
 /**
  * docs/webhooks.md#the-call: a failed attempt is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
  * 10 h after the previous one, each ± 10 %; after the last the endpoint is disabled, and so it
- * is at once on `410 Gone`. A `2xx` delivers.
+ * is at once on `410 Gone`. A `2xx` delivers. While the endpoint has delivered an event within
+ * the last hour (a receiver that refuses now and then, not one that is down), the event is also
+ * tried every 30 s between those steps, tries that do not count as steps.
  */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
   5_000,
@@ -15,22 +17,32 @@ export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
   10 * 3_600_000,
 ];
 const JITTER = 0.1;
+/** How recent a delivery must be for the receiver to count as up. */
+export const RECENT_DELIVERY_MS = 3_600_000;
+/** The longest wait between two tries while the receiver is up. */
+export const EXTRA_TRY_MS = 30_000;
 
 /**
- * What becomes of an attempt: `attemptsBefore` is how many attempts the event had before this
- * one; `status` the HTTP status answered, or null (refused, timeout, connection failure).
- * `random` is in [0, 1).
+ * What becomes of an attempt of `event`: `status` is the HTTP status answered, or null
+ * (refused, timeout, connection failure); `random` is in [0, 1). An attempt made when the
+ * schedule's step was due is that step (it counts, and the next step is scheduled from now);
+ * one made before is an extra try (it keeps the step where it was).
  */
 export function webhookAttemptFate(
-  attemptsBefore: number,
+  event: Pick<ClaimedWebhookEvent, 'attempts' | 'stepDueAt' | 'lastDeliveredAt'>,
   status: number | null,
   now: number,
   random: () => number = Math.random,
 ): WebhookAttemptFate {
   if (status !== null && status >= 200 && status < 300) return { kind: 'delivered' };
   if (status === 410) return { kind: 'disable' };
-  const delay = WEBHOOK_RETRY_DELAYS_MS[attemptsBefore];
-  if (delay === undefined) return { kind: 'disable' };
-  const jittered = delay * (1 - JITTER + 2 * JITTER * random());
-  return { kind: 'retry', at: now + Math.round(jittered) };
+  const counted = event.stepDueAt === undefined || now >= event.stepDueAt;
+  let stepAt = event.stepDueAt ?? now;
+  if (counted) {
+    const delay = WEBHOOK_RETRY_DELAYS_MS[event.attempts];
+    if (delay === undefined) return { kind: 'disable' };
+    stepAt = now + Math.round(delay * (1 - JITTER + 2 * JITTER * random()));
+  }
+  const receiverIsUp = event.lastDeliveredAt !== undefined && now - event.lastDeliveredAt < RECENT_DELIVERY_MS;
+  return { kind: 'retry', at: receiverIsUp ? Math.min(stepAt, now + EXTRA_TRY_MS) : stepAt, stepAt, counted };
 }

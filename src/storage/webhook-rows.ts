@@ -55,6 +55,8 @@ export interface ClaimedRow {
   readonly from_at: number | null;
   readonly through_at: number | null;
   readonly attempts: number;
+  readonly step_due_at: number | null;
+  readonly last_delivered_at: number | null;
   readonly created_at: number;
 }
 
@@ -73,6 +75,8 @@ export function claimedEventOf(row: ClaimedRow, now: number): ClaimedWebhookEven
     from: row.from_at,
     through: row.through_at,
     attempts: row.attempts,
+    stepDueAt: row.step_due_at ?? undefined,
+    lastDeliveredAt: row.last_delivered_at ?? undefined,
     createdAt: row.created_at,
   };
 }

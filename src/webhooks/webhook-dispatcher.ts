@@ -134,7 +134,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (outcome.error === 'aborted') return;
     // A 2xx whose body could not be read within the 10 s is no delivery; a 410 disables whatever came after it.
     const status = outcome.error === null || outcome.status === 410 ? outcome.status : null;
-    const fate = webhookAttemptFate(event.attempts, status, now(), options.random);
+    const fate = webhookAttemptFate(event, status, now(), options.random);
     try {
       await webhooks.recordWebhookAttempt(
         event,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { cliJson, runCli } from '../support/cli.js';
 import { blockAfter, docsPage } from '../support/doc-blocks.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
+import { pythonMissing } from '../support/python.js';
 import { newUserId, startTestServer, type TestServer } from '../support/server.js';
 
 // The recipe of docs/api.md#daily-totals-by-the-persons-day, four ways, each run as written
@@ -29,15 +30,6 @@ const MEALS = [
   { id: 'unknown', type: 'lunch', date: '2026-11-25T12:00:00Z', caloriesTotal: 50 },
 ];
 const DAYS = ['2026-11-25 750', '2026-11-26 400'];
-
-function pythonMissing(): string | false {
-  try {
-    execFileSync('python3', ['--version']);
-    return false;
-  } catch {
-    return 'python3 is not installed here';
-  }
-}
 
 describe("docs/api.md: daily totals by the person's day, run", () => {
   let server: TestServer;

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assertPage, type ApiMeal } from '../http/http-expect.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
+import { pythonMissing } from '../support/python.js';
 import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 
 // The Python recipe of docs/api.md#a-sync-client-in-any-language, run as a user would run it
@@ -14,15 +15,6 @@ import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from 
 const SCRIPT = path.join(PROJECT_ROOT, 'docs', 'examples', 'sync_meals.py');
 const BEGINNING = '1970-01-01T00:00:00Z';
 
-/** The reason to skip, printed by the runner, or false when python3 is there. */
-function pythonMissing(): string | false {
-  try {
-    execFileSync('python3', ['--version']);
-    return false;
-  } catch {
-    return 'python3 is not installed here';
-  }
-}
 const SKIP = pythonMissing();
 
 let server: TestServer;

@@ -10,6 +10,7 @@ import {
   parseMealsDigest,
   sameMealsDigest,
 } from '../../src/domain/meals-digest.js';
+import { pythonMissing } from '../support/python.js';
 
 const API_PAGE = readFileSync('docs/api.md', 'utf8');
 const SECTION = API_PAGE.slice(API_PAGE.indexOf('## Verifying a copy'), API_PAGE.indexOf('## Limits'));
@@ -51,13 +52,7 @@ test('a change takes the old term out and puts the new one in; an emptied copy i
   assert.equal(formatMealsDigest(EMPTY_DIGEST), `count=0, sum=${'0'.repeat(32)}`);
 });
 
-test("the docs' Python recipe gives the example's digests", (t) => {
-  try {
-    execFileSync('python3', ['--version']);
-  } catch {
-    t.skip('python3 is not installed here');
-    return;
-  }
+test("the docs' Python recipe gives the example's digests", { skip: pythonMissing() }, () => {
   const recipe = /```python\n([\s\S]*?)```/.exec(SECTION)?.[1];
   assert.ok(recipe !== undefined, 'the section holds a Python recipe');
   const meals = exampleRows().flatMap((row) => (row.meal === undefined ? [] : [row.meal]));

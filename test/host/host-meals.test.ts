@@ -46,4 +46,31 @@ describe('the host module, one meal at a time', () => {
     );
     await assert.rejects(store.host.saveMeal('u4', 'gone', record), hostRefusal('id_taken'));
   });
+
+  test("utcOffset: a record's own, else its date's numeric offset, else null; a bad one is refused naming it", async () => {
+    await store.host.saveMeal('u5', 'west', { type: 'dinner', date: '2026-11-25T19:30:00-08:00' });
+    await store.host.saveMeal('u5', 'east', { type: 'lunch', date: '2026-11-25T03:00:00Z', utcOffset: '+09:00' });
+    await store.host.saveMeal('u5', 'utc', { type: 'snack', date: '2026-11-25T03:00:00Z' });
+    const offsets = await Promise.all(
+      ['west', 'east', 'utc'].map(async (id) => {
+        const meal = await store.host.getMeal('u5', id);
+        return meal !== undefined && !meal.deleted ? [meal.date, meal.utcOffset] : undefined;
+      }),
+    );
+    assert.deepEqual(offsets, [
+      ['2026-11-26T03:30:00.000Z', '-08:00'],
+      ['2026-11-25T03:00:00.000Z', '+09:00'],
+      ['2026-11-25T03:00:00.000Z', null],
+    ]);
+    const { ids } = await store.host.upsertMeals('u5', [
+      { id: 'batch', type: 'snack', date: '2026-11-25T23:00:00+05:45' },
+    ]);
+    assert.deepEqual(ids, ['batch']);
+    const batch = await store.host.getMeal('u5', 'batch');
+    assert.equal(batch !== undefined && !batch.deleted ? batch.utcOffset : undefined, '+05:45');
+    await assert.rejects(
+      store.host.saveMeal('u5', 'bad', { type: 'lunch', date: '2026-11-25T03:00:00Z', utcOffset: '+15:00' }),
+      hostRefusal('invalid_meal', /utcOffset must be an offset from UTC/),
+    );
+  });
 });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import postgres from 'postgres';
 import { encodeMeal, encodeTombstone } from '../../src/domain/meal-json.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
@@ -10,6 +9,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { assertLiveDigest, expectedDigest, shown } from '../support/live-digest.js';
 import { newPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 import { makeTempDir } from '../support/project.js';
+import { postgresClockRows, sqliteClockRows, withPostgres, withSqlite } from '../support/raw-store.js';
 import { runSharedSuite, type SharedSuiteOptions } from '../support/shared-suite.js';
 import { at, DAY_MS, feed, meal, type StoreLocation, T0 } from '../support/store-fixtures.js';
 
@@ -150,15 +150,6 @@ function runDigestBackfillSuite(options: BackfillSuiteOptions): void {
 const SQLITE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`;
 
-function withSqlite<T>(file: string, work: (db: BetterSqlite3.Database) => T): T {
-  const db = new BetterSqlite3(file);
-  try {
-    return work(db);
-  } finally {
-    db.close();
-  }
-}
-
 runDigestBackfillSuite({
   name: 'SQLite',
   async createLegacy(rows) {
@@ -183,16 +174,7 @@ runDigestBackfillSuite({
     });
     return { location: file, remove: async () => temp.remove() };
   },
-  async clockRows(file) {
-    return withSqlite(file, (db) =>
-      db
-        .prepare('SELECT * FROM user_clocks ORDER BY user_id')
-        .all()
-        .map((row) =>
-          JSON.stringify(row, (_, value: unknown) => (Buffer.isBuffer(value) ? value.toString('hex') : value)),
-        ),
-    );
-  },
+  clockRows: async (file) => sqliteClockRows(file),
   // Another connection holds the write lock meanwhile: an open that wrote would wait for it and fail.
   async reopen(file) {
     const holder = new BetterSqlite3(file);
@@ -215,15 +197,6 @@ runDigestBackfillSuite({
 
 // PostgreSQL: a schema of its own made with the migrations before 5.
 const unavailable = await postgresSkipReason();
-
-async function withPostgres<T>(url: string, work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(url, { max: 1, onnotice: () => undefined });
-  try {
-    return await work(sql);
-  } finally {
-    await sql.end();
-  }
-}
 
 runDigestBackfillSuite({
   name: 'PostgreSQL',
@@ -262,16 +235,7 @@ runDigestBackfillSuite({
     );
     return { location: store.url, remove: () => store.remove() };
   },
-  // xmin names the transaction that last wrote the row: it moves even when a write leaves the values alone.
-  async clockRows(url) {
-    return withPostgres(url, async (sql) => {
-      const rows = await sql.unsafe(
-        `SELECT user_id, xmin::text AS written_by, last_modified_at::text, live_count::text, encode(digest_sum, 'hex') AS sum
-         FROM user_clocks ORDER BY user_id`,
-      );
-      return rows.map((row) => JSON.stringify(row));
-    });
-  },
+  clockRows: postgresClockRows,
   reopen: (url) => openStorage(url),
   async forget(url, forgotten) {
     await withPostgres(url, (sql) =>

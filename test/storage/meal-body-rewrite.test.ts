@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import postgres from 'postgres';
 import { MEAL_BODY_VERSION_SETTING } from '../../src/storage/meal-body-rewrite.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { assertLiveDigest } from '../support/live-digest.js';
 import { newPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 import { makeTempDir } from '../support/project.js';
+import { postgresClockRows, sqliteClockRows, withPostgres, withSqlite } from '../support/raw-store.js';
 import { runSharedSuite, type SharedSuiteOptions } from '../support/shared-suite.js';
 import { DAY_MS, feedItems, meal, type StoreLocation, T0 } from '../support/store-fixtures.js';
 
@@ -116,14 +115,6 @@ function runBodyRewriteSuite(options: RewriteSuiteOptions): void {
 }
 
 // SQLite
-function withSqlite<T>(file: string, work: (db: BetterSqlite3.Database) => T): T {
-  const db = new BetterSqlite3(file);
-  try {
-    return work(db);
-  } finally {
-    db.close();
-  }
-}
 
 runBodyRewriteSuite({
   name: 'SQLite',
@@ -151,27 +142,10 @@ runBodyRewriteSuite({
         .map((row): StoredRow => [row.user_id, row.modified_at, row.id, row.deleted === 1, row.body]),
     );
   },
-  async clocks(file) {
-    return withSqlite(file, (db) =>
-      db
-        .prepare('SELECT * FROM user_clocks ORDER BY user_id')
-        .all()
-        .map((row) =>
-          JSON.stringify(row, (_, value: unknown) => (Buffer.isBuffer(value) ? value.toString('hex') : value)),
-        ),
-    );
-  },
+  clocks: async (file) => sqliteClockRows(file),
 });
 
 // PostgreSQL
-async function withPostgres<T>(url: string, work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(url, { max: 1, onnotice: () => undefined });
-  try {
-    return await work(sql);
-  } finally {
-    await sql.end();
-  }
-}
 
 runBodyRewriteSuite({
   name: 'PostgreSQL',
@@ -200,14 +174,5 @@ runBodyRewriteSuite({
       return rows.map((row): StoredRow => [row.user_id, Number(row.modified_at), row.id, row.deleted, row.body]);
     });
   },
-  // xmin names the transaction that last wrote the row: it moves even when a write leaves the values alone.
-  async clocks(url) {
-    return withPostgres(url, async (sql) => {
-      const rows = await sql.unsafe(
-        `SELECT user_id, xmin::text AS written_by, last_modified_at::text, live_count::text, encode(digest_sum, 'hex') AS sum
-         FROM user_clocks ORDER BY user_id`,
-      );
-      return rows.map((row) => JSON.stringify(row));
-    });
-  },
+  clocks: postgresClockRows,
 });

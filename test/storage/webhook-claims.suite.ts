@@ -9,6 +9,7 @@ import {
   deliverDue,
   LEASE_MS,
   meal,
+  retryAt,
   span,
   type StoreSuiteOptions,
   T0,
@@ -80,11 +81,12 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
         await storage.writes.upsertMeals('u1', [meal('a')], T0);
         const event = await claimOne(storage, T0);
         const failed = { ...attemptOf(event, T0, null), error: 'timeout', ms: 10_000 };
-        await storage.webhooks.recordWebhookAttempt(event, failed, { kind: 'retry', at: T0 + 5_000 });
+        const fate = { kind: 'retry', at: T0 + 5_000, stepAt: T0 + 5_000, counted: true } as const;
+        await storage.webhooks.recordWebhookAttempt(event, failed, fate);
         assert.equal(await storage.webhooks.nextWebhookDueAt(), T0 + 5_000);
         assert.deepEqual(await storage.webhooks.claimDueWebhookEvents(T0 + 4_999, LEASE_MS, 10), []);
         const again = await claimOne(storage, T0 + 5_000);
-        assert.deepEqual(again, { ...event, attempts: 1 });
+        assert.deepEqual(again, { ...event, attempts: 1, stepDueAt: T0 + 5_000 });
         const record = await storage.webhooks.findWebhook(endpoint.id);
         assert.equal(record?.lastStatus, null);
         assert.equal(record?.lastAttemptAt, T0);
@@ -92,6 +94,32 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
           (await storage.webhooks.listWebhookAttempts(endpoint.id)).map((attempt) => [attempt.status, attempt.error]),
           [[null, 'timeout']],
         );
+      });
+    });
+
+    test("a delivery is the endpoint's last one on its next claim; an extra try keeps the step count and the step; enabling starts both over", async () => {
+      await withStore(options, async (storage) => {
+        const endpoint = await addEndpoint(storage, 'u1');
+        await storage.writes.upsertMeals('u1', [meal('a')], T0);
+        const first = await claimOne(storage, T0);
+        assert.equal(first.lastDeliveredAt, undefined);
+        await storage.webhooks.recordWebhookAttempt(first, attemptOf(first, T0 + 1, 204), { kind: 'delivered' });
+        await storage.writes.upsertMeals('u1', [meal('b')], T0 + 10);
+        const second = await claimOne(storage, T0 + 10);
+        assert.deepEqual([second.lastDeliveredAt, second.attempts, second.stepDueAt], [T0 + 1, 0, undefined]);
+        // A step (counted), then an extra try before the next step (not counted).
+        const step = { kind: 'retry', at: T0 + 40, stepAt: T0 + 5 * 60_000, counted: true } as const;
+        await storage.webhooks.recordWebhookAttempt(second, attemptOf(second, T0 + 10, 500), step);
+        const third = await claimOne(storage, T0 + 40);
+        assert.deepEqual([third.attempts, third.stepDueAt], [1, T0 + 5 * 60_000]);
+        const extra = { kind: 'retry', at: T0 + 70, stepAt: T0 + 5 * 60_000, counted: false } as const;
+        await storage.webhooks.recordWebhookAttempt(third, attemptOf(third, T0 + 40, 500), extra);
+        const fourth = await claimOne(storage, T0 + 70);
+        assert.deepEqual([fourth.attempts, fourth.stepDueAt, fourth.lastDeliveredAt], [1, T0 + 5 * 60_000, T0 + 1]);
+        await storage.webhooks.recordWebhookAttempt(fourth, attemptOf(fourth, T0 + 70, 410), { kind: 'disable' });
+        assert.ok(await storage.webhooks.enableWebhook(endpoint.id, T0 + 100));
+        const restarted = await claimOne(storage, T0 + 100);
+        assert.deepEqual([restarted.attempts, restarted.stepDueAt], [0, undefined]);
       });
     });
 
@@ -138,6 +166,8 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
         await storage.webhooks.recordWebhookAttempt(otherEvent, attemptOf(otherEvent, T0, 500), {
           kind: 'retry',
           at: T0 + 9,
+          stepAt: T0 + 9,
+          counted: true,
         });
         await storage.webhooks.recordWebhookAttempt(otherEvent, attemptOf(otherEvent, T0 + 9, 410), {
           kind: 'disable',
@@ -182,16 +212,14 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
         const event = events.find((e) => e.endpointId === endpoint.id);
         const otherEvent = events.find((e) => e.endpointId === other.id);
         assert.ok(event !== undefined && otherEvent !== undefined);
-        await storage.webhooks.recordWebhookAttempt(otherEvent, attemptOf(otherEvent, T0, 500), {
-          kind: 'retry',
-          at: T0,
-        });
+        await storage.webhooks.recordWebhookAttempt(otherEvent, attemptOf(otherEvent, T0, 500), retryAt(T0));
         // Two attempts in one millisecond: the later recorded counts as the newer.
         for (let i = 0; i < 55; i += 1) {
-          await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0 + Math.floor(i / 2), 500 + i), {
-            kind: 'retry',
-            at: T0 + i,
-          });
+          await storage.webhooks.recordWebhookAttempt(
+            event,
+            attemptOf(event, T0 + Math.floor(i / 2), 500 + i),
+            retryAt(T0 + i),
+          );
         }
         const attempts = await storage.webhooks.listWebhookAttempts(endpoint.id);
         assert.equal(attempts.length, 50);
@@ -226,10 +254,7 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
         assert.equal(await storage.webhooks.nextWebhookDueAt(), T0 + 100);
         assert.deepEqual(await storage.webhooks.webhookBacklog(), { pending: 2, oldestCreatedAt: T0 + 100 });
         const u2 = await claimOne(storage, T0 + 100);
-        await storage.webhooks.recordWebhookAttempt(u2, attemptOf(u2, T0 + 100, 500), {
-          kind: 'retry',
-          at: T0 + 9_000,
-        });
+        await storage.webhooks.recordWebhookAttempt(u2, attemptOf(u2, T0 + 100, 500), retryAt(T0 + 9_000));
         assert.equal(await storage.webhooks.nextWebhookDueAt(), T0 + 500);
         await deliverDue(storage, T0 + 500);
         assert.equal(await storage.webhooks.nextWebhookDueAt(), T0 + 9_000);
@@ -248,7 +273,7 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
         await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0 + 20), { kind: 'delivered' });
         assert.equal((await storage.webhooks.webhookBacklog()).pending, 1);
         await storage.webhooks.deleteWebhook(endpoint.id);
-        await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0 + 30), { kind: 'retry', at: T0 + 40 });
+        await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0 + 30), retryAt(T0 + 40));
         assert.deepEqual(await storage.webhooks.listWebhookAttempts(endpoint.id), []);
         assert.deepEqual(await storage.webhooks.webhookBacklog(), { pending: 0, oldestCreatedAt: undefined });
       });

@@ -12,6 +12,7 @@ import {
   MAX_WEBHOOKS,
   meal,
   newEndpoint,
+  retryAt,
   span,
   type StoreSuiteOptions,
   T0,
@@ -71,10 +72,7 @@ export function runWebhookOutboxSuite(options: StoreSuiteOptions): void {
           const endpoint = await addEndpoint(storage, 'u1');
           await storage.writes.upsertMeals('u1', [meal('a')], T0);
           const event = await claimOne(storage, T0);
-          await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0, 500), {
-            kind: 'retry',
-            at: T0 + 5000,
-          });
+          await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0, 500), retryAt(T0 + 5000));
           await storage.writes.upsertMeals('u1', [meal('b')], T0);
           assert.equal((await storage.webhooks.webhookBacklog()).pending, 2);
           assert.equal((await storage.webhooks.listWebhookAttempts(endpoint.id)).length, 1);
@@ -157,10 +155,7 @@ export function runWebhookOutboxSuite(options: StoreSuiteOptions): void {
           await storage.writes.upsertMeals('u1', [meal('a')], T0);
           const event = await claimOne(storage, T0 + 1000);
           assert.deepEqual(event.secrets, [next, endpoint.secret]);
-          await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0 + 1000, 503), {
-            kind: 'retry',
-            at: expires,
-          });
+          await storage.webhooks.recordWebhookAttempt(event, attemptOf(event, T0 + 1000, 503), retryAt(expires));
           assert.deepEqual((await claimOne(storage, expires)).secrets, [next], 'the previous secret has expired');
           assert.equal(await storage.webhooks.rotateWebhookSecret('wh_unknown', next, expires), false);
         });
@@ -194,6 +189,8 @@ export function runWebhookOutboxSuite(options: StoreSuiteOptions): void {
               from: T0,
               through: T0 + 3,
               attempts: 0,
+              stepDueAt: undefined,
+              lastDeliveredAt: undefined,
               createdAt: T0,
             },
           );

@@ -266,3 +266,6 @@ export function recordingWatcher(users: readonly string[]) {
     },
   };
 }
+
+/** A failed attempt's fate: a step of the schedule, the next try and step at `at`. */
+export const retryAt = (at: number) => ({ kind: 'retry', at, stepAt: at, counted: true }) as const;

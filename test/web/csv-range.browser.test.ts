@@ -20,9 +20,10 @@ describe("the CSV download's range of days", { skip: missing }, () => {
 
   before(async () => {
     await appPage.server.importMeals(userId, [
-      makeMeal(undefined, { title: 'Porridge', date: '2025-03-01T07:30:00.000Z' }),
-      makeMeal(undefined, { title: 'Lentil soup', date: '2025-03-02T12:15:00.000Z' }),
-      makeMeal(undefined, { title: 'Apple', date: '2025-04-10T16:00:00.000Z' }),
+      // Eaten where the app did not say: each on its UTC day (the local day is tested apart).
+      makeMeal(undefined, { title: 'Porridge', date: '2025-03-01T07:30:00.000Z', utcOffset: null }),
+      makeMeal(undefined, { title: 'Lentil soup', date: '2025-03-02T12:15:00.000Z', utcOffset: null }),
+      makeMeal(undefined, { title: 'Apple', date: '2025-04-10T16:00:00.000Z', utcOffset: null }),
     ]);
   });
 

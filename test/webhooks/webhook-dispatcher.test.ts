@@ -69,3 +69,107 @@ test('a failing endpoint is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h 
     temp.remove();
   }
 });
+
+/** A dispatcher on a real store, sender and receiver, with the test's clock. */
+async function dispatcherRig(answer: Parameters<typeof startReceiver>[1]) {
+  const temp = makeTempDir('dispatcher');
+  const certificate = await makeCertificate();
+  const receiver = await startReceiver(certificate, answer);
+  const storage = await openStorage(path.join(temp.dir, 'store.db'), { serving: true });
+  const sender = createWebhookSender({ allowPrivate: true, ca: certificate.cert, userAgent: 'test' });
+  const clock = { now: Date.UTC(2026, 10, 23, 10) };
+  const dispatcher = createWebhookDispatcher({
+    webhooks: storage.webhooks,
+    signals: storage.signals,
+    send: (call) => sender.send(call),
+    log: createLogger('silent'),
+    now: () => clock.now,
+    random: () => 0.5,
+  });
+  const registered = await registerWebhook(storage.webhooks, { userId: 'u1', url: receiver.url, name: '' }, clock.now);
+  if (!registered.ok) throw new Error('the endpoint was not registered');
+  const endpointId = registered.endpoint.id;
+  return {
+    clock,
+    storage,
+    receiver,
+    /** Wakes the dispatcher, waits for its call and its record; the next due time after it. */
+    async attempt(): Promise<number | undefined> {
+      const before = receiver.calls.length;
+      dispatcher.wake();
+      const deadline = performance.now() + 5_000;
+      for (;;) {
+        const recorded = await storage.webhooks.listWebhookAttempts(endpointId);
+        const done = receiver.calls.length > before && recorded.length >= Math.min(50, receiver.calls.length);
+        if (done && recorded[0]?.at === clock.now) return storage.webhooks.nextWebhookDueAt();
+        assert.ok(performance.now() < deadline, `attempt ${before + 1} made and recorded`);
+        await sleep(5);
+      }
+    },
+    async close() {
+      await dispatcher.stop();
+      sender.close();
+      await storage.close();
+      await receiver.close();
+      temp.remove();
+    },
+  };
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+test('a receiver that delivered within the hour is tried every 30 s between the steps, tries that do not count; after an hour without a delivery, the schedule alone', async () => {
+  let answered = 0;
+  const rig = await dispatcherRig((response) => response.writeHead(answered++ === 0 ? 200 : 500).end());
+  try {
+    await rig.storage.writes.upsertMeals('u1', [plainMeal('a')], rig.clock.now);
+    assert.equal(await rig.attempt(), undefined, 'delivered: nothing due');
+    const deliveredAt = rig.clock.now;
+    await rig.storage.writes.upsertMeals('u1', [plainMeal('b')], rig.clock.now);
+    const gaps: number[] = [];
+    while (gaps.filter((gap) => gap > 30_000).length < 2) {
+      const due = await rig.attempt();
+      assert.ok(due !== undefined, 'the event is tried again');
+      const gap = due - rig.clock.now;
+      if (rig.clock.now - deliveredAt < HOUR) assert.ok(gap <= 30_000, `${gap} ms to the next try, within the hour`);
+      gaps.push(gap);
+      rig.clock.now = due;
+    }
+    // The steps 5 s, 5 min and 30 min were taken within the hour, between tries every 30 s;
+    // then the 2 h step (due 2 h after the 30 min one, at 2 h 35 min 5 s) and the 5 h one.
+    assert.equal(gaps[0], 5_000, 'the first step is 5 s');
+    assert.ok(gaps.length > 100, `${gaps.length} tries`);
+    assert.equal(gaps.at(-1), 5 * HOUR, 'the step after the 2 h one: four steps counted, the tries none');
+    assert.equal(
+      rig.clock.now - 5 * HOUR,
+      deliveredAt + 2 * HOUR + 35 * MINUTE + 5_000,
+      'the 2 h step where the schedule put it',
+    );
+    const [endpoint] = await rig.storage.webhooks.listWebhooks('u1');
+    assert.equal(endpoint?.status, 'enabled', 'the tries did not use up the schedule');
+  } finally {
+    await rig.close();
+  }
+});
+
+test('a receiver refusing one call in seven, twice in a row at worst, hears of each change within 35 s', async () => {
+  // Refused: the 2nd, 9th and 10th, 17th ... calls: one in seven, and one pair.
+  const refused = new Set([2, 9, 10, 17, 24, 31]);
+  let call = 0;
+  const rig = await dispatcherRig((response) => response.writeHead(refused.has(++call) ? 503 : 204).end());
+  try {
+    const lateness: number[] = [];
+    for (let change = 0; change < 25; change += 1) {
+      const madeAt = rig.clock.now;
+      await rig.storage.writes.upsertMeals('u1', [plainMeal(`m${change}`)], madeAt);
+      for (let due = await rig.attempt(); due !== undefined; due = await rig.attempt()) rig.clock.now = due;
+      lateness.push(rig.clock.now - madeAt);
+      rig.clock.now += 7 * MINUTE;
+    }
+    assert.ok(Math.max(...lateness) <= 35_000, `heard of each change after at most 35 s: ${lateness.join(', ')} ms`);
+    assert.ok(lateness.filter((ms) => ms > 0).length >= 4, 'some were refused first');
+  } finally {
+    await rig.close();
+  }
+});

@@ -5,6 +5,7 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { type CliResult, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
+import { retryAt } from '../support/store-fixtures.js';
 
 // docs/cli.md#webhooks: the --json shapes written out here, independently of src/.
 const CREATED_FIELDS = ['id', 'userId', 'url', 'name', 'secret', 'createdAt'];
@@ -226,7 +227,7 @@ describe('meal-export webhooks', () => {
         await storage.webhooks.recordWebhookAttempt(
           event,
           { ...t, endpointId: created.id, eventId: event.eventId, at: at + i, ms: 5 },
-          { kind: 'retry', at },
+          retryAt(at),
         );
     });
     const list = await webhooks('list', '--user', user);
@@ -260,7 +261,7 @@ describe('meal-export webhooks', () => {
       eventId = event.eventId;
       for (let i = 0; i < 52; i += 1) {
         const failed = { endpointId: created.id, eventId, at: T + i * 1000, status: 500, error: null, ms: 40 + i };
-        await storage.webhooks.recordWebhookAttempt(event, failed, { kind: 'retry', at: T });
+        await storage.webhooks.recordWebhookAttempt(event, failed, retryAt(T));
       }
       const refused = { endpointId: created.id, eventId, at: T + 60_000, status: null, error: 'timeout', ms: 10_000 };
       await storage.webhooks.recordWebhookAttempt(event, refused, { kind: 'disable' });

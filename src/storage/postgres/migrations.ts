@@ -209,4 +209,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX app_session_flashes_by_expiry ON app_session_flashes (expires_at);
     `,
   },
+  {
+    version: 9,
+    name: 'webhooks: extra tries while the receiver is up',
+    // As SQLite's migration 10.
+    sql: `
+      ALTER TABLE webhook_events ADD COLUMN step_due_at bigint;
+      ALTER TABLE webhook_endpoints ADD COLUMN last_delivered_at bigint;
+    `,
+  },
 ];

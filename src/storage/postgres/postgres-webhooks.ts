@@ -93,7 +93,7 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
         `WITH enabled AS (
            UPDATE webhook_endpoints SET status = 'enabled' WHERE id = $1 RETURNING id
          ), restarted AS (
-           UPDATE webhook_events SET attempts = 0, next_attempt_at = $2,
+           UPDATE webhook_events SET attempts = 0, next_attempt_at = $2, step_due_at = NULL,
              leased_until = CASE WHEN leased_until > $2 THEN leased_until END
            WHERE endpoint_id IN (SELECT id FROM enabled)
          )
@@ -176,7 +176,7 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
          WHERE event.endpoint_id = due.endpoint_id AND event.seq = due.seq AND endpoint.id = event.endpoint_id
          RETURNING event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
            endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
-           event.attempts, event.created_at, event.next_attempt_at`,
+           event.attempts, event.step_due_at, endpoint.last_delivered_at, event.created_at, event.next_attempt_at`,
         [now, leaseMs, max],
         PREPARED,
       );
@@ -225,9 +225,10 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
         );
         await tx.unsafe(
           `UPDATE webhook_endpoints SET last_attempt_at = $2, last_status = $3,
-             status = CASE WHEN $4 THEN 'disabled' ELSE status END
+             status = CASE WHEN $4 THEN 'disabled' ELSE status END,
+             last_delivered_at = CASE WHEN $5 THEN $2 ELSE last_delivered_at END
            WHERE id = $1`,
-          [endpointId, attempt.at, attempt.status, fate.kind === 'disable'],
+          [endpointId, attempt.at, attempt.status, fate.kind === 'disable', fate.kind === 'delivered'],
           PREPARED,
         );
         if (fate.kind === 'delivered') {
@@ -238,10 +239,12 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
           );
         } else {
           await tx.unsafe(
-            `UPDATE webhook_events SET attempts = attempts + 1, next_attempt_at = coalesce($4, next_attempt_at),
-               leased_until = NULL
+            `UPDATE webhook_events SET attempts = attempts + $5, next_attempt_at = coalesce($4, next_attempt_at),
+               step_due_at = $6, leased_until = NULL
              WHERE endpoint_id = $1 AND seq = $2 AND id = $3`,
-            [endpointId, seq, eventId, fate.kind === 'retry' ? fate.at : null],
+            fate.kind === 'retry'
+              ? [endpointId, seq, eventId, fate.at, fate.counted ? 1 : 0, fate.stepAt]
+              : [endpointId, seq, eventId, null, 1, null],
             PREPARED,
           );
         }

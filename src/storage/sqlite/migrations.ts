@@ -223,4 +223,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX app_session_flashes_by_expiry ON app_session_flashes (expires_at);
     `,
   },
+  {
+    version: 10,
+    name: 'webhooks: extra tries while the receiver is up',
+    // docs/webhooks.md#the-call: the step of the retry schedule an event is at apart from its
+    // next try (null: the next try is the step), and the endpoint's last delivery.
+    sql: `
+      ALTER TABLE webhook_events ADD COLUMN step_due_at INTEGER;
+      ALTER TABLE webhook_endpoints ADD COLUMN last_delivered_at INTEGER;
+    `,
+  },
 ];

@@ -49,7 +49,7 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   // Enabling starts the retry schedule over. A lease still running is left to its sender, so
   // that no two senders ever call with one event at once.
   const restartEvents = db.prepare<[{ id: string; now: number }]>(
-    `UPDATE webhook_events SET attempts = 0, next_attempt_at = @now,
+    `UPDATE webhook_events SET attempts = 0, next_attempt_at = @now, step_due_at = NULL,
        leased_until = CASE WHEN leased_until > @now THEN leased_until END
      WHERE endpoint_id = @id`,
   );
@@ -71,7 +71,7 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   const dueEvents = db.prepare<[{ now: number; max: number }], ClaimedRow>(
     `SELECT event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
             endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
-            event.attempts, event.created_at
+            event.attempts, event.step_due_at, endpoint.last_delivered_at, event.created_at
      FROM webhook_events AS event JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
      WHERE event.next_attempt_at <= @now AND (event.leased_until IS NULL OR event.leased_until <= @now)
        AND endpoint.status = 'enabled'
@@ -111,14 +111,15 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   );
   const markAttempt = db.prepare(
     `UPDATE webhook_endpoints SET last_attempt_at = ?, last_status = ?,
-       status = CASE WHEN ? THEN 'disabled' ELSE status END
+       status = CASE WHEN ? THEN 'disabled' ELSE status END,
+       last_delivered_at = CASE WHEN ? THEN ? ELSE last_delivered_at END
      WHERE id = ?`,
   );
   // Guarded by the event id: a seq comes back once an endpoint's events are all delivered.
   const deleteEvent = db.prepare('DELETE FROM webhook_events WHERE endpoint_id = ? AND seq = ? AND id = ?');
   const retryEvent = db.prepare(
-    `UPDATE webhook_events SET attempts = attempts + 1, next_attempt_at = coalesce(?, next_attempt_at),
-       leased_until = NULL
+    `UPDATE webhook_events SET attempts = attempts + ?, next_attempt_at = coalesce(?, next_attempt_at),
+       step_due_at = ?, leased_until = NULL
      WHERE endpoint_id = ? AND seq = ? AND id = ?`,
   );
   const record = db.transaction(
@@ -126,9 +127,12 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
       const { endpointId, seq, eventId } = event;
       insertAttempt.run(attempt.at, attempt.eventId, attempt.status, attempt.error, attempt.ms, endpointId);
       trimAttempts.run(endpointId, endpointId);
-      markAttempt.run(attempt.at, attempt.status, fate.kind === 'disable' ? 1 : 0, endpointId);
+      const delivered = fate.kind === 'delivered' ? 1 : 0;
+      markAttempt.run(attempt.at, attempt.status, fate.kind === 'disable' ? 1 : 0, delivered, attempt.at, endpointId);
       if (fate.kind === 'delivered') deleteEvent.run(endpointId, seq, eventId);
-      else retryEvent.run(fate.kind === 'retry' ? fate.at : null, endpointId, seq, eventId);
+      else if (fate.kind === 'retry') {
+        retryEvent.run(fate.counted ? 1 : 0, fate.at, fate.stepAt, endpointId, seq, eventId);
+      } else retryEvent.run(1, null, null, endpointId, seq, eventId);
     },
   );
 
