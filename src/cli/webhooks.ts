@@ -1,5 +1,5 @@
 import { resolveDatabase } from '../config.js';
-import { describeAttemptOutcome } from '../domain/webhook-attempt-outcome.js';
+import { describeAttemptOutcome, waitingReason } from '../domain/webhook-attempt-outcome.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
@@ -91,7 +91,9 @@ async function listWebhooks(argv: string[]): Promise<void> {
   const lines = rows.map(({ view: e, last }) => {
     const fate = describeAttemptOutcome(last ?? { status: e.lastStatus, error: null });
     const outcome = e.lastAttemptAt === null ? 'never' : `${e.lastAttemptAt} (${fate})`;
-    return `${e.id}  ${e.status.padEnd(8)}  ${e.url}  last attempt ${outcome}${e.name === '' ? '' : `  ${e.name}`}`;
+    const waiting = waitingReason(last);
+    const line = `${e.id}  ${e.status.padEnd(8)}  ${e.url}  last attempt ${outcome}${e.name === '' ? '' : `  ${e.name}`}`;
+    return waiting === undefined ? line : `${line}\n    ${waiting}`;
   });
   const endpoints = rows.map((row) => row.view);
   printResult(values.json, endpoints, lines.length === 0 ? `no webhooks for user ${userId}` : lines.join('\n'));

@@ -70,7 +70,9 @@ export type WebhookAttemptFate =
   | { readonly kind: 'delivered' }
   /** `at`: the next attempt; `stepAt`: the schedule's next step; `counted`: this attempt was a step. */
   | { readonly kind: 'retry'; readonly at: number; readonly stepAt: number; readonly counted: boolean }
-  | { readonly kind: 'disable' };
+  | { readonly kind: 'disable' }
+  /** This process may not call the endpoint (its flags refuse the address): the event is left, due, to one that may. */
+  | { readonly kind: 'release' };
 
 export interface WebhookAttemptRecord {
   readonly endpointId: string;

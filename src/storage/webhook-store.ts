@@ -38,15 +38,22 @@ export interface WebhookStore {
    * is not leased to another sender whose lease still runs. On PostgreSQL with FOR UPDATE SKIP
    * LOCKED, so that senders on many instances never take the same event; a sender that dies
    * leaves its lease to expire. A leased event is fixed: changes go into the next event.
+   * `skip`: endpoints this sender leaves to others (their address is refused by its flags).
    */
-  claimDueWebhookEvents(now: number, leaseMs: number, max: number): Promise<ClaimedWebhookEvent[]>;
-  /** When the next event is due (enabled endpoints, leases included); undefined when none is pending. */
-  nextWebhookDueAt(): Promise<number | undefined>;
+  claimDueWebhookEvents(
+    now: number,
+    leaseMs: number,
+    max: number,
+    skip?: readonly string[],
+  ): Promise<ClaimedWebhookEvent[]>;
+  /** When the next event is due (enabled endpoints but `skip`, leases included); undefined when none is pending. */
+  nextWebhookDueAt(skip?: readonly string[]): Promise<number | undefined>;
   /**
    * Records an attempt of a claimed event in one transaction: the attempt (the endpoint keeps
    * its last 50), the endpoint's last attempt and status, and the event's fate: removed when
-   * delivered; otherwise its attempt count up, its lease released and its next attempt at
-   * `fate.at`; or the endpoint disabled (the event stays pending, for when it is enabled).
+   * delivered; otherwise its lease released and its next try at `fate.at` (its step count up
+   * when the try was a step); or the endpoint disabled (the event stays pending, for when it is
+   * enabled); or, `release`, only its lease released, the event due for another sender.
    */
   recordWebhookAttempt(
     event: ClaimedWebhookEvent,

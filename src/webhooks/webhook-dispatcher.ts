@@ -42,6 +42,11 @@ const MIN_LOOK_GAP_MS = 50;
 const MAX_SLEEP_MS = 60_000;
 /** After the store failed, the next look. */
 const STORE_RETRY_MS = 5_000;
+/**
+ * How long an endpoint whose address this process's flags refuse is left to other processes
+ * before this one tries it again (a name may resolve elsewhere by then).
+ */
+const REFUSED_HERE_MS = 5 * 60_000;
 
 /**
  * The one sender of this process (docs/operations.md#long-polls-and-webhooks): woken by the change
@@ -63,6 +68,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let timer: NodeJS.Timeout | undefined;
   let lastLookAt = -Infinity;
   const outage = createOutageLog(log, 'webhooks: the outbox');
+  // Endpoints this process may not call, until when (performance.now()): their events are left to others.
+  const refusedHere = new Map<string, number>();
+  function leftToOthers(): string[] {
+    const at = performance.now();
+    for (const [endpointId, until] of refusedHere) if (until <= at) refusedHere.delete(endpointId);
+    return [...refusedHere.keys()];
+  }
 
   function sleepUntil(delayMs: number): void {
     clearTimeout(timer);
@@ -94,13 +106,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     try {
       const room = maxInFlight - inFlight.size;
       if (room > 0) {
-        const claimed = await webhooks.claimDueWebhookEvents(now(), leaseMs, room);
+        const claimed = await webhooks.claimDueWebhookEvents(now(), leaseMs, room, leftToOthers());
         for (const event of claimed) track(attempt(event));
         // As many as there was room for: more may be due.
         if (claimed.length === room) lookAgain = true;
       }
       if (!lookAgain && !stopped) {
-        const due = await webhooks.nextWebhookDueAt();
+        const due = await webhooks.nextWebhookDueAt(leftToOthers());
         sleepUntil(due === undefined ? MAX_SLEEP_MS : due - now());
       }
       outage.succeeded();
@@ -134,7 +146,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (outcome.error === 'aborted') return;
     // A 2xx whose body could not be read within the 10 s is no delivery; a 410 disables whatever came after it.
     const status = outcome.error === null || outcome.status === 410 ? outcome.status : null;
-    const fate = webhookAttemptFate(event, status, now(), options.random);
+    // An address this process's flags refuse is no fault of the receiver's: another process
+    // (another instance, or `serve --webhook-allow-private` beside this one) may call it, so the
+    // event is left to it, due, with its schedule unspent (docs/webhooks.md#where-calls-may-go).
+    const refused = outcome.error === 'refused_address';
+    if (refused) refusedHere.set(event.endpointId, performance.now() + REFUSED_HERE_MS);
+    const fate: WebhookAttemptFate = refused
+      ? { kind: 'release' }
+      : webhookAttemptFate(event, status, now(), options.random);
     try {
       await webhooks.recordWebhookAttempt(
         event,

@@ -123,6 +123,34 @@ export function runWebhookClaimsSuite(options: StoreSuiteOptions): void {
       });
     });
 
+    test('an endpoint a sender leaves to others is neither claimed nor due for it; a released event is due at once for the others, its schedule unspent', async () => {
+      await withStore(options, async (storage) => {
+        const endpoint = await addEndpoint(storage, 'u1');
+        const other = await addEndpoint(storage, 'u2');
+        await storage.writes.upsertMeals('u1', [meal('a')], T0);
+        await storage.writes.upsertMeals('u2', [meal('b')], T0 + 5);
+        const skip = [endpoint.id];
+        const claimed = await storage.webhooks.claimDueWebhookEvents(T0 + 10, LEASE_MS, 10, skip);
+        assert.deepEqual(
+          claimed.map((event) => event.endpointId),
+          [other.id],
+        );
+        assert.equal(await storage.webhooks.nextWebhookDueAt([endpoint.id, other.id]), undefined);
+        const event = await claimOne(storage, T0 + 10);
+        assert.equal(event.endpointId, endpoint.id);
+        const refused = { ...attemptOf(event, T0 + 10, null), error: 'refused_address' };
+        await storage.webhooks.recordWebhookAttempt(event, refused, { kind: 'release' });
+        assert.equal(await storage.webhooks.nextWebhookDueAt([other.id]), T0, 'due again at once');
+        const again = await claimOne(storage, T0 + 11);
+        assert.deepEqual(again, event, 'the same event, no step spent');
+        assert.deepEqual(
+          (await storage.webhooks.listWebhookAttempts(endpoint.id)).map((attempt) => attempt.error),
+          ['refused_address'],
+        );
+        assert.equal((await storage.webhooks.findWebhook(endpoint.id))?.status, 'enabled');
+      });
+    });
+
     test('a disabled endpoint keeps its event and collects changes into one open event; nothing is claimed for it', async () => {
       await withStore(options, async (storage) => {
         const endpoint = await addEndpoint(storage, 'u1');

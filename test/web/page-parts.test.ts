@@ -96,5 +96,16 @@ describe('the app page parts', () => {
     const { text } = renderWebhooksSection({ csrf: 'c', nextWebhookId: 'wh_2', rows: [{ endpoint, attempts }] });
     const shown = [...text.matchAll(/<span class="attempt-(?:ok|failed)">([^<]*)<\/span>/g)].map((m) => m[1]);
     assert.deepEqual(shown, ['refused_address', 'HTTP 204']);
+    // The newest attempt refused by this server's flags: the changes wait, and the page says why.
+    assert.match(
+      text,
+      /<p class="hint">Its address is refused by the flags of the server that tried: the changes wait for a process that may call it \(--webhook-allow-private\)\.<\/p>/,
+    );
+    const delivered = renderWebhooksSection({
+      csrf: 'c',
+      nextWebhookId: 'wh_2',
+      rows: [{ endpoint, attempts: attempts.slice(1) }],
+    });
+    assert.doesNotMatch(delivered.text, /the changes wait/);
   });
 });

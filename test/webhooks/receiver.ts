@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
+import { cliJson } from '../support/cli.js';
 
 export interface ReceivedCall {
   readonly method: string;
@@ -81,4 +82,11 @@ export async function startReceiver(certificate: TestCertificate, answer: Answer
         server.close(() => resolve());
       }),
   };
+}
+
+/** `webhooks create` of the receiver's loopback URL by name (`localhost`), as a user would: the endpoint's id. */
+export async function createLoopbackEndpoint(receiver: Receiver, userId: string, db: string): Promise<string> {
+  const url = `https://localhost:${receiver.port}/hook`;
+  const created = await cliJson<{ id: string }>(['webhooks', 'create', '--user', userId, '--url', url, '--db', db]);
+  return created.id;
 }

@@ -12,7 +12,14 @@ import { sampleSum, scrape } from '../support/metrics.js';
 import { makeTempDir } from '../support/project.js';
 import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
 import { waitFor } from '../support/wait-for.js';
-import { type Answer, makeCertificate, type ReceivedCall, type Receiver, startReceiver } from './receiver.js';
+import {
+  type Answer,
+  createLoopbackEndpoint,
+  makeCertificate,
+  type ReceivedCall,
+  type Receiver,
+  startReceiver,
+} from './receiver.js';
 
 /**
  * Webhooks end to end (docs/webhooks.md#the-call): `serve` calls a real HTTPS receiver on
@@ -219,22 +226,13 @@ describe('webhooks without --webhook-allow-private', () => {
     const server = await startTestServer();
     try {
       const userId = newUserId('whpriv');
-      const endpoint = await cliJson<Created>([
-        'webhooks',
-        'create',
-        '--user',
-        userId,
-        '--url',
-        `https://localhost:${receiver.port}/hook`,
-        '--db',
-        server.db,
-      ]);
+      const endpointId = await createLoopbackEndpoint(receiver, userId, server.db);
       await server.importMeals(userId, [makeMeal()]);
       let attempts: { status: number | null; error: string | null }[] = [];
       const deadline = performance.now() + 4_000;
       while (attempts.length === 0 && performance.now() < deadline) {
         await sleep(200);
-        attempts = await cliJson(['webhooks', 'attempts', endpoint.id, '--db', server.db]);
+        attempts = await cliJson(['webhooks', 'attempts', endpointId, '--db', server.db]);
       }
       assert.deepEqual(
         attempts.map((a) => [a.status, a.error]),

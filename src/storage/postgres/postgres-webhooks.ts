@@ -158,14 +158,19 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
      * sender's claim, or a change extending the open event, holds it: it waits for the next
      * round), then leased and sealed.
      */
-    async claimDueWebhookEvents(now: number, leaseMs: number, max: number): Promise<ClaimedWebhookEvent[]> {
+    async claimDueWebhookEvents(
+      now: number,
+      leaseMs: number,
+      max: number,
+      skip: readonly string[] = [],
+    ): Promise<ClaimedWebhookEvent[]> {
       if (max < 1) return [];
       const rows = await sql.unsafe<(ClaimedRow & { next_attempt_at: number })[]>(
         `WITH due AS (
            SELECT event.endpoint_id, event.seq FROM webhook_events AS event
            JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
            WHERE event.next_attempt_at <= $1 AND (event.leased_until IS NULL OR event.leased_until <= $1)
-             AND endpoint.status = 'enabled'
+             AND endpoint.status = 'enabled' AND NOT (endpoint.id = ANY($4::text[]))
              AND event.seq = (SELECT min(seq) FROM webhook_events WHERE endpoint_id = event.endpoint_id)
            ORDER BY event.next_attempt_at, event.endpoint_id
            LIMIT $3
@@ -177,7 +182,7 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
          RETURNING event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
            endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
            event.attempts, event.step_due_at, endpoint.last_delivered_at, event.created_at, event.next_attempt_at`,
-        [now, leaseMs, max],
+        [now, leaseMs, max, [...skip]],
         PREPARED,
       );
       return [...rows]
@@ -186,13 +191,13 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
     },
 
     /** A leased event is due when its lease runs out: a sender that died leaves it to another. */
-    async nextWebhookDueAt(): Promise<number | undefined> {
+    async nextWebhookDueAt(skip: readonly string[] = []): Promise<number | undefined> {
       const [row] = await sql.unsafe<{ due: number | null }[]>(
         `SELECT min(greatest(event.next_attempt_at, coalesce(event.leased_until, 0))) AS due
          FROM webhook_events AS event JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
-         WHERE endpoint.status = 'enabled'
+         WHERE endpoint.status = 'enabled' AND NOT (endpoint.id = ANY($1::text[]))
            AND event.seq = (SELECT min(seq) FROM webhook_events WHERE endpoint_id = event.endpoint_id)`,
-        [],
+        [[...skip]],
         PREPARED,
       );
       return row?.due ?? undefined;
@@ -237,6 +242,14 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
             [endpointId, seq, eventId],
             PREPARED,
           );
+        } else if (fate.kind === 'release') {
+          await tx.unsafe(
+            'UPDATE webhook_events SET leased_until = NULL WHERE endpoint_id = $1 AND seq = $2 AND id = $3',
+            [endpointId, seq, eventId],
+            PREPARED,
+          );
+          // Due again at once: the senders of the other instances hear of it now, not when the lease would have ended.
+          await notifyOutboxChanged(tx);
         } else {
           await tx.unsafe(
             `UPDATE webhook_events SET attempts = attempts + $5, next_attempt_at = coalesce($4, next_attempt_at),

@@ -68,13 +68,13 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
 
   // The first pending event of each enabled endpoint, when due and not leased by a sender
   // whose lease still runs; the oldest due first.
-  const dueEvents = db.prepare<[{ now: number; max: number }], ClaimedRow>(
+  const dueEvents = db.prepare<[{ now: number; max: number; skip: string }], ClaimedRow>(
     `SELECT event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
             endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
             event.attempts, event.step_due_at, endpoint.last_delivered_at, event.created_at
      FROM webhook_events AS event JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
      WHERE event.next_attempt_at <= @now AND (event.leased_until IS NULL OR event.leased_until <= @now)
-       AND endpoint.status = 'enabled'
+       AND endpoint.status = 'enabled' AND endpoint.id NOT IN (SELECT value FROM json_each(@skip))
        AND event.seq = (SELECT min(seq) FROM webhook_events WHERE endpoint_id = event.endpoint_id)
      ORDER BY event.next_attempt_at, event.endpoint_id
      LIMIT @max`,
@@ -82,18 +82,20 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   const lease = db.prepare(
     `UPDATE webhook_events SET leased_until = ?, claimed_at = coalesce(claimed_at, ?) WHERE endpoint_id = ? AND seq = ?`,
   );
-  const claim = db.transaction((now: number, leaseMs: number, max: number): ClaimedWebhookEvent[] => {
-    // A negative LIMIT is no limit in SQLite.
-    const rows = max < 1 ? [] : dueEvents.all({ now, max });
-    for (const row of rows) lease.run(now + leaseMs, now, row.endpoint_id, row.seq);
-    return rows.map((row) => claimedEventOf(row, now));
-  });
+  const claim = db.transaction(
+    (now: number, leaseMs: number, max: number, skip: readonly string[]): ClaimedWebhookEvent[] => {
+      // A negative LIMIT is no limit in SQLite.
+      const rows = max < 1 ? [] : dueEvents.all({ now, max, skip: JSON.stringify(skip) });
+      for (const row of rows) lease.run(now + leaseMs, now, row.endpoint_id, row.seq);
+      return rows.map((row) => claimedEventOf(row, now));
+    },
+  );
   // A leased event is due when its lease runs out: a sender that died leaves it to another.
   const nextDue = db
-    .prepare<[], number | null>(
+    .prepare<[string], number | null>(
       `SELECT min(max(event.next_attempt_at, coalesce(event.leased_until, 0)))
        FROM webhook_events AS event JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
-       WHERE endpoint.status = 'enabled'
+       WHERE endpoint.status = 'enabled' AND endpoint.id NOT IN (SELECT value FROM json_each(?))
          AND event.seq = (SELECT min(seq) FROM webhook_events WHERE endpoint_id = event.endpoint_id)`,
     )
     .pluck();
@@ -117,6 +119,9 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   );
   // Guarded by the event id: a seq comes back once an endpoint's events are all delivered.
   const deleteEvent = db.prepare('DELETE FROM webhook_events WHERE endpoint_id = ? AND seq = ? AND id = ?');
+  const releaseEvent = db.prepare(
+    'UPDATE webhook_events SET leased_until = NULL WHERE endpoint_id = ? AND seq = ? AND id = ?',
+  );
   const retryEvent = db.prepare(
     `UPDATE webhook_events SET attempts = attempts + ?, next_attempt_at = coalesce(?, next_attempt_at),
        step_due_at = ?, leased_until = NULL
@@ -130,6 +135,7 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
       const delivered = fate.kind === 'delivered' ? 1 : 0;
       markAttempt.run(attempt.at, attempt.status, fate.kind === 'disable' ? 1 : 0, delivered, attempt.at, endpointId);
       if (fate.kind === 'delivered') deleteEvent.run(endpointId, seq, eventId);
+      else if (fate.kind === 'release') releaseEvent.run(endpointId, seq, eventId);
       else if (fate.kind === 'retry') {
         retryEvent.run(fate.counted ? 1 : 0, fate.at, fate.stepAt, endpointId, seq, eventId);
       } else retryEvent.run(1, null, null, endpointId, seq, eventId);
@@ -170,8 +176,10 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
     queueWebhookTest: (id: string, eventId: string, now: number): boolean =>
       outboxChangedIf(queueTest.run({ id, eventId, now }).changes > 0),
     listWebhookAttempts: (id: string): WebhookAttemptRecord[] => attemptsOf.all(id, ATTEMPTS_KEPT).map(attemptRecordOf),
-    claimDueWebhookEvents: (now: number, leaseMs: number, max: number) => claim.immediate(now, leaseMs, max),
-    nextWebhookDueAt: (): number | undefined => nextDue.get() ?? undefined,
+    claimDueWebhookEvents: (now: number, leaseMs: number, max: number, skip: readonly string[] = []) =>
+      claim.immediate(now, leaseMs, max, skip),
+    nextWebhookDueAt: (skip: readonly string[] = []): number | undefined =>
+      nextDue.get(JSON.stringify(skip)) ?? undefined,
     recordWebhookAttempt: (event: ClaimedWebhookEvent, attempt: WebhookAttemptRecord, fate: WebhookAttemptFate) =>
       record.immediate(event, attempt, fate),
     webhookBacklog() {

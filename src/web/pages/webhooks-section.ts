@@ -3,7 +3,7 @@ import {
   MAX_WEBHOOK_URL_LENGTH,
   MAX_WEBHOOKS_PER_USER,
 } from '../../domain/webhook-endpoint.js';
-import { describeAttemptOutcome } from '../../domain/webhook-attempt-outcome.js';
+import { describeAttemptOutcome, waitingReason } from '../../domain/webhook-attempt-outcome.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../../domain/webhook-records.js';
 import { type Html, html } from '../html.js';
 import { type FormProblem, fieldState, renderFieldError, renderFormRefusal } from './form-problem.js';
@@ -104,6 +104,12 @@ export function rotationOf(endpoint: WebhookEndpointRecord): string {
   return String(endpoint.previousSecretExpiresAt ?? 0);
 }
 
+/** An enabled endpoint whose changes wait for a server that may call it, said so. */
+function waitingNote(row: WebhookRow): Html | '' {
+  const reason = row.endpoint.status === 'enabled' ? waitingReason(row.attempts[0]) : undefined;
+  return reason === undefined ? '' : html`<p class="hint">${reason.charAt(0).toUpperCase()}${reason.slice(1)}.</p>`;
+}
+
 function renderEndpoint(row: WebhookRow, csrf: string): Html {
   const { endpoint } = row;
   const label = labelOf(endpoint);
@@ -121,6 +127,7 @@ function renderEndpoint(row: WebhookRow, csrf: string): Html {
           </p>`
         : ''
     }
+    ${waitingNote(row)}
     <h3 class="visually-hidden">Last calls to ${label}</h3>
     ${renderCalls(row)}
     <div class="webhook-actions">
