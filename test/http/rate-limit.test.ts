@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, beforeEach, test } from 'node:test';
 import {
   getMeals,
   newUserId,
@@ -8,13 +8,16 @@ import {
   type TestResponse,
   type TestServer,
 } from '../support/server.js';
-import { assertError, assertPage, nextUtcMidnightSeconds, OLD, sleep } from './http-expect.js';
+import { assertError, assertPage, clearOfMidnight, nextUtcMidnightSeconds, OLD, sleep } from './http-expect.js';
 
 // Three servers: the spec's limits (3 s, 1000 a day); no interval and 3 a day; and a 1.5 s
 // interval, whose policy and Retry-After show the rounding up to whole seconds.
 let spec: TestServer;
 let daily: TestServer;
 let halfSeconds: TestServer;
+
+// Each case counts a key's requests of today, over a few seconds: never across UTC midnight.
+beforeEach(() => clearOfMidnight(30_000));
 
 const SPEC_POLICY = '"daily";q=1000;w=86400, "interval";q=1;w=3';
 const DAILY_POLICY = '"daily";q=3;w=86400';
