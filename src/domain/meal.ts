@@ -13,7 +13,6 @@ import {
 
 export { MEAL_FIELDS, MEAL_TYPES, type MealField, type MealType };
 
-export const TEXT_FIELDS = fieldsOfKind('text');
 export const NUMERIC_FIELDS = fieldsOfKind('number');
 export type NumericField = (typeof NUMERIC_FIELDS)[number];
 
