@@ -23,8 +23,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The id of the service token that authenticated the request, for its log line. */
     serviceTokenId: string | undefined;
-    /** The query's parameters, checked against the route's before the body is read. */
-    hostQuery: ReadonlyMap<string, string> | undefined;
+    /** The query's parameters, read by the route's declarations before the body is read. */
+    hostQuery: ReadonlyMap<string, unknown> | undefined;
   }
 }
 
@@ -112,7 +112,9 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
   // After the token, before the body (docs/host-api.md#errors): the path's ids and the query.
   app.addHook('preParsing', async (request, _reply, payload) => {
     const route = routeConfig(request);
-    if (route !== undefined) request.hostQuery = checkPathAndQuery(request, route.query[request.method] ?? []);
+    if (route !== undefined) {
+      request.hostQuery = checkPathAndQuery(request, route.parameters, route.query[request.method] ?? []);
+    }
     return hasBody(request.raw) ? guardedBody(request.raw, payload, isImportBody(request)) : payload;
   });
   const report = createRequestReport({ logRequests: deps.logRequests, metrics: deps.metrics, message: 'host request' });

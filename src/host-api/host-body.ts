@@ -123,11 +123,6 @@ export function streamedBody(request: FastifyRequest): Readable {
   return request.body.stream;
 }
 
-/** A query parameter of the request, checked against its route's (host-paths.ts checkPathAndQuery). */
-export function queryParam(request: FastifyRequest, name: string): string | undefined {
-  return request.hostQuery?.get(name);
-}
-
 /** An optional text field: absent or null is undefined. */
 export function optionalText(body: Readonly<Record<string, unknown>>, field: string): string | undefined {
   const value = body[field];

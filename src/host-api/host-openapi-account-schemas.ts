@@ -5,7 +5,7 @@ import { instantSchema } from '../http/schemas.js';
 /**
  * The JSON Schemas of a user's keys, webhook endpoints and sign-in links in the host API
  * (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links): field for field what
- * host-key-routes.ts and host-webhook-routes.ts answer.
+ * host-key-resources.ts and host-webhook-resources.ts answer.
  */
 
 const object = (properties: Readonly<Record<string, object>>, required = Object.keys(properties)) => ({

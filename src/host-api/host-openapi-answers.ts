@@ -49,12 +49,6 @@ export const UNKNOWN_QUERY_PARAMETER = errorExample(
   'limit',
   'unknown_query_parameter',
 );
-export const INVALID_USER_ID = errorExample(
-  'invalid_parameter',
-  'userId must be 1 to 200 characters, none of them a control character.',
-  'userId',
-  'invalid_userId',
-);
 export const BODY_NOT_JSON = errorExample('bad_request', 'The body is not JSON.', undefined, 'body_not_json');
 export const BODY_OF_ANOTHER_TYPE = errorExample(
   'bad_request',
@@ -68,36 +62,11 @@ export const BODY_MISSING = errorExample(
   undefined,
   'body_missing',
 );
+export const BODY_NOT_UTF8 = errorExample('bad_request', 'The body is not UTF-8 text.', undefined, 'not_utf8');
 
 /** A 400 of an operation: its own examples, then a request the HTTP parser refuses. */
 export const badRequest = (description: string, ...examples: Example[]): Answer =>
   error(`${description} Or bad_request: a request the HTTP parser refuses.`, {}, ...examples, BAD_REQUEST);
-
-/** A JSON request body of the component `schema`. */
-export const jsonBody = (schema: string, required: boolean, examples: Readonly<Record<string, Example>>) => ({
-  required,
-  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, examples } },
-});
-
-/** The 400 of a path with {userId} and a JSON body. */
-export const USER_BODY_REFUSAL = badRequest(
-  'invalid_parameter: userId breaks its rules, or a query parameter is given (the path takes none). Or bad_request: the body is not JSON, or not sent as application/json.',
-  INVALID_USER_ID,
-  UNKNOWN_QUERY_PARAMETER,
-  BODY_NOT_JSON,
-  BODY_OF_ANOTHER_TYPE,
-);
-/** The 400 of a path with {userId} and no body. */
-export const USER_REFUSAL = badRequest(
-  'invalid_parameter: userId breaks its rules, or a query parameter is given (the path takes none).',
-  INVALID_USER_ID,
-  UNKNOWN_QUERY_PARAMETER,
-);
-/** The 400 of a path with another id, which is any text. */
-export const ID_REFUSAL = badRequest(
-  'invalid_parameter: a query parameter is given (the path takes none).',
-  UNKNOWN_QUERY_PARAMETER,
-);
 
 export const jsonTooLarge = error(
   `request_too_large: the body is over ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB. Nothing was written; the rest of the body is read and dropped (up to 16 MiB more) before the answer's connection closes, so a client that sends its whole body first reads it.`,
@@ -128,7 +97,7 @@ const WINDOW_SECONDS = AUTH_FAILURE_POLICY.windowMs / 1000;
 const PARSER_REFUSAL = error('bad_request: a request the HTTP parser refuses.', {}, BAD_REQUEST);
 
 /** What any request with a service token may be answered besides its operation's own answers. */
-const REFUSALS_OF_EVERY_REQUEST: Readonly<Record<string, Answer>> = {
+export const REFUSALS_OF_EVERY_REQUEST: Readonly<Record<string, Answer>> = {
   '400': PARSER_REFUSAL,
   '401': error(
     "missing_token (no Authorization header, or Bearer without a token) or invalid_token (anything else: one answer for every kind of bad token, a user's API key included). Neither says more (docs/host-api.md#service-tokens).",
@@ -171,7 +140,7 @@ export const REFUSALS_WITHOUT_TOKEN: Readonly<Record<string, Answer>> = {
 };
 
 /** An operation of the document; `answers` are its own, beside the refusals of every request. */
-export interface HostOperation {
+export interface OperationWords {
   readonly operationId: string;
   readonly tags: readonly string[];
   readonly summary: string;
@@ -184,45 +153,12 @@ export interface HostOperation {
 }
 
 export function operationOf(
-  operation: HostOperation,
+  operation: OperationWords,
   withBody = true,
   refusals: Readonly<Record<string, Answer>> = REFUSALS_OF_EVERY_REQUEST,
 ): object {
   const { answers, ...rest } = operation;
   return { ...rest, responses: responsesOf({ ...refusals, ...answers }, withBody) };
-}
-
-/** A GET and its HEAD: the same answers without bodies, as the service sends them. */
-export function getAndHead(
-  get: HostOperation,
-  headId: string,
-  refusals: Readonly<Record<string, Answer>> = REFUSALS_OF_EVERY_REQUEST,
-): { get: object; head: object } {
-  const head = { ...get, operationId: headId, summary: `${get.summary} Without the body.` };
-  return { get: operationOf(get, true, refusals), head: operationOf(head, false, refusals) };
-}
-
-/** What `Allow` lists: the path item's methods, in its order, HEAD beside GET. */
-export function allowOf(pathItem: Readonly<Record<string, unknown>>): string {
-  const methods = ['get', 'head', 'put', 'post', 'delete'];
-  return Object.keys(pathItem)
-    .filter((key) => methods.includes(key))
-    .map((method) => method.toUpperCase())
-    .join(', ');
-}
-
-/** A path item, its description ending with what another method is answered. */
-export function pathItem(
-  description: string,
-  operations: Readonly<Record<string, object>>,
-  parameters: readonly object[] = [],
-  allow = allowOf(operations),
-): object {
-  return {
-    description: `${description} Any other method: 405 method_not_allowed with Allow: ${allow} (x-responses-without-operation).`,
-    ...(parameters.length === 0 ? {} : { parameters }),
-    ...operations,
-  };
 }
 
 const ALLOW_HEADER: Headers = {

@@ -42,17 +42,6 @@ export const mealIdSchema = {
   description: `The meal's id, chosen by the app and unique across all users: 1 to ${MAX_MEAL_ID_LENGTH} characters, no control characters.`,
 } as const;
 
-/** `{userId}` of a path (host-paths.ts): the user as the app names them. */
-export const USER_ID_PARAMETER = {
-  name: 'userId',
-  in: 'path',
-  required: true,
-  description:
-    'The user, as the app names them, percent-encoded in the path: 1 to 200 characters, no control characters, else 400 invalid_parameter naming userId.',
-  schema: { ...mealIdSchema, description: 'Opaque to the service.' },
-  example: 'u_42',
-} as const;
-
 export const sourceVersionSchema = {
   type: 'integer',
   minimum: 0,

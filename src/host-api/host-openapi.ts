@@ -1,14 +1,7 @@
 import { okSchema, openApiDocumentSchema } from '../http/schemas.js';
 import { ACCOUNT_SCHEMAS } from './host-openapi-account-schemas.js';
-import {
-  getAndHead,
-  HOST_RESPONSES_WITHOUT_OPERATION,
-  pathItem,
-  REFUSALS_WITHOUT_TOKEN,
-  success,
-} from './host-openapi-answers.js';
-import { KEY_PATHS } from './host-openapi-keys.js';
-import { MEAL_PATHS } from './host-openapi-meals.js';
+import { HOST_RESPONSES_WITHOUT_OPERATION } from './host-openapi-answers.js';
+import { pathItemOf } from './host-openapi-operations.js';
 import {
   deletedMealSchema,
   hostErrorSchema,
@@ -20,7 +13,7 @@ import {
   storedMealSchema,
   storedTombstoneSchema,
 } from './host-openapi-schemas.js';
-import { WEBHOOK_PATHS } from './host-openapi-webhooks.js';
+import { HOST_RESOURCES } from './host-routes.js';
 
 const DESCRIPTION = [
   "The host API: the diet app's own back end records its users' meals and manages their keys, webhook endpoints and sign-in links, on a listener of its own (serve --host-api-port), never the public one.",
@@ -30,42 +23,7 @@ const DESCRIPTION = [
   'What the service answers to a request no operation describes (another path or method, OPTIONS) is under x-responses-without-operation.',
 ].join(' ');
 
-const openApiDocument = getAndHead(
-  {
-    operationId: 'getHostOpenApiDocument',
-    tags: ['Service'],
-    security: [],
-    summary: 'This document.',
-    description: 'No token is needed. The same on every server, whatever its settings.',
-    answers: {
-      '200': success('This document.', 'OpenApiDocument', {
-        document: {
-          summary: 'Its first fields',
-          value: { openapi: '3.1.0', info: { title: 'meal-export host API', version: '0.1.0' }, paths: {} },
-        },
-      }),
-    },
-  },
-  'headHostOpenApiDocument',
-  REFUSALS_WITHOUT_TOKEN,
-);
-
-const healthCheck = getAndHead(
-  {
-    operationId: 'getHostHealth',
-    tags: ['Service'],
-    security: [],
-    summary: 'The process answers.',
-    description: 'No token is needed: for a load balancer in front of this listener, as /healthz on the public one.',
-    answers: {
-      '200': success('The process answers.', 'Health', { ok: { summary: 'Up', value: { ok: true } } }),
-    },
-  },
-  'headHostHealth',
-  REFUSALS_WITHOUT_TOKEN,
-);
-
-/** The host API's OpenAPI 3.1 document (docs/host-api.md), built once at start from the schemas. */
+/** The host API's OpenAPI 3.1 document (docs/host-api.md), built once at start from the table of its resources (host-routes.ts). */
 export function buildHostOpenApiDocument(version: string): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -112,12 +70,6 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
       },
     },
     security: [{ serviceToken: [] }],
-    paths: {
-      ...MEAL_PATHS,
-      ...KEY_PATHS,
-      ...WEBHOOK_PATHS,
-      '/host/v1/openapi.json': pathItem('This document.', openApiDocument),
-      '/healthz': pathItem('Whether the process answers.', healthCheck),
-    },
+    paths: Object.fromEntries(HOST_RESOURCES.map((resource) => [resource.path, pathItemOf(resource)])),
   };
 }

@@ -3,77 +3,90 @@ import { redactApiKeys } from '../domain/api-key.js';
 import { mealIdFault } from '../domain/meal-id.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { AppError } from '../errors.js';
+import { errorExample } from '../http/openapi-responses.js';
+import { mealIdSchema } from './host-openapi-schemas.js';
+import type { PathParameter, QueryParameter } from './host-route-table.js';
 
-/** The path's segments as Fastify decoded them (percent-decoding: `a%2Fb` is the id `a/b`). */
-function segment(request: FastifyRequest, name: string): string {
-  const value = (request.params as Readonly<Record<string, string | undefined>>)[name];
-  // The route declares it: a missing one is a bug of the route table.
-  if (value === undefined) throw new Error(`the route has no :${name}`);
-  return value;
-}
-
-const USER_ID_FAULT = () => new AppError('invalid_parameter', `${USER_ID_RULE}.`, { param: 'userId' });
+const userIdFault = () => new AppError('invalid_parameter', `${USER_ID_RULE}.`, { param: 'userId' });
 
 const mealIdError = (fault: string) => new AppError('invalid_parameter', `mealId must ${fault}.`, { param: 'mealId' });
 
-/** The rule of each id a path names, by its name: `{keyId}` and `{webhookId}` are any text (an unknown one is a 404 of the store's). */
-const PATH_ID_RULES: Readonly<Record<string, (value: string) => AppError | undefined>> = {
-  userId: (value) => (isValidUserId(value) ? undefined : USER_ID_FAULT()),
-  mealId: (value) => {
-    const fault = mealIdFault(value);
-    return fault === undefined ? undefined : mealIdError(fault);
+/** `{userId}`: the user as the app names them. */
+export const USER_ID: PathParameter = {
+  name: 'userId',
+  description:
+    'The user, as the app names them, percent-encoded in the path: 1 to 200 characters, no control characters, else 400 invalid_parameter naming userId.',
+  schema: { ...mealIdSchema, description: 'Opaque to the service.' },
+  example: 'u_42',
+  rule: {
+    fault: (value) => (isValidUserId(value) ? undefined : userIdFault()),
+    example: errorExample('invalid_parameter', `${USER_ID_RULE}.`, 'userId', 'invalid_userId'),
   },
 };
 
-/**
- * The path's ids and the query, checked before the body is read (docs/host-api.md#errors): the
- * first id at fault in path order, then an unknown or repeated query parameter, is
- * `400 invalid_parameter` naming it. Returns the query's values.
- */
-export function checkPathAndQuery(request: FastifyRequest, allowed: readonly string[]): ReadonlyMap<string, string> {
-  const params = request.params as Readonly<Record<string, string | undefined>>;
-  for (const [name, value] of Object.entries(params)) {
-    const fault = value === undefined ? undefined : PATH_ID_RULES[name]?.(value);
-    if (fault !== undefined) throw fault;
-  }
-  return queryOf(request, allowed);
+/** `{mealId}`: the meal's id, chosen by the app. */
+export const MEAL_ID: PathParameter = {
+  name: 'mealId',
+  description:
+    "The meal's id, percent-encoded in the path (a%2Fb is the id a/b): 1 to 200 characters, no control characters, else 400 invalid_parameter naming mealId.",
+  schema: mealIdSchema,
+  example: 'm_01J9ZQ4W8K',
+  rule: {
+    fault: (value) => {
+      const fault = mealIdFault(value);
+      return fault === undefined ? undefined : mealIdError(fault);
+    },
+    example: errorExample('invalid_parameter', 'mealId must be at most 200 characters.', 'mealId', 'invalid_mealId'),
+  },
+};
+
+/** An id of the store's (`{keyId}`, `{webhookId}`): any text; an unknown one is a 404. */
+export function storeIdParameter(name: string, description: string, example: string): PathParameter {
+  return { name, description, schema: { type: 'string' }, example };
 }
 
-/** `{userId}`, checked by checkPathAndQuery before the handler. */
-export function userIdOf(request: FastifyRequest): string {
-  return segment(request, 'userId');
-}
-
-/** `{mealId}`, checked by checkPathAndQuery before the handler. */
-export function mealIdOf(request: FastifyRequest): string {
-  return segment(request, 'mealId');
-}
-
-/** `{keyId}`, `{webhookId}`: any text; an unknown one is a 404 of the store's. */
-export function idOf(request: FastifyRequest, name: string): string {
-  return segment(request, name);
-}
-
-const NO_QUERY: ReadonlyMap<string, string> = new Map();
+const NO_QUERY: ReadonlyMap<string, unknown> = new Map();
 
 /**
- * The query of a path that takes only the parameters named: any other, or one repeated, is
- * `400 invalid_parameter` naming it.
+ * The query of a method that takes only the parameters it declares: any other, or one repeated,
+ * is `400 invalid_parameter` naming it, as is a value its parameter refuses. Returns the values.
  */
-function queryOf(request: FastifyRequest, allowed: readonly string[]): ReadonlyMap<string, string> {
+function queryOf(request: FastifyRequest, declared: readonly QueryParameter<unknown>[]): ReadonlyMap<string, unknown> {
   const start = request.url.indexOf('?');
   if (start < 0) return NO_QUERY;
   const query = new URLSearchParams(request.url.slice(start + 1));
-  const values = new Map<string, string>();
-  for (const [name, value] of query) {
-    if (!allowed.includes(name)) {
+  const values = new Map<string, unknown>();
+  for (const [name, text] of query) {
+    const parameter = declared.find((candidate) => candidate.name === name);
+    if (parameter === undefined) {
       throw new AppError('invalid_parameter', 'Unknown query parameter.', { param: redactApiKeys(name.slice(0, 80)) });
     }
     if (values.has(name))
       throw new AppError('invalid_parameter', `${name} is given twice.`, { param: redactApiKeys(name) });
+    const value = parameter.parse(text);
+    if (value instanceof AppError) throw value;
     values.set(name, value);
   }
   return values;
+}
+
+/**
+ * The path's ids and the query, checked before the body is read (docs/host-api.md#errors): the
+ * first id at fault in path order, then an unknown, repeated or bad query parameter, is
+ * `400 invalid_parameter` naming it. Returns the query's values.
+ */
+export function checkPathAndQuery(
+  request: FastifyRequest,
+  parameters: readonly PathParameter[],
+  query: readonly QueryParameter<unknown>[],
+): ReadonlyMap<string, unknown> {
+  const params = request.params as Readonly<Record<string, string | undefined>>;
+  for (const parameter of parameters) {
+    const value = params[parameter.name];
+    const fault = value === undefined ? undefined : parameter.rule?.fault(value);
+    if (fault !== undefined) throw fault;
+  }
+  return queryOf(request, query);
 }
 
 /**
@@ -92,7 +105,7 @@ export function refusedPathId(url: string): AppError | undefined {
   }
   const [, host, version, users, userId, meals, mealId] = decoded;
   if (host !== 'host' || version !== 'v1' || users !== 'users' || userId === undefined) return undefined;
-  if (!isValidUserId(userId)) return USER_ID_FAULT();
-  const fault = mealId === undefined || meals !== 'meals' ? undefined : mealIdFault(mealId);
-  return fault === undefined ? undefined : mealIdError(fault);
+  const userFault = USER_ID.rule?.fault(userId);
+  if (userFault !== undefined) return userFault;
+  return mealId === undefined || meals !== 'meals' ? undefined : MEAL_ID.rule?.fault(mealId);
 }

@@ -1,27 +1,22 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
-
-/** What a host API handler answers: the status and the body, a JSON value or JSON text made already. */
-export type HostAnswer =
-  { readonly status: number; readonly body: unknown } | { readonly status: number; readonly raw: string };
-
-export type HostHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<HostAnswer>;
-
-export type HostMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
-
-/** A method of a path: the query parameters it takes (none when not said) and its handler. */
-export interface HostOperation {
-  readonly query: readonly string[];
-  readonly handle: HostHandler;
-}
-
-/** A path's methods: a handler alone takes no query parameter. */
-export type HostOperations = Partial<Record<HostMethod, HostHandler | HostOperation>>;
+import { jsonObjectBody } from './host-body.js';
+import { allowOf } from './host-openapi-operations.js';
+import type {
+  BodyDeclaration,
+  HostCall,
+  HostMethod,
+  HostOperation,
+  HostResource,
+  HostRoutesDeps,
+  PathParameter,
+  QueryParameter,
+} from './host-route-table.js';
 
 /** The methods a path can be asked with: every one reaches the resource, which answers 405 for the ones it lacks. */
 const EVERY_METHOD = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
-/** What each route carries to the hooks of host-app.ts. */
+/** What each route carries to the hooks of host-app.ts, from its resource's declaration. */
 export interface HostRouteConfig {
   /** The path as the document and /metrics name it: `/host/v1/users/{userId}/meals/{mealId}`. */
   readonly template: string;
@@ -29,51 +24,77 @@ export interface HostRouteConfig {
   readonly allow: readonly string[];
   /** False for the OpenAPI document and the health check, the paths open without a token. */
   readonly authenticated: boolean;
+  /** The path's ids, checked before the body is read. */
+  readonly parameters: readonly PathParameter[];
   /** The query parameters each method takes (HEAD: GET's); any other is refused before the body is read. */
-  readonly query: Readonly<Record<string, readonly string[]>>;
+  readonly query: Readonly<Record<string, readonly QueryParameter<unknown>[]>>;
 }
 
-/** `/host/v1/users/:userId/meals/:mealId` as the document writes it. */
-export function templateOf(url: string): string {
-  return url.replace(/:(\w+)/g, '{$1}');
+/** `/host/v1/users/{userId}` as the router writes it: `/host/v1/users/:userId`. */
+function routerPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The body a method declares, checked: its JSON object, or `{}` when it reads none or a stream. */
+function bodyOf(request: FastifyRequest, declared: BodyDeclaration | undefined): Readonly<Record<string, unknown>> {
+  if (declared === undefined || declared.kind === 'json-lines') return {};
+  if (declared.kind === 'record') return jsonObjectBody(request, 'any');
+  return jsonObjectBody(request, Object.keys(declared.schema.properties), { optional: !declared.required });
+}
+
+function callOf(
+  request: FastifyRequest,
+  operation: HostOperation,
+  fixedIds: Readonly<Record<string, string>>,
+): HostCall {
+  const params = request.params as Readonly<Record<string, string | undefined>>;
+  return {
+    request,
+    id(name) {
+      const value = fixedIds[name] ?? params[name];
+      // The resource declares it: a missing one is a bug of the table.
+      if (value === undefined) throw new Error(`the path has no {${name}}`);
+      return value;
+    },
+    query<T>(parameter: QueryParameter<T>): T | undefined {
+      return request.hostQuery?.get(parameter.name) as T | undefined;
+    },
+    body: bodyOf(request, operation.body),
+  };
 }
 
 /**
- * One path of the host API with a handler per method. Every method reaches it, so that a known
- * path asked with another method is a 405 with `Allow` (docs/host-api.md#errors), decided in
- * host-app.ts's onRequest hook before authentication, rather than Fastify's 404.
+ * One path of the host API from its declaration (host-route-table.ts). Every method reaches it,
+ * so that a known path asked with another method is a 405 with `Allow` (docs/host-api.md#errors),
+ * decided in host-app.ts's onRequest hook before authentication, rather than Fastify's 404.
  */
-export function registerResource(
-  app: FastifyInstance,
-  url: string,
-  operations: HostOperations,
-  options: { readonly authenticated?: boolean } = {},
-): void {
-  const handlers: Partial<Record<HostMethod, HostHandler>> = {};
-  const query: Record<string, readonly string[]> = {};
-  for (const [method, operation] of Object.entries(operations) as [HostMethod, HostHandler | HostOperation][]) {
-    handlers[method] = typeof operation === 'function' ? operation : operation.handle;
-    query[method] = typeof operation === 'function' ? [] : operation.query;
-  }
+export function registerResource(app: FastifyInstance, resource: HostResource, deps: HostRoutesDeps): void {
+  const fixedIds = resource.alsoAnswers?.ids ?? {};
+  const operations: Partial<Record<HostMethod, HostOperation>> = {
+    ...resource.alsoAnswers?.resource.operations,
+    ...resource.operations,
+  };
+  const methods = Object.keys(operations) as HostMethod[];
+  const query: Record<string, readonly QueryParameter<unknown>[]> = {};
+  for (const method of methods) query[method] = operations[method]?.query ?? [];
   query.HEAD = query.GET ?? [];
-  const methods = Object.keys(handlers) as HostMethod[];
-  const allow = methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
   const config: HostRouteConfig = {
-    template: templateOf(url),
-    allow,
-    authenticated: options.authenticated ?? true,
+    template: resource.path,
+    allow: allowOf(resource),
+    authenticated: resource.authenticated ?? true,
+    parameters: resource.parameters,
     query,
   };
   app.route({
     method: [...EVERY_METHOD],
-    url,
+    url: routerPath(resource.path),
     config,
     handler: async (request, reply) => {
       const method = (request.method === 'HEAD' ? 'GET' : request.method) as HostMethod;
-      const handler = handlers[method];
+      const operation = operations[method];
       // host-app.ts answered 405 for the others already.
-      if (handler === undefined) throw new Error(`no handler for ${request.method} ${url}`);
-      const answer = await handler(request, reply);
+      if (operation === undefined) throw new Error(`no handler for ${request.method} ${resource.path}`);
+      const answer = await operation.handle(callOf(request, operation, fixedIds), deps);
       reply.code(answer.status);
       if ('raw' in answer) return reply.type(JSON_CONTENT_TYPE).send(answer.raw);
       return reply.send(answer.body);

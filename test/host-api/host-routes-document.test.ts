@@ -3,12 +3,14 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { buildHostOpenApiDocument } from '../../src/host-api/host-openapi.js';
 import type { HostRouteConfig } from '../../src/host-api/host-resource.js';
-import { registerHostRoutes } from '../../src/host-api/host-routes.js';
+import { HOST_RESOURCES, registerHostRoutes } from '../../src/host-api/host-routes.js';
 import type { Storage } from '../../src/storage/storage.js';
 
-// The host API's routes declare their methods and query parameters (host-resource.ts), and the
-// checks run from those declarations; the OpenAPI document is written beside them. Tied here:
-// the same paths, the same methods (HEAD beside GET), the same query parameters per method.
+// The host API's routes and its OpenAPI document are both made from one table of resources
+// (host-route-table.ts, host-routes.ts). Tied here, so that neither can be made another way
+// unseen: the routes Fastify serves and the document's paths have the same methods (HEAD beside
+// GET) and the same query parameters per method, and a JSON body's accepted fields are its
+// component schema's.
 
 type Operation = { readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string }> };
 type PathItem = Readonly<Record<string, unknown>> & Operation;
@@ -53,9 +55,25 @@ test('every path of the document is a route with the same methods and query para
         .map((parameter) => parameter.name);
       assert.deepEqual(
         query.sort(),
-        [...(route.query[method.toUpperCase()] ?? [])].sort(),
+        (route.query[method.toUpperCase()] ?? []).map((parameter) => parameter.name).sort(),
         `${method.toUpperCase()} ${route.template}: the query parameters`,
       );
     }
   }
+});
+
+test("a JSON body's fields are those of the component the document names for it", () => {
+  const schemas = (buildHostOpenApiDocument('test') as { components: { schemas: Record<string, unknown> } }).components
+    .schemas;
+  let bodies = 0;
+  for (const resource of HOST_RESOURCES) {
+    for (const operation of Object.values(resource.operations)) {
+      const body = operation?.body;
+      if (body?.kind !== 'object') continue;
+      bodies += 1;
+      assert.equal(schemas[body.component], body.schema, `${operation?.operationId}: ${body.component}`);
+    }
+  }
+  // Keys, sign-in links and webhook endpoints.
+  assert.equal(bodies, 3);
 });
