@@ -13,6 +13,7 @@ import { sendError } from '../listener/error-answer.js';
 import { transportRefusal } from '../http/gatekeeper.js';
 import { failureOf, frameworkRefusal } from '../listener/failure.js';
 import { commonHeaders } from '../listener/json-response.js';
+import { HOST_API_WHERE, noSuchResource } from '../listener/not-found.js';
 import { createRequestReport, type RequestMetrics } from '../listener/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
 import { isImportBody, MAX_IMPORT_BYTES, MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
@@ -44,8 +45,6 @@ export interface HostAppDeps {
   readonly routes: (app: FastifyInstance) => void;
 }
 
-const NOT_FOUND_MESSAGE = 'No such resource: the host API lives under /host/v1 (see /host/v1/openapi.json).';
-
 function routeConfig(request: FastifyRequest): HostRouteConfig | undefined {
   const config = request.routeOptions.config as Partial<HostRouteConfig> | undefined;
   return config?.template === undefined ? undefined : (config as HostRouteConfig);
@@ -63,7 +62,7 @@ async function guardRequest(request: FastifyRequest, deps: HostAppDeps): Promise
     new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.");
   if (request.method === 'OPTIONS') throw forBrowsers();
   const route = routeConfig(request);
-  if (route === undefined) throw new AppError('not_found', NOT_FOUND_MESSAGE);
+  if (route === undefined) throw noSuchResource(HOST_API_WHERE);
   if (!route.allow.includes(request.method)) {
     throw new AppError('method_not_allowed', `${request.method} is not allowed here.`, {
       headers: { allow: route.allow.join(', ') },
@@ -146,7 +145,7 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     const refusal =
       request.method === 'OPTIONS'
         ? new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.")
-        : new AppError('not_found', NOT_FOUND_MESSAGE);
+        : noSuchResource(HOST_API_WHERE);
     return sendError(reply, refusal);
   });
   deps.routes(app);

@@ -1,4 +1,5 @@
 import { type ErrorCode, errorBody } from '../errors.js';
+import { HOST_API_WHERE, notFoundMessage } from '../listener/not-found.js';
 import {
   COMMON_HEADERS,
   type Headers,
@@ -181,7 +182,7 @@ export const HOST_RESPONSES_WITHOUT_OPERATION: Responses = responsesOf(
     '404': error(
       'not_found: any path not in this document, such as /host/v2/users or /v1/meals (the public listener is another port).',
       {},
-      errorExample('not_found', 'No such resource: the host API lives under /host/v1 (see /host/v1/openapi.json).'),
+      errorExample('not_found', notFoundMessage(HOST_API_WHERE)),
     ),
     '405': error(
       'method_not_allowed: a method the path does not answer; Allow lists those it does. Answered before the token is read.',

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
+import { noSuchResource, PUBLIC_API_WHERE } from '../listener/not-found.js';
 import { pathOf } from '../listener/request-report.js';
 import { PUBLIC_METHODS, PUBLIC_PATHS } from './public-routes.js';
 
@@ -68,12 +69,9 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
   return undefined;
 }
 
-/**
- * The path is not echoed: a key pasted into the URL by mistake must not come back in the
- * body, nor anything else of the request.
- */
+/** The public listener's 404 (listener/not-found.ts): the path is not echoed. */
 export function notFound(): AppError {
-  return new AppError('not_found', 'No such resource: the API is GET /v1/meals (see /v1/openapi.json).');
+  return noSuchResource(PUBLIC_API_WHERE);
 }
 
 // Keys must never be used from a browser (spec: "never exposed on the client side").

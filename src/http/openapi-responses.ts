@@ -1,4 +1,5 @@
 import { type ErrorCode, errorBody } from '../errors.js';
+import { notFoundMessage, PUBLIC_API_WHERE } from '../listener/not-found.js';
 import { SAMPLE_MEAL, SAMPLE_WEST_MEAL } from './openapi-meal-examples.js';
 import {
   ALLOW_HEADER,
@@ -251,7 +252,7 @@ export const RESPONSES_WITHOUT_OPERATION: Responses = responsesOf(
     '404': error(
       'not_found: any path not in this document, such as /v2/meals or /v1/meal.',
       {},
-      errorExample('not_found', 'No such resource: the API is GET /v1/meals (see /v1/openapi.json).'),
+      errorExample('not_found', notFoundMessage(PUBLIC_API_WHERE)),
     ),
     '405': error(
       'method_not_allowed: a method other than GET and HEAD (POST, PUT, PATCH, DELETE…) on a path of this document.',
