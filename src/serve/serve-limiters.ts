@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { LimiterObserver } from '../ratelimit/limiter-observer.js';
 import { createInProcessLimiters, type Limiters, type LimiterSet, limiterSetOf } from '../ratelimit/limiter-set.js';
 import type { RateLimitPolicy } from '../ratelimit/rate-limiter.js';
-import { createSharedLimiters } from '../ratelimit/shared-limiters.js';
 import { loadUsedQuota } from '../ratelimit/used-quota.js';
 import type { ServeConfig } from './serve-config.js';
 import type { Storage } from '../storage/storage.js';
@@ -24,6 +23,8 @@ export async function openServeLimiters(
   primary: Limiters | undefined,
 ): Promise<LimiterSet> {
   if (config.redisUrl !== undefined) {
+    // Redis's client is loaded only when serving with Redis: the embedded default starts without it.
+    const { createSharedLimiters } = await import('../ratelimit/shared-limiters.js');
     return createSharedLimiters({ url: config.redisUrl, prefix: config.redisPrefix, policy, log, observer });
   }
   if (primary !== undefined) return limiterSetOf(primary, observer);

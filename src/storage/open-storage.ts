@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { redactedUrl } from '../config.js';
-import { openPostgresStorage } from './postgres/postgres-storage.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 import type { Storage, StorageOptions } from './storage.js';
 
@@ -14,8 +13,13 @@ export function isPostgresUrl(location: string): boolean {
  * schema up to date (docs/cli.md: every command migrates on start).
  */
 export async function openStorage(location: string, options: StorageOptions = {}): Promise<Storage> {
-  // bulkLoad relaxes SQLite's fsync; PostgreSQL keeps its own durability settings.
-  if (isPostgresUrl(location)) return openPostgresStorage(location, options);
+  // bulkLoad relaxes SQLite's fsync; PostgreSQL keeps its own durability settings. The
+  // PostgreSQL store (and its driver) is loaded only when asked for: the embedded default and
+  // every command on a SQLite file start without it.
+  if (isPostgresUrl(location)) {
+    const { openPostgresStorage } = await import('./postgres/postgres-storage.js');
+    return openPostgresStorage(location, options);
+  }
   return openSqliteStorage(location, options);
 }
 

@@ -7,7 +7,6 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { generate } from 'selfsigned';
 import { CliError } from '../errors.js';
 
 export interface TlsMaterial {
@@ -200,6 +199,8 @@ async function createSelfSigned(names: readonly SubjectAltName[]): Promise<{ cer
   // A name of its own (the subject is how a CA bundle finds a certificate): two instances'
   // self-signed certificates can then be trusted side by side in one bundle.
   const commonName = `${COMMON_NAME} ${randomUUID().slice(0, 8)}`;
+  // Loaded only to make a certificate: a server whose certificate exists starts without it.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: commonName }], {
     keyType: 'ec',
     curve: 'P-256',
