@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../support/project.js';
  * file cites a document the clone does not carry or the number of a tracker it cannot open, and
  * every reference page a comment cites (`docs/<page>.md#<anchor>`) is there.
  */
-const SCOPE = ['src', 'test', 'bench', 'scripts', 'docs', '.ci', 'README.md', 'SECURITY.md'];
+const SCOPE = ['src', 'test', 'bench', 'scripts', 'soak', 'docs', '.ci', 'README.md', 'SECURITY.md'];
 const FILES = execFileSync('git', ['ls-files', '-z', '--', ...SCOPE], { cwd: PROJECT_ROOT, encoding: 'utf8' })
   .split('\0')
   .filter((file) => file !== '' && existsSync(path.join(PROJECT_ROOT, file)))
@@ -60,11 +60,11 @@ test('no file names a document outside the clone or a tracker number', () => {
   assert.deepEqual(found, [], `cite docs/<page>.md#<heading> instead, and say why in words:\n${found.join('\n')}`);
 });
 
-test('every docs page a file of src, test, bench or scripts cites exists, with the heading it names', () => {
+test('every docs page a file of src, test, bench, scripts or soak cites exists, with the heading it names', () => {
   const slugsOf = new Map<string, Set<string>>();
   const broken: string[] = [];
   let cited = 0;
-  for (const file of FILES.filter((f) => /^(src|test|bench|scripts)\//.test(f))) {
+  for (const file of FILES.filter((f) => /^(src|test|bench|scripts|soak)\//.test(f))) {
     for (const [citation, page = '', anchor] of text(file).matchAll(/\bdocs\/([\w.-]+?\.md)(?:#([\w-]+))?/g)) {
       cited += 1;
       const pagePath = path.join(PROJECT_ROOT, 'docs', page);

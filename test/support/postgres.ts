@@ -49,18 +49,21 @@ export async function newPostgresSchema(label = 'store'): Promise<TestPostgresSt
   };
 }
 
-/** A fresh, empty database of the test PostgreSQL (for servers and CLIs started as processes). */
-export async function newPostgresDatabase(label = 'db'): Promise<TestPostgresStore> {
+/**
+ * A fresh, empty database of the test PostgreSQL (for servers and CLIs started as processes),
+ * or of the server at `serverUrl` (the soak's `--postgres`).
+ */
+export async function newPostgresDatabase(label = 'db', serverUrl: string = TEST_PG_URL): Promise<TestPostgresStore> {
   const name = uniqueName(label);
-  const sql = adminClient();
+  const sql = adminClient(serverUrl);
   await sql.unsafe(`CREATE DATABASE ${name}`);
   await sql.end();
-  const url = new URL(TEST_PG_URL);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.href,
     async remove() {
-      const admin = adminClient();
+      const admin = adminClient(serverUrl);
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
     },

@@ -9,15 +9,20 @@ export interface ScaleOutStore {
   remove(): Promise<void>;
 }
 
-export async function newScaleOutStore(label: string): Promise<ScaleOutStore> {
-  const store = await newPostgresDatabase(label);
+/** On the test servers, or on the PostgreSQL and Redis given (the soak's `--postgres`, `--redis`). */
+export async function newScaleOutStore(
+  label: string,
+  servers?: { readonly postgresUrl: string; readonly redisUrl: string },
+): Promise<ScaleOutStore> {
+  const store = await newPostgresDatabase(label, servers?.postgresUrl);
+  const redisUrl = servers?.redisUrl ?? TEST_REDIS_URL;
   const prefix = uniqueTestPrefix(label);
   return {
     db: store.url,
-    redis: { url: TEST_REDIS_URL, prefix },
+    redis: { url: redisUrl, prefix },
     async remove() {
       await store.remove();
-      const redis = connectTestRedis();
+      const redis = connectTestRedis(redisUrl);
       try {
         await deleteKeysUnder(redis, prefix);
       } finally {
