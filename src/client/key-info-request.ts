@@ -18,6 +18,7 @@ export function keyUrl(baseUrl: string | URL): URL {
 const UNPACED: Pacer = {
   ready: async () => Date.now(),
   noteAccepted: () => {},
+  noteUnanswered: () => {},
 };
 
 function isKeyInfo(body: unknown): body is KeyInfo {

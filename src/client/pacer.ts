@@ -31,6 +31,12 @@ export interface Pacer {
    * was sent.
    */
   noteAccepted(headers: Readonly<Record<string, string>>, heldFrom?: number): void;
+  /**
+   * Notes a request sent at `sentAt` (the instant `ready` resolved with) that got no answer: it
+   * was aborted, or the connection failed. The server may have counted it on arrival, so the
+   * next request keeps the interval from then, as after a held one, rather than meet a 429.
+   */
+  noteUnanswered(sentAt: number): void;
 }
 
 export const DEFAULT_MIN_INTERVAL_MS = 3000;
@@ -55,6 +61,8 @@ export function createPacer(options: PacerOptions): Pacer {
   const now = options.now ?? Date.now;
   let intervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
   let lastAcceptedAt: number | undefined;
+  /** At the latest, when a request sent at `sentAt` and still unanswered now was accepted. */
+  const acceptedBy = (sentAt: number) => Math.min(now(), sentAt + HELD_ACCEPTANCE_MARGIN_MS);
   return {
     async ready(signal) {
       if (lastAcceptedAt !== undefined) {
@@ -63,11 +71,14 @@ export function createPacer(options: PacerOptions): Pacer {
       return now();
     },
     noteAccepted(headers, heldFrom) {
-      const answeredAt = now();
-      lastAcceptedAt = heldFrom === undefined ? answeredAt : Math.min(answeredAt, heldFrom + HELD_ACCEPTANCE_MARGIN_MS);
+      lastAcceptedAt = heldFrom === undefined ? now() : acceptedBy(heldFrom);
       if (options.minIntervalMs !== undefined) return;
       const announced = intervalFromPolicy(headers['ratelimit-policy']);
       if (announced !== undefined) intervalMs = announced;
+    },
+    noteUnanswered(sentAt) {
+      const maybeAcceptedAt = acceptedBy(sentAt);
+      if (lastAcceptedAt === undefined || maybeAcceptedAt > lastAcceptedAt) lastAcceptedAt = maybeAcceptedAt;
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type RequestInfo,
   type ResponseInfo,
 } from './errors.js';
+import type { NetworkProblem } from './network-failure.js';
 import type { Pacer, Waiter } from './pacer.js';
 import type { HttpTransport } from './transport.js';
 import { type BackoffOptions, backoffDelay, parseRetryAfter } from './wait-times.js';
@@ -26,6 +27,14 @@ export interface JsonResponse {
   /** The parsed body; undefined when it was not JSON. */
   readonly body: unknown;
 }
+
+/** The failures after which the request may have been received: no connection was refused or unmade. */
+const MAY_HAVE_ARRIVED: ReadonlySet<NetworkProblem> = new Set([
+  'connection_reset',
+  'timed_out',
+  'response_too_large',
+  'other',
+]);
 
 function parseBody(text: string): unknown {
   try {
@@ -58,9 +67,12 @@ export async function sendRequest(policy: RequestPolicy, url: URL, options: Send
     try {
       response = await policy.transport.get(url, headers, signal, transportOptions);
     } catch (error) {
+      const failure = new MealExportNetworkError(info, error);
+      // An aborted request, or one whose connection broke after it was made, may have reached
+      // the server, which counts a request as it arrives.
+      if (signal?.aborted || MAY_HAVE_ARRIVED.has(failure.problem)) policy.pacer.noteUnanswered(sentAt);
       if (signal?.aborted) throw error;
       failures += 1;
-      const failure = new MealExportNetworkError(info, error);
       // What will never pass (a certificate, a wrong scheme, an unknown host) is thrown at once.
       if (!failure.retryable) throw failure;
       if (failures > policy.maxRetries) throw new MealExportNetworkError(info, error, '', { attempts: failures });

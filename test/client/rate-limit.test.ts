@@ -69,4 +69,27 @@ describe('429 rate_limited', { concurrency: true }, () => {
     assert.deepEqual(summary, { pages: 1, upserted: 3, deleted: 0, total: 3, verified: true });
     await assertSameAsExport(server, userId, files.out, 'csv');
   });
+
+  test('an aborted long poll keeps the interval: the next request waits for it rather than meet a 429', async () => {
+    // No meals: the poll is held until it is aborted, after the server has counted it.
+    const { key } = await server.createKey(newUserId('rl-abort'));
+    const waits: WaitEvent[] = [];
+    const ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
+    const client = createMealExportClient({ baseUrl: server.url, apiKey: key, ca, onWait: (e) => waits.push(e) });
+    try {
+      const held = new AbortController();
+      const poll = client.listMeals({ lastModifiedSince: '2020-01-01', wait: 30, signal: held.signal });
+      setTimeout(() => held.abort(), 500);
+      await assert.rejects(poll);
+      const page = await client.listMeals({ lastModifiedSince: '2020-01-01' });
+      assert.equal(page.count, 0);
+    } finally {
+      client.close();
+    }
+    assert.deepEqual(
+      waits.map((event) => event.reason),
+      ['interval'],
+      'the interval, waited by the client, and no 429',
+    );
+  });
 });
