@@ -18,21 +18,17 @@ export const RECORD = {
   calcium_mg: null,
 };
 
+const { title, description, type, date: _writtenDate, ...nutrients } = RECORD;
+
+/** The same meal as the store answers it: `date` in UTC, its offset kept beside it. */
 export const STORED_MEAL = {
   id: 'm_01J9ZQ4W8K',
-  description: RECORD.description,
-  title: RECORD.title,
-  type: RECORD.type,
+  description,
+  title,
+  type,
   date: '2025-03-14T12:15:00.000Z',
   utcOffset: '+01:00',
-  caloriesTotal: 520,
-  proteins_g: 38,
-  fats_g: 22,
-  carbs_g: 31,
-  fibers_g: 6,
-  sodium_mg: 890,
-  iron_mg: 2.4,
-  calcium_mg: null,
+  ...nutrients,
   modifiedAt: '2025-03-14T12:16:03.512Z',
   deleted: false,
   sourceVersion: 17,
