@@ -45,6 +45,10 @@ export interface HostAppDeps {
   readonly routes: (app: FastifyInstance) => void;
 }
 
+/** The host API is for the app's back end: a browser never holds a service token. */
+const forBrowsers = () =>
+  new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.");
+
 function routeConfig(request: FastifyRequest): HostRouteConfig | undefined {
   const config = request.routeOptions.config as Partial<HostRouteConfig> | undefined;
   return config?.template === undefined ? undefined : (config as HostRouteConfig);
@@ -57,9 +61,6 @@ function routeConfig(request: FastifyRequest): HostRouteConfig | undefined {
 async function guardRequest(request: FastifyRequest, deps: HostAppDeps): Promise<void> {
   const transport = transportRefusal(request.raw);
   if (transport !== undefined) throw transport;
-  // The host API is for the app's back end: a browser never holds a service token.
-  const forBrowsers = () =>
-    new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.");
   if (request.method === 'OPTIONS') throw forBrowsers();
   const route = routeConfig(request);
   if (route === undefined) throw noSuchResource(HOST_API_WHERE);
@@ -142,11 +143,7 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     return sendError(reply, frameworkRefusal(error, request.log));
   });
   app.setNotFoundHandler(async (request, reply) => {
-    const refusal =
-      request.method === 'OPTIONS'
-        ? new AppError('browser_forbidden', "The host API is not for browsers: call it from the app's back end.")
-        : noSuchResource(HOST_API_WHERE);
-    return sendError(reply, refusal);
+    return sendError(reply, request.method === 'OPTIONS' ? forBrowsers() : noSuchResource(HOST_API_WHERE));
   });
   deps.routes(app);
   return app;
