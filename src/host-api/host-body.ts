@@ -26,8 +26,17 @@ function isStreamedBody(body: unknown): body is StreamedBody {
   return typeof body === 'object' && body !== null && 'stream' in body;
 }
 
+/** What a body's `400 bad_request` says, here and in the document's examples (host-openapi-answers.ts). */
+export const BODY_FAULTS = {
+  notUtf8: 'The body is not UTF-8 text.',
+  notJson: 'The body is not JSON.',
+  missing: 'The body is missing: send a JSON object.',
+  notSentAsJson: 'The body must be JSON, sent as Content-Type: application/json.',
+  notSentAsJsonLines: 'The import is JSON Lines, sent as Content-Type: application/x-ndjson.',
+} as const;
+
 /** The refusal of a body that is not UTF-8, whole (JSON) or as it streams in (an import). */
-export const notUtf8 = () => new AppError('bad_request', 'The body is not UTF-8 text.');
+export const notUtf8 = () => new AppError('bad_request', BODY_FAULTS.notUtf8);
 
 /** A body's bytes as text: UTF-8 only, never a guess (a bad byte is refused, not kept as U+FFFD). */
 export function utf8Text(bytes: Buffer): string {
@@ -54,7 +63,7 @@ function parsedJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new AppError('bad_request', 'The body is not JSON.');
+    throw new AppError('bad_request', BODY_FAULTS.notJson);
   }
 }
 
@@ -86,7 +95,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     }
   });
   app.addContentTypeParser('*', (_request, _payload, done) =>
-    done(new AppError('bad_request', 'The body must be JSON, sent as Content-Type: application/json.'), undefined),
+    done(new AppError('bad_request', BODY_FAULTS.notSentAsJson), undefined),
   );
 }
 
@@ -103,9 +112,8 @@ export function jsonObjectBody(
 ): Readonly<Record<string, unknown>> {
   const { body } = request;
   if (body === undefined && options.optional === true) return {};
-  if (isStreamedBody(body))
-    throw new AppError('bad_request', 'The body must be JSON, sent as Content-Type: application/json.');
-  if (body === undefined) throw new AppError('bad_request', 'The body is missing: send a JSON object.');
+  if (isStreamedBody(body)) throw new AppError('bad_request', BODY_FAULTS.notSentAsJson);
+  if (body === undefined) throw new AppError('bad_request', BODY_FAULTS.missing);
   if (!isRecord(body) || Array.isArray(body)) throw new AppError('invalid_record', 'The body must be a JSON object.');
   for (const name of Object.keys(body)) {
     if (fields !== 'any' && !fields.includes(name)) {
@@ -118,7 +126,7 @@ export function jsonObjectBody(
 /** The import's body stream, or a 400 when it came as something else than JSON Lines. */
 export function streamedBody(request: FastifyRequest): Readable {
   if (!isStreamedBody(request.body)) {
-    throw new AppError('bad_request', 'The import is JSON Lines, sent as Content-Type: application/x-ndjson.');
+    throw new AppError('bad_request', BODY_FAULTS.notSentAsJsonLines);
   }
   return request.body.stream;
 }

@@ -20,7 +20,7 @@ import {
 } from '../http/openapi-responses.js';
 import { AUTH_FAILURE_POLICY } from '../ratelimit/rate-limiter.js';
 import { HOST_BEARER_CHALLENGE } from './host-auth.js';
-import { MAX_JSON_BODY_BYTES } from './host-body.js';
+import { BODY_FAULTS, MAX_JSON_BODY_BYTES } from './host-body.js';
 
 /**
  * The answers of the host API's OpenAPI document (docs/host-api.md#errors), built with the
@@ -50,20 +50,21 @@ export const UNKNOWN_QUERY_PARAMETER = errorExample(
   'limit',
   'unknown_query_parameter',
 );
-export const BODY_NOT_JSON = errorExample('bad_request', 'The body is not JSON.', undefined, 'body_not_json');
+export const BODY_NOT_JSON = errorExample('bad_request', BODY_FAULTS.notJson, undefined, 'body_not_json');
 export const BODY_OF_ANOTHER_TYPE = errorExample(
   'bad_request',
-  'The body must be JSON, sent as Content-Type: application/json.',
+  BODY_FAULTS.notSentAsJson,
   undefined,
   'body_of_another_type',
 );
-export const BODY_MISSING = errorExample(
+export const BODY_MISSING = errorExample('bad_request', BODY_FAULTS.missing, undefined, 'body_missing');
+export const BODY_NOT_UTF8 = errorExample('bad_request', BODY_FAULTS.notUtf8, undefined, 'not_utf8');
+export const IMPORT_NOT_JSON_LINES = errorExample(
   'bad_request',
-  'The body is missing: send a JSON object.',
+  BODY_FAULTS.notSentAsJsonLines,
   undefined,
-  'body_missing',
+  'sent_as_json',
 );
-export const BODY_NOT_UTF8 = errorExample('bad_request', 'The body is not UTF-8 text.', undefined, 'not_utf8');
 
 /** A 400 of an operation: its own examples, then a request the HTTP parser refuses. */
 export const badRequest = (description: string, ...examples: Example[]): Answer =>

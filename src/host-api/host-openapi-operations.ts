@@ -1,17 +1,26 @@
-import { type Answer, type Example, errorExample } from '../http/openapi-responses.js';
+import type { Answer, Example } from '../http/openapi-responses.js';
 import {
   BODY_MISSING,
   BODY_NOT_JSON,
   BODY_OF_ANOTHER_TYPE,
   badRequest,
   BODY_NOT_UTF8,
+  IMPORT_NOT_JSON_LINES,
   jsonTooLarge,
   operationOf,
   REFUSALS_OF_EVERY_REQUEST,
   REFUSALS_WITHOUT_TOKEN,
   UNKNOWN_QUERY_PARAMETER,
 } from './host-openapi-answers.js';
-import type { BodyDeclaration, HostMethod, HostOperation, HostResource } from './host-route-table.js';
+import {
+  allowOf,
+  type BodyDeclaration,
+  type HostMethod,
+  type HostOperation,
+  type HostResource,
+  type PathParameter,
+  type QueryParameter,
+} from './host-route-table.js';
 
 /**
  * The host API's document made from its table of resources (host-route-table.ts): a path item
@@ -21,7 +30,7 @@ import type { BodyDeclaration, HostMethod, HostOperation, HostResource } from '.
 
 /** The 400 and 413 of what a method reads. */
 function readingRefusals(resource: HostResource, operation: HostOperation): Readonly<Record<string, Answer>> {
-  const checked = resource.parameters.filter((parameter) => parameter.rule !== undefined);
+  const checked = resource.parameters.flatMap(({ name, rule }) => (rule === undefined ? [] : [{ name, rule }]));
   const query = operation.query ?? [];
   const clauses: string[] = [];
   const examples: Example[] = [];
@@ -32,7 +41,7 @@ function readingRefusals(resource: HostResource, operation: HostOperation): Read
         ? `${names[0]} breaks its rules`
         : `a path id breaks its rules (error.param: ${names.join(' or ')})`,
     );
-    examples.push(...checked.flatMap((parameter) => (parameter.rule === undefined ? [] : [parameter.rule.example])));
+    examples.push(...checked.map(({ rule }) => rule.example));
   }
   clauses.push(...query.map((parameter) => parameter.fault));
   examples.push(...query.map((parameter) => parameter.faultExample));
@@ -53,15 +62,7 @@ function readingRefusals(resource: HostResource, operation: HostOperation): Read
   }
   if (body?.kind === 'json-lines') {
     description += ' Or bad_request: the body is not UTF-8, or not sent as application/x-ndjson or application/jsonl.';
-    examples.push(
-      errorExample(
-        'bad_request',
-        'The import is JSON Lines, sent as Content-Type: application/x-ndjson.',
-        undefined,
-        'sent_as_json',
-      ),
-      BODY_NOT_UTF8,
-    );
+    examples.push(IMPORT_NOT_JSON_LINES, BODY_NOT_UTF8);
     answers['413'] = body.tooLarge;
   }
   answers['400'] = badRequest(description, ...examples);
@@ -79,20 +80,16 @@ function requestBodyOf(body: BodyDeclaration | undefined): object | undefined {
   };
 }
 
-const queryParametersOf = (operation: HostOperation) =>
-  (operation.query ?? []).map(({ name, description, schema, example }) => ({
-    name,
-    in: 'query',
-    required: false,
-    description,
-    schema,
-    example,
-  }));
+/** A path or query parameter as the document writes it: path ids are required, query parameters not. */
+const parameterDocument = (
+  place: 'path' | 'query',
+  { name, description, schema, example }: PathParameter | QueryParameter<unknown>,
+) => ({ name, in: place, required: place === 'path', description, schema, example });
 
 /** A method's operations in the document: itself, and a GET's HEAD. */
 function operationsOf(resource: HostResource, method: HostMethod, operation: HostOperation): Record<string, object> {
   const authenticated = resource.authenticated ?? true;
-  const query = queryParametersOf(operation);
+  const query = (operation.query ?? []).map((parameter) => parameterDocument('query', parameter));
   const requestBody = requestBodyOf(operation.body);
   const words = {
     operationId: operation.operationId,
@@ -111,25 +108,12 @@ function operationsOf(resource: HostResource, method: HostMethod, operation: Hos
   return { ...documented, head: operationOf(head, false, refusals) };
 }
 
-/** What `Allow` lists for a resource: its methods and those it answers for another, HEAD beside GET. */
-export function allowOf(resource: HostResource): string[] {
-  const methods = Object.keys({ ...resource.alsoAnswers?.resource.operations, ...resource.operations });
-  return methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
-}
-
 /** A resource's path item, its description ending with what another method is answered. */
 export function pathItemOf(resource: HostResource): object {
   const operations = Object.entries(resource.operations).flatMap(([method, operation]) =>
     operation === undefined ? [] : Object.entries(operationsOf(resource, method as HostMethod, operation)),
   );
-  const parameters = resource.parameters.map(({ name, description, schema, example }) => ({
-    name,
-    in: 'path',
-    required: true,
-    description,
-    schema,
-    example,
-  }));
+  const parameters = resource.parameters.map((parameter) => parameterDocument('path', parameter));
   return {
     description: `${resource.description} Any other method: 405 method_not_allowed with Allow: ${allowOf(resource).join(', ')} (x-responses-without-operation).`,
     ...(parameters.length === 0 ? {} : { parameters }),

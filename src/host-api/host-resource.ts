@@ -1,16 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
 import { jsonObjectBody } from './host-body.js';
-import { allowOf } from './host-openapi-operations.js';
-import type {
-  BodyDeclaration,
-  HostCall,
-  HostMethod,
-  HostOperation,
-  HostResource,
-  HostRoutesDeps,
-  PathParameter,
-  QueryParameter,
+import {
+  allowOf,
+  answeredOperations,
+  type BodyDeclaration,
+  type HostCall,
+  type HostMethod,
+  type HostOperation,
+  type HostResource,
+  type HostRoutesDeps,
+  type PathParameter,
+  type QueryParameter,
 } from './host-route-table.js';
 
 /** The methods a path can be asked with: every one reaches the resource, which answers 405 for the ones it lacks. */
@@ -70,10 +71,7 @@ function callOf(
  */
 export function registerResource(app: FastifyInstance, resource: HostResource, deps: HostRoutesDeps): void {
   const fixedIds = resource.alsoAnswers?.ids ?? {};
-  const operations: Partial<Record<HostMethod, HostOperation>> = {
-    ...resource.alsoAnswers?.resource.operations,
-    ...resource.operations,
-  };
+  const operations = answeredOperations(resource);
   const methods = Object.keys(operations) as HostMethod[];
   const query: Record<string, readonly QueryParameter<unknown>[]> = {};
   for (const method of methods) query[method] = operations[method]?.query ?? [];

@@ -123,3 +123,13 @@ export interface HostResource {
    */
   readonly alsoAnswers?: { readonly resource: HostResource; readonly ids: Readonly<Record<string, string>> };
 }
+
+/** Every method a resource's path answers: its own, and those it answers for another resource. */
+export function answeredOperations(resource: HostResource): Partial<Record<HostMethod, HostOperation>> {
+  return { ...resource.alsoAnswers?.resource.operations, ...resource.operations };
+}
+
+/** What `Allow` lists for a resource: every method its path answers, HEAD beside GET. */
+export function allowOf(resource: HostResource): string[] {
+  return Object.keys(answeredOperations(resource)).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+}
