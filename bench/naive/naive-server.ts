@@ -19,6 +19,7 @@ interface NaiveRow {
   readonly title: string;
   readonly type: string;
   readonly date: number;
+  readonly utc_offset: string | null;
   readonly calories_total: number | null;
   readonly proteins_g: number | null;
   readonly fats_g: number | null;
@@ -87,6 +88,7 @@ app.get<{ Querystring: MealsQuery }>(
       title: row.title,
       type: row.type,
       date: new Date(row.date).toISOString(),
+      utcOffset: row.utc_offset,
       caloriesTotal: row.calories_total,
       proteins_g: row.proteins_g,
       fats_g: row.fats_g,

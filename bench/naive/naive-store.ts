@@ -1,6 +1,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { MEAL_BODY_VERSION } from '../../src/domain/meal-fields.js';
 import type { Dataset } from '../harness/datasets.js';
 
 /**
@@ -19,6 +20,7 @@ const SCHEMA = `
     title          TEXT    NOT NULL,
     type           TEXT    NOT NULL,
     date           INTEGER NOT NULL,
+    utc_offset     TEXT,
     calories_total REAL,
     proteins_g     REAL,
     fats_g         REAL,
@@ -35,10 +37,10 @@ const SCHEMA = `
 const EPOCH_MS = (field: string) => `CAST(round(unixepoch(body ->> '$.${field}', 'subsec') * 1000) AS INTEGER)`;
 
 const COPY = `
-  INSERT INTO meals (id, user_id, description, title, type, date, calories_total, proteins_g, fats_g,
-                     carbs_g, fibers_g, sodium_mg, iron_mg, calcium_mg, modified_at, deleted)
+  INSERT INTO meals (id, user_id, description, title, type, date, utc_offset, calories_total, proteins_g,
+                     fats_g, carbs_g, fibers_g, sodium_mg, iron_mg, calcium_mg, modified_at, deleted)
   SELECT id, user_id, body ->> '$.description', body ->> '$.title', body ->> '$.type', ${EPOCH_MS('date')},
-         body ->> '$.caloriesTotal', body ->> '$.proteins_g', body ->> '$.fats_g', body ->> '$.carbs_g',
+         body ->> '$.utcOffset', body ->> '$.caloriesTotal', body ->> '$.proteins_g', body ->> '$.fats_g', body ->> '$.carbs_g',
          body ->> '$.fibers_g', body ->> '$.sodium_mg', body ->> '$.iron_mg', body ->> '$.calcium_mg',
          modified_at, 0
   FROM seeded.meals WHERE deleted = 0
@@ -47,8 +49,9 @@ const COPY = `
 
 /** The naive database for a dataset: built once (cached in the dataset's folder). */
 export function ensureNaiveStore(dataset: Dataset, log: (line: string) => void): string {
-  const file = path.join(dataset.folder, 'naive.db');
-  const done = path.join(dataset.folder, 'naive.json');
+  // Named by the Meal's body version: a dataset's copy made before a field was added is made again.
+  const file = path.join(dataset.folder, `naive-${MEAL_BODY_VERSION}.db`);
+  const done = path.join(dataset.folder, `naive-${MEAL_BODY_VERSION}.json`);
   if (existsSync(done)) return file;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   log('naive store: copying the seeded meals into one column per field…');
