@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { redactApiKeys } from './domain/api-key.js';
 
-function loggerOn(level: string, destination: { write(line: string): unknown }): Logger {
+function loggerOn(level: string, destination: LogDestination): Logger {
   return pino(
     {
       level,
@@ -18,6 +18,11 @@ function loggerOn(level: string, destination: { write(line: string): unknown }):
 /** The process's logger: JSON lines on stderr (stdout is for the commands' output). */
 export function createLogger(level: string): Logger {
   return loggerOn(level, process.stderr);
+}
+
+/** Where log lines go: the process's stderr, or what a process that embeds the service gives. */
+export interface LogDestination {
+  write(line: string): unknown;
 }
 
 /** A logger whose lines are held while the service starts. */
@@ -37,12 +42,12 @@ export interface StartupLogger {
  * listener is bound, so that a start that fails (a port in use) is the one line of
  * docs/cli.md on stderr, with no JSON before it.
  */
-export function createStartupLogger(level: string): StartupLogger {
+export function createStartupLogger(level: string, destination: LogDestination = process.stderr): StartupLogger {
   let mode: 'hold' | 'write' | 'drop' = 'hold';
   let held: string[] = [];
   const log = loggerOn(level, {
     write(line: string) {
-      if (mode === 'write') process.stderr.write(line);
+      if (mode === 'write') destination.write(line);
       else if (mode === 'hold') held.push(line);
     },
   });
@@ -51,7 +56,7 @@ export function createStartupLogger(level: string): StartupLogger {
     release() {
       if (mode !== 'hold') return;
       mode = 'write';
-      if (held.length > 0) process.stderr.write(held.join(''));
+      if (held.length > 0) destination.write(held.join(''));
       held = [];
     },
     discard() {

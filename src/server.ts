@@ -4,7 +4,7 @@ import { startBackgroundJobs } from './serve/background-jobs.js';
 import { createKeyAuthenticator } from './keys/key-authenticator.js';
 import { createApiListener, listenApi } from './listener/api-listener.js';
 import { createClientErrorHandler } from './listener/client-error.js';
-import { createStartupLogger } from './logger.js';
+import { createStartupLogger, type LogDestination } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
 import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
@@ -49,6 +49,8 @@ export interface ServerOptions {
    * once every listener of startServer is bound.
    */
   readonly holdLogs?: boolean;
+  /** Where the log lines go: stderr by default; a process that embeds the service may keep its own. */
+  readonly logDestination?: LogDestination;
 }
 
 export interface RunningServer {
@@ -74,7 +76,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const clusterWorker = options.clusterWorker !== undefined;
 
   // Held until every listener is bound: a port in use is then the command's one line.
-  const startupLog = createStartupLogger(config.logLevel);
+  const startupLog = createStartupLogger(config.logLevel, options.logDestination);
   const log = startupLog.log;
   const opened =
     options.storage ??
