@@ -19,14 +19,15 @@ import {
   type ResponseInfo,
   type WaitEvent,
 } from '../../src/client/index.js';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { waitFor } from '../support/wait-for.js';
 
-let server: TestServer;
+let server: ServedApp;
 let ca: string;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
   ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
 });
 

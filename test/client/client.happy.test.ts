@@ -10,16 +10,17 @@ import {
   type SyncStep,
   type WaitEvent,
 } from '../../src/client/index.js';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { cli } from './pull-harness.js';
 
 // One server for the file, with no interval: every test has its own user and client.
-let server: TestServer;
+let server: ServedApp;
 let ca: string;
 const clients: MealExportClient[] = [];
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
   ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
 });
 

@@ -9,7 +9,8 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { startMealsProxy } from '../support/meals-proxy.js';
 import { makeTempDir } from '../support/project.js';
-import { contentOf, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { contentOf, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertSameAsExport, pull, pullFiles } from './pull-harness.js';
 
 // A first sync reads a full pass without tombstones, then follows the changes from just after the
@@ -17,7 +18,7 @@ import { assertSameAsExport, pull, pullFiles } from './pull-harness.js';
 // meal comes about once however recent the changes, and no change made during the pass is missed
 // (docs/api.md#the-meals-last-modified-header). Writes go straight to the server's SQLite file, as
 // another process (or another instance) would make them.
-let server: TestServer;
+let server: ServedApp;
 let store: Storage;
 const temp = makeTempDir('first-sync');
 const MINUTE = 60_000;
@@ -25,7 +26,7 @@ const MINUTE = 60_000;
 const AT_MOST_PER_MEAL = 1.1;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
   store = await openStorage(server.db);
 });
 

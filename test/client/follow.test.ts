@@ -11,7 +11,8 @@ import {
   type SyncStep,
   type WaitEvent,
 } from '../../src/client/index.js';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { waitFor } from './pull-harness.js';
 
 /**
@@ -30,7 +31,7 @@ interface Timed {
 }
 
 /** A follow left running: its steps as they come, its waits, and how it ended. */
-function follow(server: TestServer, key: string, options: SyncOptions, extra: Partial<MealExportClientOptions> = {}) {
+function follow(server: ServedApp, key: string, options: SyncOptions, extra: Partial<MealExportClientOptions> = {}) {
   const ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
   const waits: WaitEvent[] = [];
   const client = createMealExportClient({
@@ -57,14 +58,14 @@ function follow(server: TestServer, key: string, options: SyncOptions, extra: Pa
   return { steps, waits, stop, ended, arrivalOf };
 }
 
-async function newUser(server: TestServer) {
+async function newUser(server: ServedApp) {
   const userId = newUserId('follow');
   const { key } = await server.createKey(userId);
   return { userId, key };
 }
 
 /** Imports one meal with `meals import` (another process); resolves performance.now() once it has exited. */
-async function importOne(server: TestServer, userId: string): Promise<{ id: string; at: number }> {
+async function importOne(server: ServedApp, userId: string): Promise<{ id: string; at: number }> {
   const meal = makeMeal();
   await server.importMeals(userId, [meal]);
   return { id: String(meal.id), at: performance.now() };
@@ -73,9 +74,9 @@ async function importOne(server: TestServer, userId: string): Promise<{ id: stri
 const recent = () => new Date(Date.now() - 60_000);
 
 describe('sync with follow (no interval)', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: ServedApp;
   before(async () => {
-    server = await startTestServer();
+    server = await startInProcessServer();
   });
   after(async () => {
     assert.equal(await server.stop(), 0);
@@ -152,7 +153,7 @@ describe('sync with follow (no interval)', { concurrency: true }, () => {
 
 describe('sync with follow under the contract interval (3 s)', () => {
   test('follows a few changes for 10 s without ever meeting a 429, each yielded once, in order', async () => {
-    const server = await startTestServer({ minIntervalMs: 3_000 });
+    const server = await startInProcessServer({ minIntervalMs: 3_000 });
     try {
       const user = await newUser(server);
       // The client's own default pace: 3 s, then what the server announces.

@@ -10,16 +10,17 @@ import {
   type WaitEvent,
 } from '../../src/client/index.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 // client.keyInfo(): GET /v1/key through the SDK (docs/sdk.md#your-key-and-its-limits), against a
 // server with the spec's 3 s interval, so that a wait for it would show.
-let server: TestServer;
+let server: ServedApp;
 let ca: string;
 const clients: MealExportClient[] = [];
 
 before(async () => {
-  server = await startTestServer({ minIntervalMs: 3000, dailyLimit: 10 });
+  server = await startInProcessServer({ minIntervalMs: 3000, dailyLimit: 10 });
   ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
 });
 

@@ -3,16 +3,17 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/project.js';
-import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertSameAsExport, fileText, pull, pullArgs, type PullFiles, pullFiles } from './pull-harness.js';
 
 // pull checks its copy against Meals-Digest at every catch-up
 // (docs/api.md#verifying-a-copy-meals-digest) and rebuilds a copy that differs.
-let server: TestServer;
+let server: ServedApp;
 const temp = makeTempDir('pull-digest');
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
 });
 
 after(async () => {

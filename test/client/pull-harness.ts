@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { runCli } from '../support/cli.js';
 import { BIN, cleanEnv, PROJECT_ROOT } from '../support/project.js';
-import type { TestServer } from '../support/server.js';
+import type { ServedApp } from '../support/server.js';
 
 /** Drives `meal-export pull` against a test server, and reads what it and `meals export` wrote. */
 
@@ -18,13 +18,13 @@ export function pullFiles(dir: string, name: string, extension: 'csv' | 'jsonl' 
   return { state: path.join(dir, `${name}.state.json`), out: path.join(dir, `${name}.${extension}`) };
 }
 
-export function pullArgs(server: TestServer, files: PullFiles, extra: readonly string[] = []): string[] {
+export function pullArgs(server: ServedApp, files: PullFiles, extra: readonly string[] = []): string[] {
   const ca = path.join(server.dir, 'tls', 'cert.pem');
   return ['pull', '--url', server.url, '--ca', ca, '--state', files.state, '--out', files.out, ...extra];
 }
 
 /** `meal-export pull ... --json`, which must succeed; returns its summary. */
-export async function pull(server: TestServer, key: string, files: PullFiles, extra: readonly string[] = []) {
+export async function pull(server: ServedApp, key: string, files: PullFiles, extra: readonly string[] = []) {
   const run = await runCli([...pullArgs(server, files, extra), '--json'], { env: { MEAL_EXPORT_API_KEY: key } });
   assert.equal(run.code, 0, run.stderr);
   return JSON.parse(run.stdout) as {
@@ -37,7 +37,7 @@ export async function pull(server: TestServer, key: string, files: PullFiles, ex
 }
 
 /** A pull left running (for SIGKILL, SIGTERM and --follow). */
-export function spawnPull(server: TestServer, key: string, files: PullFiles, extra: readonly string[] = []) {
+export function spawnPull(server: ServedApp, key: string, files: PullFiles, extra: readonly string[] = []) {
   const child = spawn(process.execPath, [BIN, ...pullArgs(server, files, extra)], {
     cwd: PROJECT_ROOT,
     env: cleanEnv({ MEAL_EXPORT_API_KEY: key }),
@@ -62,7 +62,7 @@ export { waitFor } from '../support/wait-for.js';
 export const fileText = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 
 /** What `meals export` writes for the user, in the format asked. */
-export async function exported(server: TestServer, userId: string, format: 'csv' | 'jsonl' = 'csv'): Promise<string> {
+export async function exported(server: ServedApp, userId: string, format: 'csv' | 'jsonl' = 'csv'): Promise<string> {
   const run = await runCli(['meals', 'export', '--user', userId, '--format', format, '--db', server.db]);
   assert.equal(run.code, 0, run.stderr);
   return run.stdout;
@@ -71,7 +71,7 @@ export async function exported(server: TestServer, userId: string, format: 'csv'
 export const csvRows = (text: string): string[][] => parse(text, { record_delimiter: '\r\n' });
 
 /** The pulled file equals `meals export` for that user: row by row, then byte for byte. */
-export async function assertSameAsExport(server: TestServer, userId: string, out: string, format: 'csv' | 'jsonl') {
+export async function assertSameAsExport(server: ServedApp, userId: string, out: string, format: 'csv' | 'jsonl') {
   const expected = await exported(server, userId, format);
   const actual = fileText(out);
   if (format === 'csv') assert.deepEqual(csvRows(actual), csvRows(expected));

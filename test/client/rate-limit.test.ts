@@ -5,15 +5,16 @@ import { after, before, describe, test } from 'node:test';
 import { createMealExportClient, type WaitEvent } from '../../src/client/index.js';
 import { CSV_HEADER } from '../../src/meals-io/csv-writer.js';
 import { makeTempDir } from '../support/project.js';
-import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertSameAsExport, pull, pullFiles } from './pull-harness.js';
 
 // The contract's interval: one accepted request every 3 s per key. Each test meets one 429.
-let server: TestServer;
+let server: ServedApp;
 const temp = makeTempDir('pull-429');
 
 before(async () => {
-  server = await startTestServer({ minIntervalMs: 3000 });
+  server = await startInProcessServer({ minIntervalMs: 3000 });
 });
 
 after(async () => {

@@ -13,7 +13,8 @@ import { withStorage } from '../../src/storage/open-storage.js';
 import { runCli } from '../support/cli.js';
 import { startMealsProxy } from '../support/meals-proxy.js';
 import { makeTempDir } from '../support/project.js';
-import { contentOf, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { contentOf, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertSameAsExport, fileText, pull, pullArgs, pullFiles, waitFor } from './pull-harness.js';
 
 // 410 resync_required comes only when a pruned tombstone belongs in the answer
@@ -22,12 +23,12 @@ import { assertSameAsExport, fileText, pull, pullArgs, pullFiles, waitFor } from
 // written after that answer and pruned can make its catch-up a 410: these tests delete and prune
 // between pages, and place older tombstones by writing through the store with an earlier clock, as
 // an instance whose clock lags would (the clock takes max(now, the user's last + 1 ms)).
-let server: TestServer;
+let server: ServedApp;
 const temp = makeTempDir('resync');
 const MINUTE = 60_000;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
 });
 
 after(async () => {
@@ -46,12 +47,19 @@ async function userWith(count: number, minutesAgo: number) {
   return { userId, key, ids: meals.map((m) => String(m.id)) };
 }
 
+/** The tests' deletes and prunes, one after the other: a prune takes every user's tombstones. */
+let pruning: Promise<unknown> = Promise.resolve();
+
 /** Deletes a meal with the store's clock at `at`, then prunes every tombstone up to now. */
-async function deleteAndPrune(userId: string, mealId: string, at: number): Promise<void> {
-  await withStorage(server.db, async (storage) => {
-    assert.equal(await storage.writes.deleteMeal(userId, mealId, at), 'deleted');
-    assert.ok((await storage.writes.pruneTombstones(Date.now())) >= 1);
-  });
+function deleteAndPrune(userId: string, mealId: string, at: number): Promise<void> {
+  const done = pruning.then(() =>
+    withStorage(server.db, async (storage) => {
+      assert.equal(await storage.writes.deleteMeal(userId, mealId, at), 'deleted');
+      assert.ok((await storage.writes.pruneTombstones(Date.now())) >= 1);
+    }),
+  );
+  pruning = done.catch(() => undefined);
+  return done;
 }
 
 function clientFor(key: string): MealExportClient {

@@ -13,16 +13,17 @@ import {
   type SyncPosition,
   type SyncStep,
 } from '../../src/client/index.js';
-import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 // The SDK's digest against the server's Meals-Digest (docs/api.md#verifying-a-copy-meals-digest),
 // over TLS, from a copy kept the way docs/sdk.md shows.
-let server: TestServer;
+let server: ServedApp;
 let ca: string;
 const clients: MealExportClient[] = [];
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
   ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
 });
 

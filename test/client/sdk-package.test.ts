@@ -13,7 +13,8 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { blockAfter as blockOf } from '../support/doc-blocks.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
-import { makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -62,14 +63,14 @@ function projectEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-let server: TestServer;
+let server: ServedApp;
 let project: { dir: string; remove: () => void };
 let tarball: string;
 
 before(async () => {
   project = makeTempDir('sdk-project');
   [server, tarball] = await Promise.all([
-    startTestServer(),
+    startInProcessServer(),
     // The script's last line is the tarball's path (npm's own header lines come first).
     run('npm', ['run', 'pack:client'], { cwd: PROJECT_ROOT, env: projectEnv() }).then(
       ({ stdout }) => stdout.trim().split('\n').at(-1) ?? '',

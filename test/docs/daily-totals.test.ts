@@ -11,7 +11,8 @@ import { cliJson, runCli } from '../support/cli.js';
 import { blockAfter, docsPage } from '../support/doc-blocks.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
 import { pythonMissing } from '../support/python.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 // The recipe of docs/api.md#daily-totals-by-the-persons-day, four ways, each run as written
 // against the service: the meals of the page's table, saved as an app would, come back in
@@ -32,14 +33,14 @@ const MEALS = [
 const DAYS = ['2026-11-25 750', '2026-11-26 400'];
 
 describe("docs/api.md: daily totals by the person's day, run", () => {
-  let server: TestServer;
+  let server: ServedApp;
   let key: string;
   let csv: string;
   let prefix: string;
   const work = makeTempDir('daily-totals');
 
   before(async () => {
-    server = await startTestServer();
+    server = await startInProcessServer();
     const userId = newUserId('days');
     prefix = `${userId}-`;
     key = (await server.createKey(userId)).key;

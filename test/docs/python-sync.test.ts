@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { assertPage, type ApiMeal } from '../http/http-expect.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
 import { pythonMissing } from '../support/python.js';
-import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 // The Python recipe of docs/api.md#a-sync-client-in-any-language, run as a user would run it
 // against the real server over TLS: its copy must end equal to the live meals the API serves,
@@ -17,11 +18,11 @@ const BEGINNING = '1970-01-01T00:00:00Z';
 
 const SKIP = pythonMissing();
 
-let server: TestServer;
+let server: ServedApp;
 const work = makeTempDir('python-sync');
 
 before(async () => {
-  if (SKIP === false) server = await startTestServer();
+  if (SKIP === false) server = await startInProcessServer();
 });
 
 after(async () => {

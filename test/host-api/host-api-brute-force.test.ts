@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type HostApiServer, hostCall, mealPath, startHostApiServer } from '../support/host-api.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { getMeals, newUserId } from '../support/server.js';
 
 // The failed-attempt rule of the public listener holds on the host API, per client address,
@@ -9,7 +10,7 @@ import { getMeals, newUserId } from '../support/server.js';
 let server: HostApiServer;
 
 before(async () => {
-  server = await startHostApiServer();
+  server = await startHostApiServer({}, startInProcessServer);
 });
 
 after(async () => {

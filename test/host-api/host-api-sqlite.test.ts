@@ -1,5 +1,6 @@
 import { after, before } from 'node:test';
 import { type HostApiServer, startHostApiServer } from '../support/host-api.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { hostAccountRules } from './host-accounts.suite.js';
 import { hostErrorRules } from './host-errors.suite.js';
 import { hostImportRules } from './host-import.suite.js';
@@ -9,7 +10,7 @@ import { hostMealRules } from './host-meals.suite.js';
 let server: HostApiServer | undefined;
 
 before(async () => {
-  server = await startHostApiServer({ extraArgs: ['--public-url', 'https://meals.example.com'] });
+  server = await startHostApiServer({ extraArgs: ['--public-url', 'https://meals.example.com'] }, startInProcessServer);
 });
 
 after(async () => {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
 import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
-import { getMeals, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { appPageUrl, pageRequest, tokenOf } from '../web/page-client.js';
 
 interface Page {
@@ -15,12 +16,12 @@ interface Page {
 
 /** meal-export/host used as the diet app's back end would, against the running server's store. */
 describe('the host module (meal-export/host)', () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let host: MealHost;
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     host = await openMealHost(server.db, { publicUrl: app });
   });

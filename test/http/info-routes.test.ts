@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { request, startTestServer, type TestServer } from '../support/server.js';
+import { request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertCommonHeaders, assertError, ENVELOPE_FIELDS, MEAL_FIELDS } from './http-expect.js';
 
-let server: TestServer;
+let server: ServedApp;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
 });
 
 after(async () => {
@@ -206,7 +207,7 @@ test('the OpenAPI document is compressed when the client asks (it is over 1 KiB)
 });
 
 test('the OpenAPI document is the same on a server started with other rate limits', async () => {
-  const other = await startTestServer({ minIntervalMs: 7000, dailyLimit: 42 });
+  const other = await startInProcessServer({ minIntervalMs: 7000, dailyLimit: 42 });
   try {
     const theirs = await request(other, { path: '/v1/openapi.json' });
     const ours = await request(server, { path: '/v1/openapi.json' });

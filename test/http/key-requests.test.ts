@@ -3,18 +3,19 @@ import { after, before, describe, test } from 'node:test';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { KeyDayRequests } from '../../src/domain/key-records.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { getMeals, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 /**
  * The daily request counts behind the app page's "today's quota use": a request counts once
  * accepted, so a 429 does not (docs/api.md#limits). Written every 5 s with last use.
  */
 describe('accepted requests per key and day, as the server records them', () => {
-  let server: TestServer;
+  let server: ServedApp;
   let storage: Storage;
 
   before(async () => {
-    server = await startTestServer({ minIntervalMs: 600_000 });
+    server = await startInProcessServer({ minIntervalMs: 600_000 });
     storage = await openSqliteStorage(server.db);
   });
 

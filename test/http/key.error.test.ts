@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { cliJson } from '../support/cli.js';
-import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertError, OLD, WWW_AUTHENTICATE } from './http-expect.js';
 import { assertKeyInfo } from './key-info-expect.js';
 
@@ -10,12 +11,12 @@ import { assertKeyInfo } from './key-info-expect.js';
 // route, method, Origin, authentication, then parameters, of which it takes none.
 
 describe('GET /v1/key refusals', () => {
-  let server: TestServer;
+  let server: ServedApp;
   let key: string;
   let keyId: string;
 
   before(async () => {
-    server = await startTestServer({ minIntervalMs: 3000, dailyLimit: 3 });
+    server = await startInProcessServer({ minIntervalMs: 3000, dailyLimit: 3 });
     ({ key, id: keyId } = await server.createKey(newUserId('key-errors')));
   });
 
@@ -87,10 +88,10 @@ describe('GET /v1/key refusals', () => {
 });
 
 describe('GET /v1/key and the failed-attempt rule', () => {
-  let server: TestServer;
+  let server: ServedApp;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startInProcessServer();
   });
 
   after(async () => {

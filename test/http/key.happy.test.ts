@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cliJson } from '../support/cli.js';
-import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertPage, nextUtcMidnightSeconds, OLD } from './http-expect.js';
 import { assertKeyInfo } from './key-info-expect.js';
 
@@ -12,10 +13,10 @@ const MEALS = `/v1/meals?lastModifiedSince=${OLD}`;
 
 describe('GET /v1/key', () => {
   /** The spec's interval, and a daily quota of 3 (serve --daily-limit) to reach its end. */
-  let server: TestServer;
+  let server: ServedApp;
 
   before(async () => {
-    server = await startTestServer({ minIntervalMs: 3000, dailyLimit: 3 });
+    server = await startInProcessServer({ minIntervalMs: 3000, dailyLimit: 3 });
   });
 
   after(async () => {
@@ -84,7 +85,7 @@ describe('GET /v1/key', () => {
   });
 
   test("is never refused with today's quota used up: remainingToday 0 and nextAcceptedAt is resetsAt", async () => {
-    const quota = await startTestServer({ minIntervalMs: 0, dailyLimit: 2 });
+    const quota = await startInProcessServer({ minIntervalMs: 0, dailyLimit: 2 });
     try {
       const { key } = await quota.createKey(newUserId('key-spent'));
       assertPage(await request(quota, { path: MEALS, key }));

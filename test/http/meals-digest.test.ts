@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import type { TestResponse } from '../support/server.js';
 import { untilHeld } from '../support/metrics.js';
 import { assertError, assertPage, OLD } from './http-expect.js';
@@ -9,10 +10,10 @@ import { assertError, assertPage, OLD } from './http-expect.js';
 // Meals-Digest (docs/api.md#verifying-a-copy-meals-digest): every 200 whose hasMore is false
 // carries the digest of the user's live meals in the page's snapshot. Here it is computed
 // apart, from what the API sends, as a client in any language would.
-let server: TestServer;
+let server: ServedApp;
 
 before(async () => {
-  server = await startTestServer({ adminPort: 0 });
+  server = await startInProcessServer({ adminPort: 0 });
 });
 
 after(async () => {

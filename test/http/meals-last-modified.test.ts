@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import type { TestResponse } from '../support/server.js';
 import { untilHeld } from '../support/metrics.js';
 import { assertError, assertPage, OLD } from './http-expect.js';
@@ -8,10 +9,10 @@ import { assertError, assertPage, OLD } from './http-expect.js';
 // Meals-Last-Modified (docs/api.md): every 200 of /v1/meals carries the user's newest change
 // of any kind as of the page's snapshot, so that a client can follow the changes after a full
 // pass from exactly the next millisecond. Absent while the user has had no change.
-let server: TestServer;
+let server: ServedApp;
 
 before(async () => {
-  server = await startTestServer({ adminPort: 0 });
+  server = await startInProcessServer({ adminPort: 0 });
 });
 
 after(async () => {

@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertError, assertPage, getMealsExact, OLD, WWW_AUTHENTICATE } from './http-expect.js';
 
 // Failed authentications stay well under the brute-force threshold (20 a minute from one
 // address): this file makes 4 on `server`. `elsewhere` has a store of its own (its own cursor
 // secret). The 410 cases are in meals.sync.test.ts.
-let server: TestServer;
-let elsewhere: TestServer;
+let server: ServedApp;
+let elsewhere: ServedApp;
 let key: string; // a key with two meals, for the parameter checks
 let cursor: string; // a real cursor of that key's user
 
 before(async () => {
-  [server, elsewhere] = await Promise.all([startTestServer(), startTestServer()]);
+  [server, elsewhere] = await Promise.all([startInProcessServer(), startInProcessServer()]);
   const userId = newUserId();
   key = (await server.createKey(userId)).key;
   await server.importMeals(userId, [makeMeal(), makeMeal()]);

@@ -1,8 +1,8 @@
 import { NO_NUTRIENTS } from '../support/contract.js';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { cliJson } from '../support/cli.js';
-import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import {
   type ApiMeal,
   assertError,
@@ -16,10 +16,10 @@ import {
 } from './http-expect.js';
 
 // One server for the file: no interval, no practical daily limit. Every test has its own user.
-let server: TestServer;
+let server: ServedApp;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
 });
 
 after(async () => {
@@ -356,7 +356,7 @@ test('small bodies are never compressed: an empty page and an error', async () =
 });
 
 async function deleteMeal(userId: string, mealId: string): Promise<void> {
-  await cliJson(['meals', 'delete', '--user', userId, mealId, '--db', server.db]);
+  await server.deleteMeal(userId, mealId);
 }
 
 test('twenty simultaneous first-sync pages (limit 5000) all come back whole, identical to one alone', async () => {

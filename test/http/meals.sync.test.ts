@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertError, assertPage, idsOf, type MealPageBody, OLD } from './http-expect.js';
 
 // Sync semantics (docs/api.md#staying-in-sync): lastModifiedSince and the cursor both filter, and
 // includeDeleted gets 410 only when a pruned tombstone belongs in the answer. Tombstones are
 // pruned with `meals prune --tombstone-days 0` on the running server's store, as an operator
 // would; the server itself keeps the default retention.
-let server: TestServer;
+let server: ServedApp;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
 });
 
 after(async () => {

@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { PACKAGE_VERSION } from '../../src/version.js';
-import {
-  makeMeal,
-  newUserId,
-  rawTlsRequest,
-  request,
-  startTestServer,
-  type TestResponse,
-  type TestServer,
-} from '../support/server.js';
+import { makeMeal, newUserId, rawTlsRequest, request, type TestResponse, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { OLD } from './http-expect.js';
 import {
   type AnswerChecker,
@@ -27,9 +20,9 @@ import { parseRawResponse } from './tls-client.js';
 // never provoked; the 503s of /v1/meals and /readyz (the store down) are checked against the
 // same document in test/scale-out/multi-instance.test.ts, which cuts PostgreSQL.
 
-let server: TestServer;
+let server: ServedApp;
 /** --daily-limit 1: the second request of a key is refused with rate_limited. */
-let limited: TestServer;
+let limited: ServedApp;
 let checker: AnswerChecker;
 let key: string;
 
@@ -44,7 +37,7 @@ function expectDocumented(place: AnswerPlace, method: string, res: CheckedAnswer
 
 /** Sends `options` to `target` and checks the answer, documented at `place`, has `status`. */
 async function check(
-  target: TestServer,
+  target: ServedApp,
   place: AnswerPlace,
   options: { method?: string; path: string; key?: string; headers?: Record<string, string> },
   status: number,
@@ -56,7 +49,7 @@ async function check(
 }
 
 before(async () => {
-  [server, limited] = await Promise.all([startTestServer(), startTestServer({ dailyLimit: 1 })]);
+  [server, limited] = await Promise.all([startInProcessServer(), startInProcessServer({ dailyLimit: 1 })]);
   const served = await request(server, { path: '/v1/openapi.json' });
   assert.equal(served.status, 200);
   // The linted document (openapi-lint.test.ts) is the one served.

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { test } from 'node:test';
-import { request, startTestServer } from '../support/server.js';
+import { request } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 /** A plain `http://` GET on a connection of its own: the answer, and whether the server then closed it. */
 function plainGet(port: number): Promise<{ status: number; body: string; closed: boolean }> {
@@ -33,7 +34,7 @@ async function freePort(): Promise<number> {
 
 test('plain HTTP on the TLS ports gets a 400 in plain HTTP saying to use https://, then the connection closes', async () => {
   const appPort = await freePort();
-  const server = await startTestServer({ extraArgs: ['--app-port', String(appPort)] });
+  const server = await startInProcessServer({ extraArgs: ['--app-port', String(appPort)] });
   try {
     for (const port of [server.port, appPort]) {
       const answer = await plainGet(port);

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import {
-  getMeals,
-  newUserId,
-  request,
-  startTestServer,
-  type TestResponse,
-  type TestServer,
-} from '../support/server.js';
+import { getMeals, newUserId, request, type TestResponse, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertError, assertPage, clearOfMidnight, nextUtcMidnightSeconds, OLD, sleep } from './http-expect.js';
 
 // Three servers: the spec's limits (3 s, 1000 a day); no interval and 3 a day; and a 1.5 s
 // interval, whose policy and Retry-After show the rounding up to whole seconds.
-let spec: TestServer;
-let daily: TestServer;
-let halfSeconds: TestServer;
+let spec: ServedApp;
+let daily: ServedApp;
+let halfSeconds: ServedApp;
 
 // Each case counts a key's requests of today, over a few seconds: never across UTC midnight.
 beforeEach(() => clearOfMidnight(30_000));
@@ -26,9 +20,9 @@ const QUERY = { lastModifiedSince: OLD };
 
 before(async () => {
   [spec, daily, halfSeconds] = await Promise.all([
-    startTestServer({ minIntervalMs: 3000, dailyLimit: 1000 }),
-    startTestServer({ minIntervalMs: 0, dailyLimit: 3 }),
-    startTestServer({ minIntervalMs: 1500, dailyLimit: 1000 }),
+    startInProcessServer({ minIntervalMs: 3000, dailyLimit: 1000 }),
+    startInProcessServer({ minIntervalMs: 0, dailyLimit: 3 }),
+    startInProcessServer({ minIntervalMs: 1500, dailyLimit: 1000 }),
   ]);
 });
 
@@ -36,7 +30,7 @@ after(async () => {
   await Promise.all([spec.stop(), daily.stop(), halfSeconds.stop()]);
 });
 
-async function freshKey(server: TestServer, userId = newUserId()): Promise<string> {
+async function freshKey(server: ServedApp, userId = newUserId()): Promise<string> {
   return (await server.createKey(userId)).key;
 }
 

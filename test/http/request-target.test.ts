@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getMeals, makeMeal, newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { assertError, assertPage, idsOf, OLD } from './http-expect.js';
 
 // One server for the file: no interval, no practical daily limit. Every test has its own user.
-let server: TestServer;
+let server: ServedApp;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startInProcessServer();
 });
 
 after(async () => {

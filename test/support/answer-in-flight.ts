@@ -4,7 +4,7 @@ import { connect as netConnect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeMeal, newUserId } from './fresh-records.js';
 import { keyedGetOptions } from './https-request.js';
-import type { TestServer } from './server.js';
+import type { ServedApp, TestServer } from './server.js';
 
 // A large answer held unread by its client, for the tests of what a server does meanwhile
 // (connection limits, shutdown).
@@ -14,7 +14,7 @@ import type { TestServer } from './server.js';
  * 100 makes a page of all of them about 16 MB, far more than the kernel's socket buffers hold
  * for a reader that has stopped, so most of the answer stays in the server process.
  */
-export async function userWithLargePage(server: TestServer, repeats = 100): Promise<{ userId: string; key: string }> {
+export async function userWithLargePage(server: ServedApp, repeats = 100): Promise<{ userId: string; key: string }> {
   const userId = newUserId('large');
   const { key } = await server.createKey(userId);
   const description = 'a long description of the meal, '.repeat(repeats);
@@ -26,7 +26,7 @@ export async function userWithLargePage(server: TestServer, repeats = 100): Prom
 }
 
 /** Opens a GET and stops reading the answer as soon as its headers arrive. */
-export function pausedGet(server: TestServer, key: string, path: string) {
+export function pausedGet(server: ServedApp, key: string, path: string) {
   return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
     const req = https.request(keyedGetOptions(server, key, path), (res) => {
       res.pause();

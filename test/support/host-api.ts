@@ -1,8 +1,18 @@
 import { cliJson } from './cli.js';
-import { request, type StartOptions, startTestServer, type TestResponse, type TestServer } from './server.js';
+import {
+  request,
+  type ServedApp,
+  type StartOptions,
+  startTestServer,
+  type TestResponse,
+  type TestServer,
+} from './server.js';
 
 /** A served meal-export with its host API listening, and a service token for it. */
-export interface HostApiServer extends TestServer {
+export type HostApiServer<S extends ServedApp = ServedApp> = S & HostApiAccess;
+
+/** The host API of a served meal-export, and a service token for it. */
+export interface HostApiAccess {
   /** `https://127.0.0.1:PORT` of the host API. */
   readonly hostUrl: string;
   readonly hostApi: { readonly url: string; readonly host: string; readonly port: number };
@@ -11,9 +21,20 @@ export interface HostApiServer extends TestServer {
   readonly tokenId: string;
 }
 
-/** Starts `serve --host-api-port 0` (and whatever `options` add) and makes a service token on its store. */
-export async function startHostApiServer(options: StartOptions = {}): Promise<HostApiServer> {
-  const server = await startTestServer({ ...options, hostApiPort: 0 });
+/**
+ * Starts `serve --host-api-port 0` (and whatever `options` add) and makes a service token on its
+ * store; `start`: in a process of its own by default, or startInProcessServer.
+ */
+export function startHostApiServer(options?: StartOptions): Promise<HostApiServer<TestServer>>;
+export function startHostApiServer<S extends ServedApp>(
+  options: StartOptions,
+  start: (options: StartOptions) => Promise<S>,
+): Promise<HostApiServer<S>>;
+export async function startHostApiServer(
+  options: StartOptions = {},
+  start: (options: StartOptions) => Promise<ServedApp> = startTestServer,
+): Promise<HostApiServer> {
+  const server = await start({ ...options, hostApiPort: 0 });
   const { hostApi } = server;
   if (hostApi === undefined) throw new Error('the host API did not start');
   const made = await cliJson<{ id: string; token: string }>([

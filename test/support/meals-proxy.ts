@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { TestServer } from './server.js';
+import type { ServedApp } from './server.js';
 
 /** One answer of the test server, as the proxy is about to pass it on. */
 export interface ProxiedAnswer {
@@ -34,7 +34,7 @@ export interface MealsProxy {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 
 export async function startMealsProxy(
-  server: TestServer,
+  server: ServedApp,
   beforeAnswer: (answer: ProxiedAnswer) => Promise<void> = async () => undefined,
 ): Promise<MealsProxy> {
   const tls = path.join(server.dir, 'tls');

@@ -1,39 +1,47 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliJson } from './cli.js';
 import { BIN, cleanEnv, makeTempDir, PROJECT_ROOT } from './project.js';
+import { lazyStoreWriter } from './store-writer.js';
 
 // What tests reach a server with, from where they have always imported it.
 export { pausedGet, refused, sigtermWithAnswerInFlight, userWithLargePage } from './answer-in-flight.js';
 export { contentOf, makeMeal, newUserId } from './fresh-records.js';
 export { getMeals, keyedGetOptions, rawTlsRequest, request, type TestResponse } from './https-request.js';
 
-export interface TestServer {
+/** A served meal-export as a test reaches it: a process of its own, or started in the test's (in-process-server.ts). */
+export interface ServedApp {
   readonly url: string;
   readonly host: string;
   readonly port: number;
   readonly db: string;
   readonly dir: string;
-  readonly child: ChildProcess;
   /** `http://127.0.0.1:PORT` of the admin listener (/metrics), when started with `adminPort`. */
   readonly adminUrl: string | undefined;
   /** The host API's listener, when started with `hostApiPort` (same certificate: `request` reaches it). */
   readonly hostApi: { readonly url: string; readonly host: string; readonly port: number } | undefined;
-  /** Everything the server wrote to stderr (its logs) so far. */
+  /** Every log line the server wrote so far. */
   logs(): string;
-  stdout(): string;
-  /** SIGTERM, wait for the exit, remove the folder. Resolves the exit code. */
+  /** Stops it as SIGTERM does (the drain), removes its folder. Resolves the exit code (0 in-process). */
   stop(): Promise<number | null>;
   createKey(userId: string, extra?: readonly string[]): Promise<{ id: string; key: string }>;
   importMeals(
     userId: string,
     meals: readonly object[],
   ): Promise<{ imported: number; created: number; updated: number; unchanged: number }>;
-  /** `meals delete` on this server's store. */
+  /** A delete on this server's store (`meals delete`'s answer). */
   deleteMeal(userId: string, mealId: string): Promise<{ id: string; deleted: true }>;
-  /** `meals prune` on this server's store, as an operator would run it beside the server. */
+  /** `meals prune`'s rule on this server's store, run beside the server. */
   pruneTombstones(tombstoneDays: number): Promise<{ pruned: number }>;
+  /** A sign-in link to the app page at `publicUrl` for the user (`users login-link`'s `url`). */
+  loginLink(userId: string, publicUrl: string): Promise<string>;
+}
+
+/** `meal-export serve` in a process of its own; the test changes its store from the test's process (store-writer.ts). */
+export interface TestServer extends ServedApp {
+  readonly child: ChildProcess;
+  /** Everything the server wrote to stderr (its logs) so far. */
+  logs(): string;
+  stdout(): string;
 }
 
 export interface StartOptions {
@@ -59,6 +67,19 @@ const ADMIN_LINE_RE = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"admin lis
 // The host API's address, as the server logs it (serve/host-api-listener.ts).
 const HOST_API_LINE_RE = /"url":"(https?:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"host API listening"/;
 
+/** `serve`'s arguments for these options, on this data folder and store. */
+export function serveArgs(options: StartOptions, dir: string, db: string): string[] {
+  const args = ['--port', '0', '--db', db, '--data-dir', dir, '--host', '127.0.0.1'];
+  if (options.redis !== undefined) args.push('--redis', options.redis.url, '--redis-prefix', options.redis.prefix);
+  args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
+  args.push('--daily-limit', String(options.dailyLimit ?? 1_000_000));
+  if (options.adminPort !== undefined) args.push('--admin-port', String(options.adminPort));
+  if (options.hostApiPort !== undefined) args.push('--host-api-port', String(options.hostApiPort));
+  if (options.workers !== undefined) args.push('--workers', String(options.workers));
+  args.push(...(options.extraArgs ?? []));
+  return args;
+}
+
 /**
  * Starts the built `meal-export serve` on a free port with its own SQLite file and data
  * folder, and waits for its `listening on` line.
@@ -67,14 +88,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const temp = options.dataDir === undefined ? makeTempDir('server') : undefined;
   const dir = options.dataDir ?? temp?.dir ?? '';
   const db = options.db ?? path.join(dir, 'meal-export.db');
-  const args = [BIN, 'serve', '--port', '0', '--db', db, '--data-dir', dir, '--host', '127.0.0.1'];
-  if (options.redis !== undefined) args.push('--redis', options.redis.url, '--redis-prefix', options.redis.prefix);
-  args.push('--min-interval-ms', String(options.minIntervalMs ?? 0));
-  args.push('--daily-limit', String(options.dailyLimit ?? 1_000_000));
-  if (options.adminPort !== undefined) args.push('--admin-port', String(options.adminPort));
-  if (options.hostApiPort !== undefined) args.push('--host-api-port', String(options.hostApiPort));
-  if (options.workers !== undefined) args.push('--workers', String(options.workers));
-  args.push(...(options.extraArgs ?? []));
+  const args = [BIN, 'serve', ...serveArgs(options, dir, db)];
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: cleanEnv(),
@@ -109,6 +123,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     });
   });
   const { hostname, port } = new URL(url);
+  const writer = lazyStoreWriter(db);
   return {
     url,
     host: hostname,
@@ -130,16 +145,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       });
       child.kill('SIGTERM');
       const code = await exited;
+      await writer.close();
       temp?.remove();
       return code;
     },
-    createKey: (userId, extra = []) => cliJson(['keys', 'create', '--user', userId, '--db', db, ...extra]),
-    async importMeals(userId, meals) {
-      const file = path.join(dir, `import-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`);
-      writeFileSync(file, meals.map((m) => JSON.stringify(m)).join('\n'));
-      return cliJson(['meals', 'import', '--user', userId, file, '--db', db]);
-    },
-    deleteMeal: (userId, mealId) => cliJson(['meals', 'delete', '--user', userId, mealId, '--db', db]),
-    pruneTombstones: (days) => cliJson(['meals', 'prune', '--tombstone-days', String(days), '--db', db]),
+    ...writer,
   };
 }

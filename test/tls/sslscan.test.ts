@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createServer, type Server } from 'node:tls';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 
 // The TLS the public listener offers, as a real scanner sees it
 // (docs/api.md#the-rest-of-the-transport: TLS 1.2 or newer). Debian's sslscan, which .ci/run
@@ -14,13 +15,13 @@ const SSLSCAN = 'sslscan';
 const installed = spawnSync(SSLSCAN, ['--version']).status === 0;
 const SKIP = installed ? false : 'sslscan is not installed here (apt-get install sslscan; .ci/run installs it)';
 
-let server: TestServer;
+let server: ServedApp;
 /** A deliberately weak TLS server (TLS 1.0, every cipher): proof that the checks below can fail. */
 let weak: Server;
 
 before(async () => {
   if (!installed) return;
-  server = await startTestServer();
+  server = await startInProcessServer();
   const tlsDir = path.join(server.dir, 'tls');
   weak = createServer({
     cert: readFileSync(path.join(tlsDir, 'cert.pem')),

@@ -72,7 +72,7 @@ export function useAppPage(options: AppPageOptions = {}): AppPage {
     newPage,
     signedIn: async (userId, contextOptions) => {
       const page = await newPage(contextOptions);
-      await signInAs(page, started(app), started(server).db, userId);
+      await signInAs(page, started(app), started(server), userId);
       return page;
     },
   };

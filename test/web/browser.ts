@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { cliJson } from '../support/cli.js';
 import { PROJECT_ROOT } from '../support/project.js';
+import type { ServedApp } from '../support/server.js';
 
 /** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when missing. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -40,19 +40,11 @@ export function screenshotPath(name: string): string {
 
 /**
  * Signs `userId` in to the app page at `app` in `page`, as a person does: the login link
- * `users login-link` makes (on the store `db`), then Continue; resolves on the signed-in page.
+ * the app's back end makes (`users login-link`'s, through meal-export/host on the server's
+ * store), then Continue; resolves on the signed-in page.
  */
-export async function signInAs(page: Page, app: string, db: string, userId: string): Promise<void> {
-  const { url } = await cliJson<{ url: string }>([
-    'users',
-    'login-link',
-    '--user',
-    userId,
-    '--db',
-    db,
-    '--public-url',
-    app,
-  ]);
+export async function signInAs(page: Page, app: string, server: ServedApp, userId: string): Promise<void> {
+  const url = await server.loginLink(userId, app);
   await page.goto(url);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByRole('heading', { level: 1, name: 'Export (API, CSV)' }).waitFor();

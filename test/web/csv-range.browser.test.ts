@@ -43,7 +43,7 @@ describe("the CSV download's range of days", { skip: missing }, () => {
     page.on('request', (request) => {
       if (request.url().includes('/export.csv')) asked.push(request.url());
     });
-    await signInAs(page, appPage.app, appPage.server.db, options.user ?? userId);
+    await signInAs(page, appPage.app, appPage.server, options.user ?? userId);
     return { page, downloads, asked };
   }
   const first = (page: Page) => page.getByLabel('Meals eaten from');

@@ -95,7 +95,7 @@ for (const appHome of [APP_HOME, undefined]) {
       test('signing out, and an ended session, say how to get a new link', async () => {
         const userId = newUserId('ended');
         const page = await newPage(1280);
-        await signInAs(page, app, server.db, userId);
+        await signInAs(page, app, server, userId);
         if (appHome !== undefined) {
           const crumb = page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Resources' });
           assert.equal(await crumb.getAttribute('href'), appHome, 'the crumb leads back to the app, signed in too');
@@ -106,7 +106,7 @@ for (const appHome of [APP_HOME, undefined]) {
         assert.match(await page.locator('main').innerText(), /Your session has ended/);
         await assertWayBack(page, 'ended session');
 
-        await signInAs(page, app, server.db, userId);
+        await signInAs(page, app, server, userId);
         await page.getByRole('button', { name: 'Sign out' }).click();
         await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
         await assertWayBack(page, 'signed out');

@@ -136,7 +136,7 @@ describe('the states docs/app.md shows, in Chromium', { skip: missing }, () => {
       timezoneId: 'UTC',
       viewport: { width: 1280, height: 800 },
     });
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, app, server, userId);
   });
 
   after(async () => {

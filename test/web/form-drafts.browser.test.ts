@@ -67,7 +67,7 @@ describe('the app page keeps what was typed across the end of a session', { skip
       assert.ok(kept.includes(TYPED.keyName), kept);
       assert.doesNotMatch(kept, /csrf|keyId|key_|whk_/, kept);
 
-      await signInAs(page, appPage.app, appPage.server.db, userId);
+      await signInAs(page, appPage.app, appPage.server, userId);
       // The page's script puts the text back once it runs, and says so.
       await page.getByRole('status').filter({ hasText: 'What you had typed is back' }).first().waitFor();
       assert.deepEqual(await formValues(page), TYPED);

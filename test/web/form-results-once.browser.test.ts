@@ -22,7 +22,7 @@ describe("a form's result, once: Back and reload", { skip: missing }, () => {
     const addresses: string[] = [];
     page.on('request', (request) => addresses.push(request.url()));
     page.on('response', (response) => addresses.push(response.headers()['location'] ?? ''));
-    await signInAs(page, appPage.app, appPage.server.db, userId);
+    await signInAs(page, appPage.app, appPage.server, userId);
     return { page, addresses };
   }
   const count = async (what: 'keys' | 'webhooks', userId: string) =>

@@ -48,7 +48,7 @@ describe('the keys list with a history of revoked keys, in Chromium', { skip: mi
   async function signedInPage(viewport: { width: number; height: number }, user = userId): Promise<Page> {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
     const page = await context.newPage();
-    await signInAs(page, app, server.db, user);
+    await signInAs(page, app, server, user);
     return page;
   }
 

@@ -65,7 +65,7 @@ describe('dates on the app page, in the browser’s time zone', { skip: missing 
   ): Promise<Page> {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, ...options });
     const page = await context.newPage();
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, app, server, userId);
     await page.locator('details.old-keys summary').click();
     return page;
   }

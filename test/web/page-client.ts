@@ -1,7 +1,7 @@
-import { request, type TestServer } from '../support/server.js';
+import { request, type ServedApp } from '../support/server.js';
 
 /** The app page's address, from the server's log line (stdout carries only the API's). */
-export async function appPageUrl(server: TestServer): Promise<string> {
+export async function appPageUrl(server: ServedApp): Promise<string> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const m = /"url":"(https?:\/\/[^"]+)"[^\n]*"msg":"app page listening"/.exec(server.logs());

@@ -22,7 +22,7 @@ describe('the app page, visited', { skip: missing }, () => {
   let elsewhere: http.Server;
   let elsewhereUrl: string;
 
-  const signIn = (page: Page, userId: string) => signInAs(page, app, server.db, userId);
+  const signIn = (page: Page, userId: string) => signInAs(page, app, server, userId);
 
   before(async () => {
     server = await startTestServer({ extraArgs: ['--app-port', '0'] });

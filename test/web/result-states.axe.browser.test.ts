@@ -56,7 +56,7 @@ describe('the app page passes axe: results and session ends', { skip: missing },
   const signedInWithClock = async (userId: string): Promise<Page> => {
     const page = await newPage();
     await page.clock.install();
-    await signInAs(page, appPage.app, appPage.server.db, userId);
+    await signInAs(page, appPage.app, appPage.server, userId);
     return page;
   };
   const warning = (page: Page) => page.locator('.session-warning');
@@ -81,7 +81,7 @@ describe('the app page passes axe: results and session ends', { skip: missing },
     const page = await newPage();
     await page.clock.install();
     const now = Date.now();
-    await signInAs(page, appPage.app, appPage.server.db, userId);
+    await signInAs(page, appPage.app, appPage.server, userId);
     rows.set(userId, { createdAt: now - 12 * HOUR + 30 * MINUTE, expiresAt: now + 30 * MINUTE });
     await page.reload();
     await page.clock.fastForward(26 * MINUTE);

@@ -92,7 +92,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     const userId = newUserId('stay');
     const page = await appPage.newPage({ viewport: { width: 390, height: 844 } });
     await page.clock.install();
-    await signInAs(page, appPage.app, appPage.server.db, userId);
+    await signInAs(page, appPage.app, appPage.server, userId);
     const warning = page.locator('.session-warning');
     const stay = warning.getByRole('button', { name: 'Stay signed in' });
     const firstEnd = rows.read(userId).expiresAt;
@@ -134,7 +134,7 @@ describe('the app page session, in use', { skip: missing }, () => {
     const userId = newUserId('over');
     const page = await appPage.newPage();
     await page.clock.install();
-    await signInAs(page, appPage.app, appPage.server.db, userId);
+    await signInAs(page, appPage.app, appPage.server, userId);
     await page.clock.fastForward(61 * MINUTE);
     const warning = page.locator('.session-warning');
     await warning.getByText('Your session has ended').waitFor();

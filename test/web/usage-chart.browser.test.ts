@@ -45,7 +45,7 @@ describe('the usage charts of the keys, in Chromium', { skip: missing }, () => {
   async function signedInPage(viewport: { width: number; height: number }): Promise<Page> {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
     const page = await context.newPage();
-    await signInAs(page, app, server.db, userId);
+    await signInAs(page, app, server, userId);
     return page;
   }
 

@@ -117,7 +117,7 @@ describe("a test call's result appears by itself", { skip: missing }, () => {
     assert.equal(signedOut.status, 401);
     const context = await appPage.browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
-    await signInAs(page, appPage.app, appPage.server.db, newUserId('other'));
+    await signInAs(page, appPage.app, appPage.server, newUserId('other'));
     const cookie = (await context.cookies(appPage.app)).map((c) => `${c.name}=${c.value}`).join('; ');
     const other = await pageRequest(appPage.app, {
       path: `/webhooks/${created.id}/calls?event=msg_${'0'.repeat(32)}`,

@@ -72,7 +72,7 @@ describe("the app page's webhooks section in Chromium", { skip: missing }, () =>
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
-    await signInAs(page, appPage.app, appPage.server.db, userId);
+    await signInAs(page, appPage.app, appPage.server, userId);
   });
 
   test('adding an endpoint shows its secret once, with a working Copy button', async () => {
