@@ -1,6 +1,7 @@
 import { after, before } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { launchChromium, signInAs } from './browser.js';
 import { appPageUrl } from './page-client.js';
 
@@ -13,7 +14,7 @@ export interface AppPageOptions {
 
 /** A running app page and Chromium, for the tests of one describe. */
 export interface AppPage {
-  readonly server: TestServer;
+  readonly server: ServedApp;
   /** The app page's address. */
   readonly app: string;
   readonly browser: Browser;
@@ -28,7 +29,7 @@ export interface AppPage {
  * a before hook and stopped in an after hook of the describe this is called in.
  */
 export function useAppPage(options: AppPageOptions = {}): AppPage {
-  let server: TestServer | undefined;
+  let server: ServedApp | undefined;
   let app: string | undefined;
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
@@ -38,7 +39,7 @@ export function useAppPage(options: AppPageOptions = {}): AppPage {
   };
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0', ...(options.serveArgs?.() ?? [])] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0', ...(options.serveArgs?.() ?? [])] });
     app = await appPageUrl(server);
     browser = await launchChromium();
   });

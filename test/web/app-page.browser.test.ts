@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { isWellFormedApiKey } from '../../src/domain/api-key.js';
 import { cliJson, runCli } from '../support/cli.js';
-import { getMeals, makeMeal, newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, makeMeal, newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, screenshotPath } from './browser.js';
 import { appPageUrl, pageRequest } from './page-client.js';
 
@@ -20,7 +21,7 @@ if (missing !== undefined) process.stdout.write(`# skipping the app page's brows
  * generate, use, revoke, download, sign out.
  */
 describe('the app page in Chromium', { skip: missing }, () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -36,7 +37,7 @@ describe('the app page in Chromium', { skip: missing }, () => {
   const keyCount = async () => (await cliJson<unknown[]>(['keys', 'list', '--user', userId, '--db', server.db])).length;
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     await server.importMeals(userId, [
       makeMeal(undefined, { title: 'Porridge, "oats"', date: '2025-03-01T07:30:00.000Z' }),

@@ -7,12 +7,13 @@ import { CONTENT_SECURITY_POLICY } from '../../src/web/page-headers.js';
 import { digestSecretToken, newSecretToken } from '../../src/web/secret-token.js';
 import { SESSION_COOKIE } from '../../src/web/sessions.js';
 import { cliJson, runCli } from '../support/cli.js';
-import { newUserId, request, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, request, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { appPageUrl, asShown, pageRequest, tokenOf } from './page-client.js';
 
 /** The app page's web security from Node, as a forger or a careless client would talk to it. */
 describe('the app page: security over HTTPS', () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let storage: Storage;
 
@@ -24,7 +25,7 @@ describe('the app page: security over HTTPS', () => {
   const cookieOf = (setCookie: string | string[] | undefined) => String(setCookie).split(';')[0] ?? '';
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     storage = await openSqliteStorage(server.db);
   });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { cliJson, runCli } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, signInAs } from './browser.js';
 import { appPageUrl } from './page-client.js';
 import { sessionRows } from './session-rows.js';
@@ -25,13 +26,13 @@ for (const appHome of [APP_HOME, undefined]) {
     `the app page's way back, ${appHome === undefined ? 'without' : 'with'} --app-home-url`,
     { skip: missing },
     () => {
-      let server: TestServer;
+      let server: ServedApp;
       let app: string;
       let browser: Browser;
 
       before(async () => {
         const extraArgs = ['--app-port', '0', ...(appHome === undefined ? [] : ['--app-home-url', appHome])];
-        server = await startTestServer({ extraArgs });
+        server = await startInProcessServer({ extraArgs });
         app = await appPageUrl(server);
         browser = await launchChromium();
       });

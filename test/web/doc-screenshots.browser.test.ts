@@ -4,7 +4,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { getMeals, startTestServer, type TestServer } from '../support/server.js';
+import { getMeals, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, signInAs } from './browser.js';
 import { APP_DOC, docImages, imageFile, MAX_IMAGE_BYTES, pinChangingText, type Shot } from './doc-screenshots.js';
 import { appPageUrl } from './page-client.js';
@@ -88,7 +89,7 @@ test('docs/app.md embeds an image of each state shown here, with alt text naming
  */
 describe('the states docs/app.md shows, in Chromium', { skip: missing }, () => {
   const userId = 'u_1042';
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let browser: Browser;
   let page: Page;
@@ -118,7 +119,7 @@ describe('the states docs/app.md shows, in Chromium', { skip: missing }, () => {
   }
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'], dailyLimit: 1000 });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'], dailyLimit: 1000 });
     app = await appPageUrl(server);
     const create = (name: string, extra: readonly string[] = []) => {
       const args = ['keys', 'create', '--user', userId, '--name', name, '--db', server.db, ...extra];

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { ApiKeyRecord } from '../../src/domain/key-records.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, screenshotPath, signInAs } from './browser.js';
 import { appPageUrl } from './page-client.js';
 import { seedKeys } from './seeded-keys.js';
@@ -25,14 +26,14 @@ const PHONE_BOUND_PX = 2600;
  * so the page does not grow with every key ever revoked.
  */
 describe('the keys list with a history of revoked keys, in Chromium', { skip: missing }, () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let browser: Browser;
   const userId = newUserId('history');
   let revoked: ApiKeyRecord[] = [];
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     const old = Array.from({ length: 8 }, (_, i) => ({ name: `old script ${i + 1}`, revokedAgoMs: (i + 1) * HOUR_MS }));
     const active = ['website', 'backup job', 'spreadsheet'].map((name, i) => ({ name, requests: { 0: i + 1 } }));

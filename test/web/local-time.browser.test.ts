@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, signInAs } from './browser.js';
 import { appPageUrl } from './page-client.js';
 import { seedKeys } from './seeded-keys.js';
@@ -40,13 +41,13 @@ function localText(iso: string, timeZone: string, clock = false): string {
  * browser's own time zone once its script runs, the UTC text on hover, each on one line.
  */
 describe('dates on the app page, in the browser’s time zone', { skip: missing }, () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let browser: Browser;
   const userId = newUserId('zones');
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     await seedKeys(server.db, userId, [
       { name: 'an old script with a long name', revokedAgoMs: 5 * 3_600_000 },

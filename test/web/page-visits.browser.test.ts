@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { cliJson } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, signInAs } from './browser.js';
 import { appPageUrl, pageRequest } from './page-client.js';
 
@@ -16,7 +17,7 @@ const missing = browserMissing();
  * icon) answered.
  */
 describe('the app page, visited', { skip: missing }, () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let browser: Browser;
   let elsewhere: http.Server;
@@ -25,7 +26,7 @@ describe('the app page, visited', { skip: missing }, () => {
   const signIn = (page: Page, userId: string) => signInAs(page, app, server, userId);
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     browser = await launchChromium();
     // Another site: `localhost` is not the page's `127.0.0.1`, so a link from it is cross-site.

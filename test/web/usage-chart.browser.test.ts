@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { browserMissing, launchChromium, screenshotPath, signInAs } from './browser.js';
 import { appPageUrl } from './page-client.js';
 import { seedKeys } from './seeded-keys.js';
@@ -22,13 +23,13 @@ const dayLabel = (daysAgo: number) =>
  * keyboard and a screen reader reach.
  */
 describe('the usage charts of the keys, in Chromium', { skip: missing }, () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let browser: Browser;
   const userId = newUserId('charts');
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     await seedKeys(server.db, userId, [
       { name: 'quiet', requests: { 1: 1 } },

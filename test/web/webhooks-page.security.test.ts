@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { cliJson } from '../support/cli.js';
-import { newUserId, startTestServer, type TestServer } from '../support/server.js';
+import { newUserId, type ServedApp } from '../support/server.js';
+import { startInProcessServer } from '../support/in-process-server.js';
 import { appPageUrl, asShown, pageRequest, tokenOf } from './page-client.js';
 
 const SECRET_RE = /whsec_[A-Za-z0-9+/]{43}=/;
@@ -12,7 +13,7 @@ const secretsIn = (text: string) => text.match(new RegExp(SECRET_RE, 'g')) ?? []
 
 /** The app page's webhook forms from Node, as a forger or a careless client would send them. */
 describe('the app page: webhook endpoints, security', () => {
-  let server: TestServer;
+  let server: ServedApp;
   let app: string;
   let storage: Storage;
 
@@ -42,7 +43,7 @@ describe('the app page: webhook endpoints, security', () => {
   }
 
   before(async () => {
-    server = await startTestServer({ extraArgs: ['--app-port', '0'] });
+    server = await startInProcessServer({ extraArgs: ['--app-port', '0'] });
     app = await appPageUrl(server);
     storage = await openSqliteStorage(server.db);
   });
