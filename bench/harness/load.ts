@@ -11,8 +11,12 @@ export interface LoadSpec {
   readonly seconds: number;
   /** Requests per second over all connections; unset: as fast as the server answers. */
   readonly overallRate?: number | undefined;
-  /** Changes each request before it is sent (another key each time, say); unset: all alike. */
-  readonly setupRequest?: ((request: autocannon.Request) => autocannon.Request) | undefined;
+  /**
+   * Changes each request before it is sent (another key each time, say); `client` is the
+   * connection's own object, kept from one of its requests to the next. Unset: all alike.
+   */
+  readonly setupRequest?:
+    ((request: autocannon.Request, client: Record<string, unknown>) => autocannon.Request) | undefined;
 }
 
 /** What a load reads of the server under test, besides autocannon's figures. */
@@ -74,7 +78,12 @@ async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) =>
     timeout: 30,
   };
   if (spec.overallRate !== undefined) options.overallRate = spec.overallRate;
-  if (spec.setupRequest !== undefined) options.requests = [{ setupRequest: spec.setupRequest }];
+  const { setupRequest } = spec;
+  if (setupRequest !== undefined) {
+    options.requests = [
+      { setupRequest: (request, client) => setupRequest(request, client as Record<string, unknown>) },
+    ];
+  }
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (error: unknown, done: autocannon.Result) =>
       error === null || error === undefined ? resolve(done) : reject(error),

@@ -59,7 +59,10 @@ function workersTable(rows: readonly ScenarioRow[]): string[] {
     ),
     '',
     '`--workers 1` is one process (the default); `--workers 2` a primary (it holds the in-process limiter and hands the ' +
-      'accepted connections over) and two workers that consume the limiter over IPC. The load generator runs in the ' +
+      'accepted connections over) and two workers. A key whose requests come to one worker is leased to it and decided ' +
+      'there; a key asked about by both is decided by the primary, over IPC. `delta-poll`: one key on all 10 connections ' +
+      '(so decided by the primary); `delta-poll-key-per-client`: each connection its own user and key, kept alive, as ' +
+      'clients are (so each key decided in its worker). The load generator runs in the ' +
       'benchmark process on the same 2 cores, so the two workers never have a core each: req/s cannot double here, and ' +
       'CPU per request (summed over every process of the server) is the figure to read.',
     '',

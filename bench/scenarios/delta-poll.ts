@@ -7,9 +7,12 @@ import type { MealPageBody, Scenario } from '../harness/scenario.js';
 const CHANGED = 6;
 
 /** The delta poll of a regular user of a deployment: its request, a key, and how many meals it answers. */
-export async function deltaPollRequest(context: BenchContext, deployment: Deployment) {
+export async function deltaPollRequest(
+  context: BenchContext,
+  deployment: Deployment,
+  userId = `seed_${Math.ceil(deployment.shape.users / 2)}`,
+) {
   const { server, db } = deployment;
-  const userId = `seed_${Math.ceil(deployment.shape.users / 2)}`;
   const key = await context.createKey(db, userId);
   const feed = await context.fetchJson<MealPageBody>(
     server,

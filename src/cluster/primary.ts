@@ -4,8 +4,8 @@ import { createStartupLogger } from '../logger.js';
 import { startAdminListener } from '../metrics/admin-listener.js';
 import { createPrimaryMetrics } from '../metrics/cluster-metrics.js';
 import { hostLimitersForWorkers } from '../ratelimit/cluster-limiter-host.js';
-import { NO_LIMITER_OBSERVER } from '../ratelimit/limiter-observer.js';
-import { createInProcessLimiters } from '../ratelimit/limiter-set.js';
+import { createMemoryRateLimiter } from '../ratelimit/memory.js';
+import { createMemoryAuthFailureLimiter } from '../ratelimit/memory-auth-failures.js';
 import { loadUsedQuota } from '../ratelimit/used-quota.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { loadServeTls, logTransport } from '../serve/serve-tls.js';
@@ -18,8 +18,9 @@ import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
 /**
  * The primary of `serve --workers N` (docs/operations.md#workers---workers-n); it serves no request.
  * Before any worker starts it migrates the store and makes the certificate, once; it alone prunes
- * tombstones (at start and hourly); it holds the one in-process limiter pair the workers consume over
- * IPC, so limits stay exact across workers (resumed from the counts flushed before a restart); it sums
+ * tombstones (at start and hourly); it holds the cluster's in-process limiters, leasing each key to the
+ * worker its requests come to and deciding over IPC the keys several workers ask about, so limits stay
+ * exact across workers (resumed from the counts flushed before a restart); it sums
  * every worker's /metrics on the admin listener. It prints `listening on` once every worker listens,
  * and on SIGTERM or SIGINT (`stop`, heard since `serve` began) tells each worker to drain and exits once
  * all have; a signal while the fleet starts stops it the same way, without the line.
@@ -43,9 +44,18 @@ export async function runClusterPrimary(config: ServeConfig, stop: StopSignal): 
     // each key's day from the store before any worker starts (ratelimit/used-quota.ts).
     if (config.redisUrl === undefined) {
       const used = await loadUsedQuota(storage.quota, policy, Date.now());
-      const limiters = createInProcessLimiters({ policy, observer: NO_LIMITER_OBSERVER, used });
-      release.push(() => limiters.close());
-      release.push(hostLimitersForWorkers(limiters));
+      const limiters = {
+        limiter: createMemoryRateLimiter(policy, { used }),
+        authFailures: createMemoryAuthFailureLimiter(),
+      };
+      release.push(() => Promise.all([limiters.limiter.close(), limiters.authFailures.close()]).then(() => {}));
+      // A key leased to a worker that died resumes from the counts the store has (a crash's loss).
+      const usedToday = async (keyIds: readonly string[]) => {
+        const wanted = new Set(keyIds);
+        const flushed = await loadUsedQuota(storage.quota, policy, Date.now());
+        return new Map(flushed.keys.filter((key) => wanted.has(key.keyId)).map((key) => [key.keyId, key.usedToday]));
+      };
+      release.push(hostLimitersForWorkers(limiters, usedToday));
     }
     const metrics = config.adminPort === undefined ? undefined : createPrimaryMetrics(log);
     // The webhooks of the whole host go out from here (the workers send none).

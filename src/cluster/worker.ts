@@ -34,7 +34,12 @@ export async function runClusterWorker(config: ServeConfig, stop: StopSignal): P
   try {
     server = await startServer(config, {
       ...(metrics === undefined ? {} : { metrics }),
-      clusterWorker: { limiters: config.redisUrl === undefined ? createClusterLimiters() : undefined },
+      clusterWorker: {
+        limiters:
+          config.redisUrl === undefined
+            ? createClusterLimiters({ minIntervalMs: config.minIntervalMs, dailyLimit: config.dailyLimit })
+            : undefined,
+      },
     });
   } catch (error) {
     // The primary reports it as the command's one-line failure (docs/cli.md#the-command-line).

@@ -1,12 +1,16 @@
 import { AppError } from '../errors.js';
 import {
+  isLeaseRecall,
   isLimiterAnswer,
+  LEASE_RETURN,
   LIMITER_REQUEST,
+  type LeaseReturn,
   type LimiterQuestion,
   type LimiterReply,
   type LimiterRequest,
 } from './cluster-limiter-protocol.js';
-import type { AuthFailureLimiter, RateDecision, RateLimiter, RateStanding } from './rate-limiter.js';
+import { createMemoryRateLimiter } from './memory.js';
+import type { AuthFailureLimiter, RateDecision, RateLimiter, RateLimitPolicy, RateStanding } from './rate-limiter.js';
 
 export interface ClusterLimiters {
   readonly limiter: RateLimiter;
@@ -14,6 +18,8 @@ export interface ClusterLimiters {
 }
 
 interface Pending {
+  /** The key asked about, whose lease the answer may carry. */
+  readonly keyId: string | undefined;
   readonly settle: (answer: LimiterReply) => void;
   readonly fail: (error: AppError) => void;
   readonly timer: NodeJS.Timeout;
@@ -26,29 +32,54 @@ const DEFAULT_TIMEOUT_MS = 1_000;
 /** A question as a caller asks it: its id is given when it is queued. */
 type WithoutId<Q> = Q extends LimiterQuestion ? Omit<Q, 'id'> : never;
 type Question = WithoutId<LimiterQuestion>;
+/** A key leased to this worker is asked about again at most this many times when the answer says so. */
+const MAX_ASKS = 3;
 
 /**
- * A cluster worker's limiters: each call asks the primary (ratelimit/cluster-limiter-host.ts),
- * which holds the one in-process limiter pair of the whole cluster, so the limits stay exact
- * across workers. The questions asked in one turn of the event loop leave together, in one
- * message, after it (setImmediate): one serialisation and one system call for all the requests
- * a turn read, on both sides. Time-bounded: with no answer within `timeoutMs` (a primary stuck or gone)
- * the call fails as `503 unavailable` with Retry-After, never a hang and never a 500.
+ * A cluster worker's limiters (ratelimit/cluster-limiter-host.ts). A key whose lease this worker
+ * holds is decided here, by an in-process limiter, with no question asked: the primary granted
+ * it with the answer to the key's first request here, and takes it back (LEASE_RECALL) when
+ * another worker asks about the key. Every other key, and the brute-force guard, is decided by
+ * the primary, which holds the cluster's state, so the limits stay exact across workers. The
+ * questions asked in one turn of the event loop leave together, in one message, after it
+ * (setImmediate): one serialisation and one system call for all the requests a turn read, on
+ * both sides. Time-bounded: with no answer within `timeoutMs` (a primary stuck or gone) the call
+ * fails as `503 unavailable` with Retry-After, never a hang and never a 500.
  */
-export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLimiters {
+export function createClusterLimiters(policy: RateLimitPolicy, timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLimiters {
   if (process.send === undefined) throw new Error('cluster limiters need an IPC channel to the primary');
   const send: NonNullable<typeof process.send> = process.send.bind(process);
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let outbox: LimiterQuestion[] = [];
+  /** The keys whose lease this worker holds, decided by `leased`. */
+  const held = new Set<string>();
+  const leased = createMemoryRateLimiter(policy);
 
   const onMessage = (message: unknown) => {
+    if (isLeaseRecall(message)) {
+      // The primary recalls only keys it leased here, in an answer sent (and so read) before.
+      const now = Date.now();
+      const returned = message.keyIds.map((keyId) => {
+        held.delete(keyId);
+        return { keyId, handover: leased.handOver(keyId, now) };
+      });
+      const back: LeaseReturn = { type: LEASE_RETURN, returned };
+      send(back, undefined, {}, () => {});
+      return;
+    }
     if (!isLimiterAnswer(message)) return;
     for (const reply of message.replies) {
       const waiting = pending.get(reply.id);
       if (waiting === undefined) continue; // answered after its deadline
       pending.delete(reply.id);
       clearTimeout(waiting.timer);
+      // Taken before the answer is read, so that the key's next question, answered `leased`
+      // in the same message, finds it here.
+      if ('lease' in reply && reply.lease !== undefined && waiting.keyId !== undefined) {
+        leased.takeOver(waiting.keyId, reply.lease, Date.now());
+        held.add(waiting.keyId);
+      }
       waiting.settle(reply);
     }
   };
@@ -86,7 +117,7 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
         pending.delete(id);
         fail(unavailable(`no answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      pending.set(id, { settle, fail, timer });
+      pending.set(id, { keyId: 'keyId' in question ? question.keyId : undefined, settle, fail, timer });
       if (outbox.length === 0) setImmediate(flush);
       outbox.push({ ...question, id });
     });
@@ -107,22 +138,31 @@ export function createClusterLimiters(timeoutMs = DEFAULT_TIMEOUT_MS): ClusterLi
 
   return {
     limiter: {
-      // `now` is not sent: the primary decides on its clock, in arrival order (cluster-limiter-host.ts).
-      async consume(keyId): Promise<RateDecision> {
-        const answer = await ask({ op: 'consume', keyId });
-        if ('decision' in answer) return answer.decision;
-        throw failure(answer);
-      },
-      // Read by the primary too: the one state of the cluster, on its clock. Its wait counts from
-      // the primary's read, which came later than `now` by the question's trip: counted from
-      // `now`, so that every worker names the same end of an interval, however busy the channel.
-      async peek(keyId, now): Promise<RateStanding> {
-        const answer = await ask({ op: 'peek', keyId });
-        if ('standing' in answer) {
-          const { standing, at } = answer;
-          return standing.waitMs > 0 ? { ...standing, waitMs: Math.max(0, standing.waitMs + at - now) } : standing;
+      // A key leased here is decided here, on this process's clock: the key's one state is here.
+      // Otherwise `now` is not sent: the primary decides on its clock, in arrival order.
+      async consume(keyId, now): Promise<RateDecision> {
+        for (let asked = 0; asked < MAX_ASKS; asked += 1) {
+          if (held.has(keyId)) return leased.consume(keyId, asked === 0 ? now : Date.now());
+          const answer = await ask({ op: 'consume', keyId });
+          if ('decision' in answer) return answer.decision;
+          if (!('leased' in answer)) throw failure(answer);
         }
-        throw failure(answer);
+        throw failure({ id: 0, error: 'the lease moved away at every question' });
+      },
+      // Read where the key is decided. The primary's wait counts from its read, which came later
+      // than `now` by the question's trip: counted from `now`, so that every worker names the
+      // same end of an interval, however busy the channel.
+      async peek(keyId, now): Promise<RateStanding> {
+        for (let asked = 0; asked < MAX_ASKS; asked += 1) {
+          if (held.has(keyId)) return leased.peek(keyId, asked === 0 ? now : Date.now());
+          const answer = await ask({ op: 'peek', keyId });
+          if ('standing' in answer) {
+            const { standing, at } = answer;
+            return standing.waitMs > 0 ? { ...standing, waitMs: Math.max(0, standing.waitMs + at - now) } : standing;
+          }
+          if (!('leased' in answer)) throw failure(answer);
+        }
+        throw failure({ id: 0, error: 'the lease moved away at every question' });
       },
       async ping() {
         const answer = await ask({ op: 'ping' });

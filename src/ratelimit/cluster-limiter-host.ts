@@ -1,42 +1,199 @@
 import cluster, { type Worker } from 'node:cluster';
+import { nextUtcMidnight } from '../domain/instant.js';
 import {
+  isLeaseReturn,
   isLimiterRequest,
+  LEASE_RECALL,
   LIMITER_ANSWER,
+  type LeaseRecall,
   type LimiterAnswer,
   type LimiterQuestion,
   type LimiterReply,
 } from './cluster-limiter-protocol.js';
-import type { AuthFailureLimiter, RateLimiter } from './rate-limiter.js';
+import type { KeyHandover } from './key-handover.js';
+import type { MovableRateLimiter } from './memory.js';
+import type { AuthFailureLimiter } from './rate-limiter.js';
 
 export interface HostedLimiters {
-  readonly limiter: RateLimiter;
+  readonly limiter: MovableRateLimiter;
   readonly authFailures: AuthFailureLimiter;
 }
 
 /**
- * The primary's side of the cluster limiters (docs/api.md#limits): every worker's consume and
- * registerFailure reach this one limiter pair in arrival order, in one JavaScript thread, so of N
- * simultaneous requests with one key on any workers exactly one is accepted, and the daily quota and
- * the brute-force guard count every worker's requests. Decisions use the primary's clock, not each
- * worker's `now`: in arrival order, a worker's earlier `now` after another's later one would look like
- * time going back (an interval not yet over, even a 0 ms one). Returns the function that stops answering.
+ * Each key's requests accepted today as the store last heard of them (the workers flush them,
+ * ratelimit/used-quota.ts): what a key leased to a worker that died resumes from.
  */
-export function hostLimitersForWorkers(limiters: HostedLimiters): () => void {
-  const onMessage = (worker: Worker, message: unknown) => {
-    if (!isLimiterRequest(message)) return;
-    // Each question is decided as it is read, in the message's order (the in-process limiters
-    // decide before their first await); the replies go back together, in one message.
-    Promise.all(message.questions.map((question) => answer(limiters, question))).then(
-      (replies) => {
-        const reply: LimiterAnswer = { type: LIMITER_ANSWER, replies };
-        // A worker that died while it waited has nobody left to answer.
-        if (worker.isConnected()) worker.send(reply, undefined, () => {});
-      },
-      () => {},
-    );
+export type UsedTodayReader = (keyIds: readonly string[]) => Promise<ReadonlyMap<string, number>>;
+
+/** A key asked about by two workers stays decided here this long after (ms), instead of moving on every request. */
+const CONTESTED_MS = 10_000;
+/** Past this many contested keys, those whose time is over are forgotten. */
+const MAX_CONTESTED = 10_000;
+
+interface Queued {
+  readonly worker: Worker;
+  readonly question: LimiterQuestion & { readonly keyId: string };
+}
+
+/**
+ * The primary's side of the cluster limiters (docs/operations.md#workers---workers-n). Every key is
+ * decided in one place at a time, so of N simultaneous requests with one key on any workers exactly
+ * one is accepted, and the daily quota counts every worker's requests:
+ * - here, in arrival order on the primary's clock, for a key no worker holds;
+ * - or in the one worker that holds the key's lease. A key's first request on a worker takes it: the
+ *   answer carries the key's state, and the worker decides the key's next requests itself, with no
+ *   question asked (a keep-alive client stays on one worker). When another worker asks about the
+ *   key, the primary recalls the lease, queues the question until the state is back, and decides
+ *   the key here for CONTESTED_MS, so a key whose requests come through several workers does not
+ *   move on each of them.
+ * A worker that dies with leases gives each key's state back as the store knew it: the day's
+ * count as last flushed (a crash forgets at most the last seconds of requests, as a restart's,
+ * docs/operations.md#limits-across-restarts) and a whole interval from the death.
+ * The brute-force guard is decided here for every worker. Returns the function that stops answering.
+ */
+export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: UsedTodayReader): () => void {
+  const { limiter } = limiters;
+  /** The worker that holds each leased key, and the key's day count when it was granted. */
+  const holders = new Map<string, { readonly worker: Worker; readonly granted: KeyHandover }>();
+  /** Keys whose state is on its way back (recalled, or read from the store): their questions wait. */
+  const waiting = new Map<string, Queued[]>();
+  /** Until when (performance.now()) each contested key is decided here. */
+  const contestedUntil = new Map<string, number>();
+
+  const contested = (keyId: string): boolean => {
+    const until = contestedUntil.get(keyId);
+    if (until === undefined) return false;
+    if (until > performance.now()) return true;
+    contestedUntil.delete(keyId);
+    return false;
   };
+
+  /** Decides a question here; a consume of a key nobody contests hands the key's lease to the asker. */
+  async function decideHere(worker: Worker, question: LimiterQuestion): Promise<LimiterReply> {
+    const reply = await answer(limiters, question);
+    if (question.op !== 'consume' || !('decision' in reply) || contested(question.keyId) || !worker.isConnected()) {
+      return reply;
+    }
+    const lease = limiter.handOver(question.keyId, Date.now());
+    holders.set(question.keyId, { worker, granted: lease });
+    return { ...reply, lease };
+  }
+
+  function send(worker: Worker, replies: readonly LimiterReply[]): void {
+    const message: LimiterAnswer = { type: LIMITER_ANSWER, replies };
+    // A worker that died while it waited has nobody left to answer.
+    if (replies.length > 0 && worker.isConnected()) worker.send(message, undefined, () => {});
+  }
+
+  /** The key's state is here again: it is contested for a while, and its queued questions are decided. */
+  async function resumed(keyId: string, handover: KeyHandover): Promise<void> {
+    limiter.takeOver(keyId, handover, Date.now());
+    const now = performance.now();
+    if (contestedUntil.size >= MAX_CONTESTED) {
+      for (const [key, until] of contestedUntil) if (until <= now) contestedUntil.delete(key);
+    }
+    contestedUntil.set(keyId, now + CONTESTED_MS);
+    const queued = waiting.get(keyId) ?? [];
+    waiting.delete(keyId);
+    for (const { worker, question } of queued) send(worker, [await decideHere(worker, question)]);
+  }
+
+  async function onRequest(worker: Worker, questions: readonly LimiterQuestion[]): Promise<void> {
+    const replies: LimiterReply[] = [];
+    const recalls = new Map<Worker, string[]>();
+    // One question after another, each decided as it is read: the in-process limiters decide
+    // before their first await, so no other message comes between two of them.
+    for (const question of questions) {
+      if (question.op === 'consume' || question.op === 'peek') {
+        const { keyId } = question;
+        const queue = waiting.get(keyId);
+        if (queue !== undefined) {
+          queue.push({ worker, question });
+          continue;
+        }
+        const holder = holders.get(keyId);
+        if (holder?.worker === worker) {
+          replies.push({ id: question.id, leased: true });
+          continue;
+        }
+        if (holder !== undefined) {
+          waiting.set(keyId, [{ worker, question }]);
+          recalls.set(holder.worker, [...(recalls.get(holder.worker) ?? []), keyId]);
+          continue;
+        }
+      }
+      replies.push(await decideHere(worker, question));
+    }
+    send(worker, replies);
+    for (const [holder, keyIds] of recalls) {
+      const recall: LeaseRecall = { type: LEASE_RECALL, keyIds };
+      if (holder.isConnected()) holder.send(recall, undefined, () => {});
+    }
+  }
+
+  async function onReturn(worker: Worker, returned: readonly { keyId: string; handover: KeyHandover }[]) {
+    for (const { keyId, handover } of returned) {
+      if (holders.get(keyId)?.worker !== worker) continue;
+      holders.delete(keyId);
+      await resumed(keyId, handover);
+    }
+  }
+
+  /** A worker gone with leases: each key resumes from the store's count and a whole interval from now. */
+  function lostWith(worker: Worker): [string, KeyHandover][] {
+    const lost = [...holders].filter(([, holder]) => holder.worker === worker);
+    for (const [keyId] of lost) {
+      holders.delete(keyId);
+      if (!waiting.has(keyId)) waiting.set(keyId, []);
+    }
+    return lost.map(([keyId, { granted }]) => [keyId, granted]);
+  }
+
+  async function resumeLost(lost: readonly [string, KeyHandover][]): Promise<void> {
+    const now = Date.now();
+    let flushed: ReadonlyMap<string, number> = new Map();
+    try {
+      flushed = await usedToday(lost.map(([keyId]) => keyId));
+    } catch {
+      // The store did not answer: the counts at the grant are what is known.
+    }
+    inTurn(async () => {
+      for (const [keyId, granted] of lost) {
+        const atGrant = granted.dayResetAt > now ? granted.usedToday : 0;
+        const handover = {
+          sinceAcceptedMs: 0,
+          usedToday: Math.max(atGrant, flushed.get(keyId) ?? 0),
+          dayResetAt: nextUtcMidnight(now),
+        };
+        await resumed(keyId, handover);
+      }
+    });
+  }
+
+  // One message after another, each to its end: a question decided here and the lease it gives
+  // are one step, which no other message may come between (two messages read in one go are
+  // handled one after the other, not interleaved at their awaits).
+  let turn: Promise<void> = Promise.resolve();
+  function inTurn(work: () => Promise<void>): void {
+    turn = turn.then(work).catch(() => {});
+  }
+
+  const onMessage = (worker: Worker, message: unknown) => {
+    if (isLimiterRequest(message)) inTurn(() => onRequest(worker, message.questions));
+    else if (isLeaseReturn(message)) inTurn(() => onReturn(worker, message.returned));
+  };
+  // The store is read outside the turn: other keys' questions do not wait for it.
+  const onWorkerExit = (worker: Worker) =>
+    inTurn(async () => {
+      const lost = lostWith(worker);
+      if (lost.length > 0) void resumeLost(lost);
+    });
   cluster.on('message', onMessage);
-  return () => cluster.off('message', onMessage);
+  cluster.on('exit', onWorkerExit);
+  return () => {
+    cluster.off('message', onMessage);
+    cluster.off('exit', onWorkerExit);
+  };
 }
 
 async function answer(limiters: HostedLimiters, request: LimiterQuestion): Promise<LimiterReply> {

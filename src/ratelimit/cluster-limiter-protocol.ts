@@ -1,4 +1,5 @@
 import { isRecord } from '../json-record.js';
+import { isKeyHandover, type KeyHandover } from './key-handover.js';
 import type { RateDecision, RateStanding } from './rate-limiter.js';
 
 /**
@@ -11,6 +12,10 @@ import type { RateDecision, RateStanding } from './rate-limiter.js';
  */
 export const LIMITER_REQUEST = 'meal-export:limiter-request';
 export const LIMITER_ANSWER = 'meal-export:limiter-answer';
+/** Primary to worker: hand these keys' leases back (another worker asked about them). */
+export const LEASE_RECALL = 'meal-export:lease-recall';
+/** Worker to primary: the recalled keys' states; the worker decides them no more. */
+export const LEASE_RETURN = 'meal-export:lease-return';
 
 export type LimiterQuestion =
   | { readonly id: number; readonly op: 'consume' | 'peek'; readonly keyId: string }
@@ -18,7 +23,10 @@ export type LimiterQuestion =
   | { readonly id: number; readonly op: 'ping' };
 
 export type LimiterReply =
-  | { readonly id: number; readonly decision: RateDecision }
+  /** `lease`: the key's state after the decision; the worker decides its next requests itself. */
+  | { readonly id: number; readonly decision: RateDecision; readonly lease?: KeyHandover }
+  /** The asking worker holds the key's lease (granted in an answer it had not read when it asked). */
+  | { readonly id: number; readonly leased: true }
   /** `at`: the primary's wall-clock instant of the read, which its `waitMs` counts from. */
   | { readonly id: number; readonly standing: RateStanding; readonly at: number }
   | { readonly id: number; readonly waitMs: number }
@@ -33,6 +41,34 @@ export interface LimiterRequest {
 export interface LimiterAnswer {
   readonly type: typeof LIMITER_ANSWER;
   readonly replies: readonly LimiterReply[];
+}
+
+export interface LeaseRecall {
+  readonly type: typeof LEASE_RECALL;
+  readonly keyIds: readonly string[];
+}
+
+export interface LeaseReturn {
+  readonly type: typeof LEASE_RETURN;
+  readonly returned: readonly { readonly keyId: string; readonly handover: KeyHandover }[];
+}
+
+export function isLeaseRecall(message: unknown): message is LeaseRecall {
+  return (
+    isRecord(message) &&
+    message.type === LEASE_RECALL &&
+    Array.isArray(message.keyIds) &&
+    message.keyIds.every((keyId) => typeof keyId === 'string')
+  );
+}
+
+export function isLeaseReturn(message: unknown): message is LeaseReturn {
+  return (
+    isRecord(message) &&
+    message.type === LEASE_RETURN &&
+    Array.isArray(message.returned) &&
+    message.returned.every((item) => isRecord(item) && typeof item.keyId === 'string' && isKeyHandover(item.handover))
+  );
 }
 
 function isLimiterQuestion(question: unknown): question is LimiterQuestion {

@@ -1,5 +1,6 @@
 import { type DurationClock, durationNow } from '../domain/duration-clock.js';
 import { nextUtcMidnight } from '../domain/instant.js';
+import type { KeyHandover } from './key-handover.js';
 import type { RateDecision, RateLimiter, RateLimitPolicy, RateStanding } from './rate-limiter.js';
 import type { KeyUsedQuota, UsedQuota } from './used-quota.js';
 
@@ -18,13 +19,24 @@ export interface MemoryRateLimiterOptions {
   readonly used?: UsedQuota;
 }
 
+/** An in-process limiter whose keys' states can move to another process and back (key-handover.ts). */
+export interface MovableRateLimiter extends RateLimiter {
+  /** The key's state at `now`, which this limiter forgets: the key is decided elsewhere until takeOver. */
+  handOver(keyId: string, now: number): KeyHandover;
+  /** Decides the key again from the state another process handed over (received at `now`). */
+  takeOver(keyId: string, handover: KeyHandover, now: number): void;
+}
+
 /**
  * The in-process limiter of the embedded default. JavaScript runs one callback at a time, so
  * the check and the update below cannot interleave: of N simultaneous requests, one wins.
  * The day is a calendar fact, read from the caller's wall-clock `now` (UTC midnight); the
  * interval a duration, read from the monotonic clock (domain/duration-clock.ts).
  */
-export function createMemoryRateLimiter(policy: RateLimitPolicy, options: MemoryRateLimiterOptions = {}): RateLimiter {
+export function createMemoryRateLimiter(
+  policy: RateLimitPolicy,
+  options: MemoryRateLimiterOptions = {},
+): MovableRateLimiter {
   const states = new Map<string, KeyState>();
   const clock = options.clock ?? 'monotonic';
   if (options.used !== undefined) {
@@ -51,6 +63,22 @@ export function createMemoryRateLimiter(policy: RateLimitPolicy, options: Memory
     async ping() {},
     async close() {
       states.clear();
+    },
+    handOver(keyId, now) {
+      const state = states.get(keyId);
+      states.delete(keyId);
+      if (state === undefined) return { sinceAcceptedMs: null, usedToday: 0, dayResetAt: nextUtcMidnight(now) };
+      const since = durationNow(clock, now) - state.lastAcceptedAt;
+      return {
+        sinceAcceptedMs: since < policy.minIntervalMs ? Math.max(0, since) : null,
+        usedToday: state.usedToday,
+        dayResetAt: state.dayResetAt,
+      };
+    },
+    takeOver(keyId, handover, now) {
+      const since = handover.sinceAcceptedMs ?? Number.POSITIVE_INFINITY;
+      const { usedToday, dayResetAt } = handover;
+      states.set(keyId, { lastAcceptedAt: durationNow(clock, now) - since, dayResetAt, usedToday });
     },
   };
 }

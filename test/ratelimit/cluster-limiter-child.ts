@@ -5,7 +5,7 @@ import { AppError } from '../../src/errors.js';
  * Run by cluster-limiter-client.test.ts as a child with an IPC channel, in a worker's place:
  * asks its parent (the "primary") for two decisions at once and reports what came back.
  */
-const { limiter } = createClusterLimiters(300);
+const { limiter } = createClusterLimiters({ minIntervalMs: 0, dailyLimit: 1000 }, 300);
 const outcome = (call: Promise<unknown>, started: number) =>
   call.then(
     (value) => ({ value, ms: Date.now() - started }),

@@ -25,6 +25,8 @@ export function request(
     key?: string;
     headers?: Record<string, string>;
     body?: string | Buffer | undefined;
+    /** A keep-alive agent to send it on; by default a connection of its own. */
+    agent?: https.Agent;
   },
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
@@ -38,7 +40,7 @@ export function request(
         path: options.path,
         headers,
         rejectUnauthorized: false,
-        agent: false,
+        agent: options.agent ?? false,
       },
       (res) => {
         const chunks: Buffer[] = [];
