@@ -11,12 +11,13 @@ export interface LoadSpec {
   readonly seconds: number;
   /** Requests per second over all connections; unset: as fast as the server answers. */
   readonly overallRate?: number | undefined;
+  /** Changes each request before it is sent (another key each time, say); unset: all alike. */
+  readonly setupRequest?: ((request: autocannon.Request) => autocannon.Request) | undefined;
   /**
-   * Changes each request before it is sent (another key each time, say); `client` is the
-   * connection's own object, kept from one of its requests to the next. Unset: all alike.
+   * Clients of their own instead of `connections` alike: each one kept-alive connection sending
+   * its own request (path and query on `url`'s origin, with its headers), as API clients do.
    */
-  readonly setupRequest?:
-    ((request: autocannon.Request, client: Record<string, unknown>) => autocannon.Request) | undefined;
+  readonly clients?: readonly { readonly path: string; readonly headers: Readonly<Record<string, string>> }[];
 }
 
 /** What a load reads of the server under test, besides autocannon's figures. */
@@ -68,7 +69,30 @@ export function round(value: number, digits: number): number {
   return Math.round(value * scale) / scale;
 }
 
-async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) => void) {
+/** What a load's figures read of autocannon's result, summed over its clients. */
+type Fired = Pick<autocannon.Result, '2xx' | 'errors' | 'timeouts' | 'non2xx'> & {
+  readonly throughput: { readonly total: number };
+};
+
+async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) => void): Promise<Fired> {
+  if (spec.clients === undefined) return fireOne(spec, seconds, onLatency);
+  const { origin } = new URL(spec.url);
+  const results = await Promise.all(
+    spec.clients.map((client) =>
+      fireOne({ ...spec, url: `${origin}${client.path}`, headers: client.headers, connections: 1 }, seconds, onLatency),
+    ),
+  );
+  const sum = (pick: (result: autocannon.Result) => number) => results.reduce((total, r) => total + pick(r), 0);
+  return {
+    '2xx': sum((r) => r['2xx']),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    non2xx: sum((r) => r.non2xx),
+    throughput: { total: sum((r) => r.throughput.total) },
+  };
+}
+
+async function fireOne(spec: LoadSpec, seconds: number, onLatency?: (ms: number) => void) {
   const options: autocannon.Options = {
     url: spec.url,
     headers: { ...spec.headers },
@@ -78,12 +102,7 @@ async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) =>
     timeout: 30,
   };
   if (spec.overallRate !== undefined) options.overallRate = spec.overallRate;
-  const { setupRequest } = spec;
-  if (setupRequest !== undefined) {
-    options.requests = [
-      { setupRequest: (request, client) => setupRequest(request, client as Record<string, unknown>) },
-    ];
-  }
+  if (spec.setupRequest !== undefined) options.requests = [{ setupRequest: spec.setupRequest }];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (error: unknown, done: autocannon.Result) =>
       error === null || error === undefined ? resolve(done) : reject(error),

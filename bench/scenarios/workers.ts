@@ -23,8 +23,8 @@ interface Measured {
 const CLIENTS = 10;
 
 /**
- * The delta poll of CLIENTS users, each connection asking for one of them with its key, its
- * first request's choice kept: a keep-alive client with its one key, as the API's clients are.
+ * The delta poll of CLIENTS users, each on a kept-alive connection of its own with its key, as
+ * the API's clients are.
  * With --workers, each such key is decided in the worker its connection went to (its lease,
  * docs/operations.md#workers---workers-n); the one key of all connections is decided by the primary.
  */
@@ -33,20 +33,10 @@ async function measurePerClient(context: BenchContext, deployment: Deployment) {
   const polls = await Promise.all(
     Array.from({ length: CLIENTS }, (_, i) => deltaPollRequest(context, deployment, `seed_${middle + i}`)),
   );
-  let next = 0;
   const [first] = polls;
   if (first === undefined) throw new Error('no client');
-  return context.measure(deployment.server, first.request, first.key, {
-    connections: CLIENTS,
-    setupRequest: (request, client) => {
-      if (client.poll === undefined) {
-        client.poll = polls[next % polls.length];
-        next += 1;
-      }
-      const poll = client.poll as (typeof polls)[number];
-      return { ...request, path: poll.request, headers: { ...request.headers, authorization: `Bearer ${poll.key}` } };
-    },
-  });
+  const clients = polls.map((poll) => ({ path: poll.request, headers: { authorization: `Bearer ${poll.key}` } }));
+  return context.measure(deployment.server, first.request, first.key, { clients });
 }
 
 /** One `serve --workers N` on the big SQLite database: the delta poll and the page of 100. */
