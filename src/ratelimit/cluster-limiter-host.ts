@@ -27,6 +27,8 @@ export type UsedTodayReader = (keyIds: readonly string[]) => Promise<ReadonlyMap
 
 /** A key asked about by two workers stays decided here this long after (ms), instead of moving on every request. */
 const CONTESTED_MS = 10_000;
+/** How long a lease is held at most (ms): then it is recalled, and granted again at the key's next request. */
+const LEASE_MS = 60_000;
 /** Past this many contested keys, those whose time is over are forgotten. */
 const MAX_CONTESTED = 10_000;
 
@@ -53,8 +55,11 @@ interface Queued {
  */
 export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: UsedTodayReader): () => void {
   const { limiter } = limiters;
-  /** The worker that holds each leased key, and the key's day count when it was granted. */
-  const holders = new Map<string, { readonly worker: Worker; readonly granted: KeyHandover }>();
+  /** The worker that holds each leased key, the key's state and when (performance.now()) it was granted. */
+  const holders = new Map<
+    string,
+    { readonly worker: Worker; readonly granted: KeyHandover; readonly grantedAt: number }
+  >();
   /** Keys whose state is on its way back (recalled, or read from the store): their questions wait. */
   const waiting = new Map<string, Queued[]>();
   /** Until when (performance.now()) each contested key is decided here. */
@@ -75,7 +80,7 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
       return reply;
     }
     const lease = limiter.handOver(question.keyId, Date.now());
-    holders.set(question.keyId, { worker, granted: lease });
+    holders.set(question.keyId, { worker, granted: lease, grantedAt: performance.now() });
     return { ...reply, lease };
   }
 
@@ -85,16 +90,22 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
     if (replies.length > 0 && worker.isConnected()) worker.send(message, undefined, () => {});
   }
 
-  /** The key's state is here again: it is contested for a while, and its queued questions are decided. */
+  /**
+   * The key's state is here again. Recalled for another worker's questions, it is contested for
+   * a while, and those questions are decided; taken back for its age (or from a dead worker)
+   * with none waiting, it is leased again at its next request.
+   */
   async function resumed(keyId: string, handover: KeyHandover): Promise<void> {
     limiter.takeOver(keyId, handover, Date.now());
-    const now = performance.now();
-    if (contestedUntil.size >= MAX_CONTESTED) {
-      for (const [key, until] of contestedUntil) if (until <= now) contestedUntil.delete(key);
-    }
-    contestedUntil.set(keyId, now + CONTESTED_MS);
     const queued = waiting.get(keyId) ?? [];
     waiting.delete(keyId);
+    if (queued.length > 0) {
+      const now = performance.now();
+      if (contestedUntil.size >= MAX_CONTESTED) {
+        for (const [key, until] of contestedUntil) if (until <= now) contestedUntil.delete(key);
+      }
+      contestedUntil.set(keyId, now + CONTESTED_MS);
+    }
     for (const { worker, question } of queued) send(worker, [await decideHere(worker, question)]);
   }
 
@@ -125,10 +136,29 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
       replies.push(await decideHere(worker, question));
     }
     send(worker, replies);
-    for (const [holder, keyIds] of recalls) {
-      const recall: LeaseRecall = { type: LEASE_RECALL, keyIds };
-      if (holder.isConnected()) holder.send(recall, undefined, () => {});
+    recall(recalls);
+  }
+
+  function recall(keys: ReadonlyMap<Worker, readonly string[]>): void {
+    for (const [holder, keyIds] of keys) {
+      const message: LeaseRecall = { type: LEASE_RECALL, keyIds };
+      if (holder.isConnected()) holder.send(message, undefined, () => {});
     }
+  }
+
+  /**
+   * Leases older than LEASE_MS come back, so that neither side keeps one for every key it ever
+   * saw: a key still in use is leased again at its next request, one question a minute.
+   */
+  async function recallOld(): Promise<void> {
+    const before = performance.now() - LEASE_MS;
+    const old = new Map<Worker, string[]>();
+    for (const [keyId, { worker, grantedAt }] of holders) {
+      if (grantedAt > before || waiting.has(keyId)) continue;
+      waiting.set(keyId, []);
+      old.set(worker, [...(old.get(worker) ?? []), keyId]);
+    }
+    recall(old);
   }
 
   async function onReturn(worker: Worker, returned: readonly { keyId: string; handover: KeyHandover }[]) {
@@ -190,7 +220,10 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
     });
   cluster.on('message', onMessage);
   cluster.on('exit', onWorkerExit);
+  const aging = setInterval(() => inTurn(recallOld), LEASE_MS);
+  aging.unref();
   return () => {
+    clearInterval(aging);
     cluster.off('message', onMessage);
     cluster.off('exit', onWorkerExit);
   };
