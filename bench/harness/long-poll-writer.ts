@@ -30,8 +30,10 @@ const send = (message: WriterMessage) => process.send?.(message);
 
 const { openStorage } = await load<typeof StorageModule>('storage/open-storage.js');
 const { createMealHost } = await load<typeof HostModule>('host/meal-host.js');
-// A serving process's store, as serve opens it (ServerOptions.storage says why).
-const storage = await openStorage(db, { serving: values.serve !== undefined });
+// As openMealHost opens it (src/host/meal-host.ts: long-lived, so named statements where
+// signals show PostgreSQL itself), and with --serve as serve opens it (ServerOptions.storage
+// says why).
+const storage = await openStorage(db, { serving: values.serve !== undefined, longLived: true });
 const host = createMealHost(storage);
 
 let server: ServerModule.RunningServer | undefined;
@@ -111,6 +113,14 @@ async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterRe
       const started = performance.now();
       const cpu = process.cpuUsage();
       for (const batch of batches) await host.upsertMeals(command.userId, batch);
+      const used = process.cpuUsage(cpu);
+      return { ms: performance.now() - started, cpuUs: used.user + used.system };
+    }
+    case 'saves': {
+      const records = Array.from({ length: command.meals }, (_, i) => ({ id: `${command.idPrefix}${i}`, ...aMeal() }));
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      for (const { id, ...record } of records) await host.saveMeal(command.userId, id, record);
       const used = process.cpuUsage(cpu);
       return { ms: performance.now() - started, cpuUs: used.user + used.system };
     }

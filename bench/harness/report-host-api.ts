@@ -25,7 +25,7 @@ function targets(rows: readonly ScenarioRow[]): string[] {
   return [
     ...putRows(rows).map((row) =>
       line(
-        `single-meal PUT ≥ ${cell(row.goal_vs_in_process ?? 0.5)} × in-process \`upsertMeals\` writes/s (${storeOf(row)})`,
+        `single-meal PUT ≥ ${cell(row.goal_vs_in_process ?? 0.5)} × in-process \`saveMeal\` writes/s (${storeOf(row)})`,
         row,
         `${cell(row.vs_in_process)} (${cell(row.writes_per_s)} against ${cell(row.baseline_writes_per_s)} writes/s); ` +
           `CPU per write ${cell(row.cpu_vs_in_process)} (${cell(row.cpu_us_per_req)} µs a PUT, ${cell(row.baseline_cpu_us_per_write)} µs in process)`,
@@ -73,6 +73,7 @@ function putTable(rows: readonly ScenarioRow[]): string[] {
       'goal',
       'server CPU µs/PUT',
       'in-process CPU µs/write',
+      'PostgreSQL CPU µs/PUT; /write in process',
       'ceiling: PUT/s, CPU µs/PUT',
       'p50 / p99 ms',
       'server / client CPU %',
@@ -88,6 +89,9 @@ function putTable(rows: readonly ScenarioRow[]): string[] {
       `≥ ${cell(row.goal_vs_in_process)}: ${mark(row.goal_met)}`,
       cell(row.cpu_us_per_req),
       cell(row.baseline_cpu_us_per_write),
+      row.pg_cpu_us_per_put === undefined
+        ? ''
+        : `${cell(row.pg_cpu_us_per_put)}; ${cell(row.baseline_pg_cpu_us_per_write)}`,
       row.ceiling_rps === null ? '' : `${cell(row.ceiling_rps)}, ${cell(row.ceiling_cpu_us_per_req)}`,
       both(row, 'p50_ms', 'p99_ms'),
       both(row, 'server_cpu_pct', 'client_cpu_pct'),
@@ -98,11 +102,14 @@ function putTable(rows: readonly ScenarioRow[]): string[] {
       `A load client process (node:https, ${cell(first?.connections)} keep-alive TLS connections, a closed loop on each) PUTs ` +
       `one new meal a request (\`{"type","date","title","caloriesTotal"}\`, a new id each) for ${cell(first?.seconds_per_round)} s ` +
       'to `serve --host-api-port` with a service token made by `service-tokens create`. The baseline is `meal-export/host` ' +
-      '(`upsertMeals` of one meal with its id, one call after another) in a writer process of its own on the same store, ' +
-      `${cell(first?.baseline_meals_per_round)} meals a round on SQLite. Rounds of both, which goes first alternating, each on ` +
+      '(`saveMeal` of one meal with its id, one call after another, the store opened as `openMealHost` opens it) in a ' +
+      `writer process of its own on the same store, ${cell(first?.baseline_meals_per_round)} meals a round on SQLite. ` +
+      'Rounds of both, which goes first alternating, each on ' +
       'fresh users: `PUT / in-process` is the median of the ratios within a round (the machine is shared). CPU: the ' +
-      'server’s utime + stime over the window per PUT; the writer’s `process.cpuUsage` per write (on PostgreSQL both leave ' +
-      'out the database’s). p50/p99 of the closed loop are of the median round: they measure the queue of ' +
+      'server’s utime + stime over the window per PUT; the writer’s `process.cpuUsage` per write (both leave out the ' +
+      'database’s); **PostgreSQL CPU**: utime + stime of the backends of the store’s database (from /proc, its shared ' +
+      'WAL writer and checkpointer left out) over the same windows, per PUT and per in-process write. p50/p99 of the ' +
+      'closed loop are of the median round: they measure the queue of ' +
       `${cell(first?.connections)} connections, not the work. **Ceiling** (SQLite row): bare node:https on the same ` +
       'certificate writing the bytes of a real PUT’s answer (bench/harness/ceiling-server.ts), under the same client ' +
       'and load, after the rounds: what Node’s HTTP and TLS take for a PUT here before any of the service’s work.',
@@ -122,6 +129,7 @@ function fixedRateTable(rows: readonly ScenarioRow[]): string[] {
       'goal',
       'ceiling p50 / p99 / max ms',
       'server CPU µs/PUT',
+      'PostgreSQL CPU µs/PUT',
       'server / client CPU %',
       'load avg',
     ],
@@ -138,6 +146,7 @@ function fixedRateTable(rows: readonly ScenarioRow[]): string[] {
         ? ''
         : `${cell(row.ceiling_p50_ms)} / ${cell(row.ceiling_p99_ms)} / ${cell(row.ceiling_max_ms)}`,
       cell(row.cpu_us_per_req),
+      row.pg_cpu_us_per_put === undefined ? '' : cell(row.pg_cpu_us_per_put),
       both(row, 'server_cpu_pct', 'client_cpu_pct'),
       cell(row.load_avg),
     ],

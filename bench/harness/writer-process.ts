@@ -40,6 +40,8 @@ export type WriterCommand =
       readonly batch: number;
       readonly idPrefix?: string;
     }
+  /** `meals` new meals of this user, ids `${idPrefix}${i}`, each by `saveMeal` (the host API's PUT in process), one after another. */
+  | { readonly op: 'saves'; readonly userId: string; readonly meals: number; readonly idPrefix: string }
   | { readonly op: 'stop' };
 
 export interface UserKey {
@@ -61,6 +63,8 @@ export interface WriterReplies {
    * over it (on SQLite the whole write: the engine runs in the writer's process).
    */
   readonly import: { readonly ms: number; readonly cpuUs: number };
+  /** The saves' time alone, and the writer's CPU over it, as for `import`. */
+  readonly saves: { readonly ms: number; readonly cpuUs: number };
   readonly stop: Record<string, never>;
 }
 

@@ -4,7 +4,7 @@ import type { BenchContext } from '../harness/context.js';
 import { DATA_DIR } from '../harness/datasets.js';
 import { createServiceToken, type HostApiServer, httpsPut, startHostApiServer } from '../harness/host-api-server.js';
 import { type PutClient, putMealJson, type PutRun, startPutClient } from '../harness/host-put-load.js';
-import { loadAverage, processCpuMicros } from '../harness/proc-stats.js';
+import { loadAverage, pidsWithCommandLine, processCpuMicros, processesCpuMicros } from '../harness/proc-stats.js';
 import { figuresRow, ratio, type ScenarioRow, skippedRow } from '../harness/results.js';
 import type { Scenario } from '../harness/scenario.js';
 import { type ScratchStore, scratchPostgresStore, scratchSqliteStore } from '../harness/scratch-stores.js';
@@ -12,7 +12,7 @@ import { startCeilingServer } from '../harness/servers.js';
 import { startWriter, type WriterProcess } from '../harness/writer-process.js';
 
 export const HOST_API_SECTION = 'host-api';
-/** PUT writes/s over the in-process `upsertMeals` of one meal at a time, same store, same run. */
+/** PUT writes/s over the in-process `saveMeal` of one meal after another, same store, same run. */
 export const GOAL_PUT_VS_IN_PROCESS = 0.5;
 /** p99 of a PUT at a fixed offered load of FIXED_RATE writes/s. */
 export const GOAL_PUT_P99_MS = 20;
@@ -38,23 +38,45 @@ interface Harness {
   readonly client: PutClient;
   readonly writer: WriterProcess;
   readonly tag: string;
+  /** The store's PostgreSQL backends, whoever they serve (undefined on SQLite, whose work is the process's own). */
+  readonly pgBackends: (() => number[]) | undefined;
 }
 
-/** A load of the client on the server, with the server's CPU per PUT over the same window. */
+/**
+ * The backends of the store's database: PostgreSQL titles each `postgres: … USER DATABASE
+ * HOST(PORT) STATE` (as bench/harness/scale-out.ts reads them). Its shared processes (WAL
+ * writer, checkpointer) are left out: they serve every database of the server.
+ */
+function pgBackendsOf(db: string): () => number[] {
+  const database = decodeURIComponent(new URL(db).pathname.slice(1));
+  return () => pidsWithCommandLine((line) => line.startsWith('postgres:') && line.includes(` ${database} `));
+}
+
+/** CPU µs of the store's PostgreSQL backends while `work` runs, and its result; 0 on SQLite. */
+async function withPgCpu<T>(harness: Harness, work: () => Promise<T>): Promise<{ result: T; pgCpuUs: number }> {
+  const backends = harness.pgBackends;
+  const before = backends === undefined ? 0 : processesCpuMicros(backends());
+  const result = await work();
+  return { result, pgCpuUs: backends === undefined ? 0 : processesCpuMicros(backends()) - before };
+}
+
+/** A load of the client on the server, with the server's and PostgreSQL's CPU per PUT over the same window. */
 async function measured(harness: Harness, command: Parameters<PutClient['run']>[0]) {
   const { pid } = harness.host.server;
   const cpuBefore = processCpuMicros(pid);
-  const run: PutRun = await harness.client.run(command);
+  const { result: run, pgCpuUs } = await withPgCpu(harness, (): Promise<PutRun> => harness.client.run(command));
   const serverCpu = processCpuMicros(pid) - cpuBefore;
+  const perPut = (micros: number) => tenth(micros / Math.max(1, run.requests));
   return {
     run,
-    cpuUsPerPut: tenth(serverCpu / Math.max(1, run.requests)),
+    cpuUsPerPut: perPut(serverCpu),
+    pgCpuUsPerPut: harness.pgBackends === undefined ? undefined : perPut(pgCpuUs),
     serverCpuPct: tenth((serverCpu / 1000 / run.ms) * 100),
   };
 }
 
 /**
- * Rounds of: the writer's in-process `upsertMeals` of one new meal at a time (the baseline), and
+ * Rounds of: the writer's in-process `saveMeal` of one new meal after another (the baseline), and
  * the client's closed-loop PUTs of new meals for `measureSeconds`, the two in turn (which goes
  * first alternates), each round on fresh users of the same store. The machine is shared: the
  * figure is the median over rounds of the ratio within a round.
@@ -65,13 +87,19 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
   const rounds = quick ? 3 : 5;
   const load = loadAverage();
   const put: Array<Awaited<ReturnType<typeof measured>>> = [];
-  const inProcess: Array<{ rate: number; cpuUsPerWrite: number }> = [];
+  const inProcess: Array<{ rate: number; cpuUsPerWrite: number; pgCpuUsPerWrite: number }> = [];
   const paired: number[] = [];
   for (let r = 0; r < rounds; r += 1) {
     const baseline = async () => {
       const userId = `hp-${harness.tag}-in-process-${r}`;
-      const { ms, cpuUs } = await harness.writer.ask({ op: 'import', userId, meals, batch: 1, idPrefix: `${userId}-` });
-      inProcess.push({ rate: Math.round((meals / ms) * 1000), cpuUsPerWrite: tenth(cpuUs / meals) });
+      const { result, pgCpuUs } = await withPgCpu(harness, () =>
+        harness.writer.ask({ op: 'saves', userId, meals, idPrefix: `${userId}-` }),
+      );
+      inProcess.push({
+        rate: Math.round((meals / result.ms) * 1000),
+        cpuUsPerWrite: tenth(result.cpuUs / meals),
+        pgCpuUsPerWrite: tenth(pgCpuUs / meals),
+      });
     };
     const overHttp = async () => {
       const prefix = `hp-${harness.tag}-put-${r}`;
@@ -86,6 +114,13 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
   const middle = put.find((one) => one.run.rps === median(putRates)) ?? put[0];
   const cpuUsPerPut = median(put.map((one) => one.cpuUsPerPut));
   const cpuUsPerWrite = median(inProcess.map((one) => one.cpuUsPerWrite));
+  const pgCpu =
+    harness.pgBackends === undefined
+      ? {}
+      : {
+          pg_cpu_us_per_put: median(put.map((one) => one.pgCpuUsPerPut ?? 0)),
+          baseline_pg_cpu_us_per_write: median(inProcess.map((one) => one.pgCpuUsPerWrite)),
+        };
   return {
     ...figuresRow(`host-put-${backend}`, {
       section: HOST_API_SECTION,
@@ -99,6 +134,7 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
       vs_in_process: vsInProcess,
       baseline_cpu_us_per_write: cpuUsPerWrite,
       cpu_vs_in_process: ratio(cpuUsPerWrite, cpuUsPerPut),
+      ...pgCpu,
       server_cpu_pct: middle?.serverCpuPct,
       client_cpu_pct: middle?.run.clientCpuPct,
       rounds_put: putRates,
@@ -120,7 +156,7 @@ const fixedRateSeconds = (context: BenchContext) => (context.options.quick ? 5 :
 async function fixedRateRow(context: BenchContext, harness: Harness, backend: Backend): Promise<ScenarioRow> {
   const seconds = fixedRateSeconds(context);
   const load = loadAverage();
-  const { run, cpuUsPerPut, serverCpuPct } = await measured(harness, {
+  const { run, cpuUsPerPut, pgCpuUsPerPut, serverCpuPct } = await measured(harness, {
     op: 'open',
     rate: FIXED_RATE,
     prefix: `hp-${harness.tag}-fixed-rate`,
@@ -137,6 +173,7 @@ async function fixedRateRow(context: BenchContext, harness: Harness, backend: Ba
       max_ms: run.maxMs,
       server_cpu_pct: serverCpuPct,
       client_cpu_pct: run.clientCpuPct,
+      ...(pgCpuUsPerPut === undefined ? {} : { pg_cpu_us_per_put: pgCpuUsPerPut }),
       goal_p99_ms: GOAL_PUT_P99_MS,
       goal_met: run.p99Ms < GOAL_PUT_P99_MS,
       load_avg: load,
@@ -191,9 +228,16 @@ async function measureStore(context: BenchContext, db: string, backend: Backend)
       connections: CONNECTIONS,
     });
     try {
-      const harness: Harness = { host, client, writer, tag: randomBytes(3).toString('hex') };
+      const harness: Harness = {
+        host,
+        client,
+        writer,
+        tag: randomBytes(3).toString('hex'),
+        pgBackends: backend === 'pg' ? pgBackendsOf(db) : undefined,
+      };
       // Warm-up: both paths' code, the client's connections, the store's first pages.
-      await writer.ask({ op: 'import', userId: `hp-${harness.tag}-warm`, meals: 1000, batch: 1 });
+      const warm = `hp-${harness.tag}-warm`;
+      await writer.ask({ op: 'saves', userId: warm, meals: 1000, idPrefix: `${warm}-` });
       await client.run({ op: 'closed', prefix: `hp-${harness.tag}-warm-put`, seconds: context.options.warmupSeconds });
       const throughput = await throughputRow(context, harness, backend);
       const fixed = await fixedRateRow(context, harness, backend);
@@ -229,13 +273,13 @@ async function measureStore(context: BenchContext, db: string, backend: Backend)
 /**
  * The host API's single-meal PUT (docs/host-api.md#saving-and-deleting-meals): writes a second
  * from a load client process over keep-alive HTTPS against `meal-export/host`'s in-process
- * `upsertMeals` of one meal at a time on the same store (goal ≥ 0.5 ×), and p99 at a fixed 500
- * writes a second, open loop (goal < 20 ms); SQLite, then PostgreSQL.
+ * `saveMeal` of one meal after another on the same store (goal ≥ 0.5 ×), and p99 at a fixed 500
+ * writes a second, open loop (goal < 20 ms); SQLite, then PostgreSQL, whose backends' CPU per
+ * write is read beside the service's.
  */
 export const hostPut: Scenario = {
   name: 'host-put',
-  question:
-    'How many single-meal PUTs a second does the host API take, against in-process upsertMeals, and p99 at 500/s?',
+  question: 'How many single-meal PUTs a second does the host API take, against in-process saveMeal, and p99 at 500/s?',
   standalone: true,
   async run(context) {
     const rows: ScenarioRow[] = [];

@@ -88,7 +88,10 @@ function formattable(epochMs: number): boolean {
   return Number.isFinite(epochMs) && year >= 0 && year <= 9999;
 }
 
-/** Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+/**
+ * Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. PostgreSQL's twin, for the meals it
+ * places on the clock itself: meal_export_instant (storage/postgres/postgres-functions-digest.ts).
+ */
 export function formatInstant(epochMs: number): string {
   return new Date(epochMs).toISOString();
 }

@@ -27,9 +27,16 @@ export function encodeMealContent(meal: MealContent): string {
   return encodeContent(meal);
 }
 
+/**
+ * What ends a meal's JSON text after its modifiedAt value: the closing quote and brace. Written
+ * here alone, for encodeMealAt and for PostgreSQL's one-statement save, which places a meal on
+ * the clock itself (storage/postgres/postgres-functions-single-writes.ts).
+ */
+export const MEAL_JSON_END = '"}';
+
 /** encodeMeal's text from encodeMealContent's: the meal at its place on the change clock. */
 export function encodeMealAt(content: string, modifiedAt: number): string {
-  return `${content}${formatModifiedAt(modifiedAt)}"}`;
+  return `${content}${formatModifiedAt(modifiedAt)}${MEAL_JSON_END}`;
 }
 
 /**
@@ -46,9 +53,20 @@ export function isStoredMeal(body: string, content: string): boolean {
   return body.length > content.length && body.slice(0, content.length) === content;
 }
 
+/**
+ * A tombstone's JSON text before and after its modifiedAt value: JSON.stringify's text of
+ * `{ id, modifiedAt, deleted: true }`, the instant needing no escape. Apart, so that
+ * PostgreSQL's one-statement delete, which places the tombstone on the clock itself, takes the
+ * id's escaping from here (storage/postgres/postgres-functions-single-writes.ts).
+ */
+export function tombstoneAround(id: string): readonly [head: string, end: string] {
+  return [`{"id":${JSON.stringify(id)},"modifiedAt":"`, '","deleted":true}'];
+}
+
 /** A deleted meal with includeDeleted=true: exactly `{ "id", "modifiedAt", "deleted": true }`. */
 export function encodeTombstone(id: string, modifiedAt: number): string {
-  return JSON.stringify({ id, modifiedAt: formatInstant(modifiedAt), deleted: true });
+  const [head, end] = tombstoneAround(id);
+  return `${head}${formatInstant(modifiedAt)}${end}`;
 }
 
 /**

@@ -26,7 +26,10 @@ function termHash(id: string, modifiedAt: string): Buffer {
 /** The sum kept in [0, 2^128): a long-lived running digest stays 16 bytes, however many writes. */
 const wrap = (sum: bigint) => BigInt.asUintN(128, sum);
 
-/** The term of one live meal. `modifiedAt`: epoch ms, or its text as the API writes it. */
+/**
+ * The term of one live meal. `modifiedAt`: epoch ms, or its text as the API writes it.
+ * PostgreSQL's twin: meal_export_digest_term (storage/postgres/postgres-functions-digest.ts).
+ */
 export function mealDigestTerm(id: string, modifiedAt: number | string): bigint {
   const bytes = termHash(id, typeof modifiedAt === 'number' ? formatInstant(modifiedAt) : modifiedAt);
   return (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8);

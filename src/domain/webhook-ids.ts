@@ -27,7 +27,7 @@ export function newWebhookSecret(): string {
 
 /**
  * An event's id (the `webhook-id` header): `msg_` and 32 hex digits, the form the stores make
- * for the events a change queues (sqlite-webhook-outbox.ts, postgres-webhook-outbox.ts), so
+ * for the events a change queues (sqlite-webhook-outbox.ts, postgres-functions-commit.ts), so
  * that every event id looks alike whoever made it.
  */
 export function newWebhookEventId(): string {

@@ -67,6 +67,17 @@ describe('the JSON of a meal', () => {
     assert.deepEqual(json, { id: 'm_9', modifiedAt: '2025-01-01T00:00:00.000Z', deleted: true });
   });
 
+  test("of a tombstone is JSON.stringify's text, the id escaped as JSON escapes it, whatever the year", () => {
+    const ids = ['m_9', 'quote " back \\ slash', 'tab\there', '🍕', '\u2028', 'x'.repeat(200)];
+    const instants = [Date.UTC(2025, 0, 1), new Date(0).setUTCFullYear(0, 0, 1), 8.64e15];
+    for (const id of ids) {
+      for (const at of instants) {
+        const expected = JSON.stringify({ id, modifiedAt: new Date(at).toISOString(), deleted: true });
+        assert.equal(encodeTombstone(id, at), expected);
+      }
+    }
+  });
+
   test('of a live meal with includeDeleted ends in deleted false after modifiedAt', () => {
     const text = encodeMeal(MEAL, MEAL.modifiedAt).slice(0, -1) + LIVE_MEAL_DELETED_SUFFIX;
     const json = JSON.parse(text) as Record<string, unknown>;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { MealContent } from '../../src/domain/meal.js';
+import { createSeededRandom, hashSeed } from '../../src/domain/seeded-random.js';
 import { runSharedSuite } from '../support/shared-suite.js';
 import { assertLiveDigest, expectedTerm, shown } from '../support/live-digest.js';
 import { DAY_MS, feed, meal, type StoreSuiteOptions, T0, withStore } from '../support/store-fixtures.js';
@@ -227,6 +228,45 @@ export function runMealsDigestSuite(options: StoreSuiteOptions): void {
         await storage.writes.importMeals(OTHER, batches([meal('o2')], [meal('o3', { title: 'changed' })]), T0 + 30);
         assert.equal(shown(await assertLiveDigest(storage, USER)), shown(before));
         assert.equal((await assertLiveDigest(storage, OTHER)).count, MANY + 1);
+      });
+    });
+
+    test("saves of one meal (the host API's PUT) move the digest as upserts do: created, changed, unchanged, back", async () => {
+      await withStore(options, async (storage) => {
+        const save = (id: string, fields: Partial<MealContent> = {}, now = T0) =>
+          storage.writes.saveMeal(USER, meal(id, fields), now);
+        assert.deepEqual(await save('a'), { ok: true, outcome: 'created', modifiedAt: T0 });
+        const first = await feed(storage, { userId: USER });
+        assert.equal(shown(first.liveDigest), shown({ count: 1, sum: 0x3bb3623069be281e5789fc7d97154af3n }));
+        await save('🍕');
+        await save('a', { title: 'changed' }, T0 + 10);
+        assert.deepEqual(await save('a', { title: 'changed' }, T0 + 20), {
+          ok: true,
+          outcome: 'unchanged',
+          modifiedAt: T0 + 10,
+        });
+        const unchanged = await assertLiveDigest(storage, USER);
+        assert.equal(unchanged.count, 2);
+        await storage.writes.deleteMeal(USER, '🍕', T0 + 30);
+        assert.equal((await assertLiveDigest(storage, USER)).count, 1);
+        assert.deepEqual(await save('🍕', {}, T0 + 40), { ok: true, outcome: 'updated', modifiedAt: T0 + 40 });
+        assert.equal((await assertLiveDigest(storage, USER)).count, 2);
+      });
+    });
+
+    test('a long run of single saves and deletes, some at the same now, keeps the digest of the live meals', async () => {
+      await withStore(options, async (storage) => {
+        const random = createSeededRandom(hashSeed('single writes'));
+        const pool = ['a', 'b', 'é', '🍕', '寿司', 'ü\u0301', ...ids('m', 10)];
+        const titles = ['one', 'two'];
+        for (let i = 0; i < 300; i += 1) {
+          const id = random.pick(pool);
+          // Some writes share a now: the clock then steps by 1 ms past its last value.
+          const now = T0 + Math.floor(i / 3) * 7;
+          if (random.chance(0.25)) await storage.writes.deleteMeal(USER, id, now);
+          else await storage.writes.saveMeal(USER, meal(id, { title: random.pick(titles) }), now);
+          if (i % 100 === 99) await assertLiveDigest(storage, USER);
+        }
       });
     });
 

@@ -72,4 +72,27 @@ describe('PostgreSQL through PgBouncer: the check at open', { skip: skip ?? fals
       await storage.close();
     }
   });
+
+  test('single-meal saves and deletes, one statement each, at once from many users, are answered and counted once', async () => {
+    const storage = await openStorage(location.location, { serving: true });
+    try {
+      const users = Array.from({ length: 12 }, (_, i) => `s${i}`);
+      const saved = await Promise.all(users.map((user) => storage.writes.saveMeal(user, meal(`${user}-a`), T0)));
+      assert.deepEqual(new Set(saved.map((result) => result.ok && result.outcome)), new Set(['created']));
+      const again = await Promise.all(users.map((user) => storage.writes.saveMeal(user, meal(`${user}-a`), T0)));
+      assert.deepEqual(new Set(again.map((result) => result.ok && result.outcome)), new Set(['unchanged']));
+      const deleted = await Promise.all(users.map((user) => storage.writes.deleteMeal(user, `${user}-a`, T0)));
+      assert.deepEqual(new Set(deleted), new Set(['deleted']));
+      const page = await storage.feed.listFeed({
+        userId: 's0',
+        start: { kind: 'from', modifiedAt: 0 },
+        includeDeleted: true,
+        limit: 10,
+      });
+      assert.equal(page.count, 1);
+      assert.equal(page.liveDigest?.count, 0);
+    } finally {
+      await storage.close();
+    }
+  });
 });

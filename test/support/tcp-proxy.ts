@@ -6,6 +6,8 @@ import net from 'node:net';
  *   seems hung, or the network silently drops everything;
  * - `refuse`: open connections are closed and new ones closed at once: the store is stopped.
  * `restore()` lets everything flow again (held bytes included).
+ * `watchClient`, when given, is asked for an observer of each connection's bytes from the
+ * client, in order (what the client sends, as the store receives it).
  */
 export interface TcpProxy {
   readonly host: string;
@@ -20,7 +22,14 @@ interface Link {
   upstream?: net.Socket;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export interface TcpProxyOptions {
+  readonly watchClient?: () => (chunk: Buffer) => void;
+}
+
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  options: TcpProxyOptions = {},
+): Promise<TcpProxy> {
   let mode: 'open' | 'stall' | 'refuse' = 'open';
   const links = new Set<Link>();
 
@@ -33,8 +42,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   function connectUpstream(link: Link): void {
     const upstream = net.connect(target.port, target.host);
     link.upstream = upstream;
+    const watch = options.watchClient?.();
     // Forwarded by hand, not piped, so that pause() holds the bytes until restore().
-    link.client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    link.client.on('data', (chunk: Buffer) => {
+      watch?.(chunk);
+      upstream.write(chunk);
+    });
     upstream.on('data', (chunk: Buffer) => link.client.write(chunk));
     upstream.on('error', () => drop(link));
     upstream.on('close', () => drop(link));

@@ -14,7 +14,8 @@ export interface LockedClock {
  * Locks the user's clock row (creating it first), serialising the user's writes; what it holds.
  * Every write of a user's meals takes it before reading the meals it writes, so what it reads
  * (content, sourceVersion) cannot change until it commits: two saves of one meal racing on two
- * processes are decided one after the other.
+ * processes are decided one after the other. The batch writes take it here; a single-meal save
+ * or delete takes the same lock inside its one statement (postgres-functions-single-writes.ts).
  */
 export async function lockClock(tx: TransactionSql, userId: string): Promise<LockedClock> {
   await tx.unsafe('INSERT INTO user_clocks (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId], PREPARED);

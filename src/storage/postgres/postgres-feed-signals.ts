@@ -2,8 +2,9 @@ import postgres, { type Sql } from 'postgres';
 import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../change-signals.js';
 
 /**
- * The channel every write transaction that changes a user's feed notifies (postgres-meals.ts,
- * where the user's clock is saved), with the JSON array [schema, user id] as payload: several
+ * The channel every write transaction that changes a user's feed notifies (the commit step,
+ * postgres-functions-commit.ts, where the user's clock is saved), with the JSON array
+ * [schema, user id] as payload: several
  * stores may share a database in schemas of their own. PostgreSQL delivers a NOTIFY on commit
  * only, and never for a transaction rolled back.
  */

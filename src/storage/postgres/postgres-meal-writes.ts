@@ -6,11 +6,12 @@ import { encodeMealAt, encodeMealContent } from '../../domain/meal-json.js';
 import { withFirstBatchRead } from '../first-batch.js';
 import { ForeignMeal, type WriteCounts, writeAnswer } from '../foreign-meal.js';
 import type { DeleteResult, MealWrites, SaveResult, UpsertResult } from '../meal-writes.js';
-import { type MetMeal, saveAnswer, stepOfSave } from '../save-step.js';
+import { type MetMeal, stepOfSave } from '../save-step.js';
 import { lockClock } from './postgres-clock-lock.js';
 import { commitChange } from './postgres-commit.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import { deleteMealOnce } from './postgres-meal-delete.js';
+import { saveMealOnce } from './postgres-meal-save.js';
 import { pruneTombstones } from './postgres-tombstone-prune.js';
 
 /** Named prepared statements: parsed and planned once per connection. */
@@ -65,13 +66,11 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     updated: number;
     unchanged: number;
     stale: number;
-    /** The last meal's modifiedAt after its write: the new one, else the stored one (saveMeal's answer). */
-    lastAt: number | undefined;
   }
 
   async function startRun(tx: TransactionSql, userId: string, now: number): Promise<WriteRun> {
     const { clock, digest } = await lockClock(tx, userId);
-    const counts = { created: 0, updated: 0, unchanged: 0, stale: 0, lastAt: undefined };
+    const counts = { created: 0, updated: 0, unchanged: 0, stale: 0 };
     return {
       tx,
       userId,
@@ -139,7 +138,6 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
       if (step.kind === 'stale' || step.kind === 'unchanged') {
         if (step.kind === 'stale') run.stale += 1;
         else run.unchanged += 1;
-        run.lastAt = before?.modifiedAt;
         if (step.kind === 'unchanged' && step.recordVersion !== undefined && before !== undefined) {
           const kept = { ...before, sourceVersion: step.recordVersion };
           met.set(meal.id, kept);
@@ -163,7 +161,6 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
       met.set(meal.id, after);
       written.set(meal.id, after);
       recorded.delete(meal.id);
-      run.lastAt = run.clock;
     });
     await writeRows(
       run,
@@ -243,14 +240,6 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     });
   }
 
-  function save(userId: string, meal: MealSave, now: number): Promise<SaveResult> {
-    return sql.begin(async (tx) => {
-      const run = await startRun(tx, userId, now);
-      await writeBatch(run, [meal]);
-      return saveAnswer(await finishRun(run), run.lastAt);
-    });
-  }
-
   /**
    * An import's batches in one transaction, each written before the next is taken: the await is the back-pressure that keeps one batch in memory. The user's clock
    * is locked once the first batch is read (withFirstBatchRead).
@@ -268,16 +257,15 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     upsertMeals: (userId: string, meals: readonly MealSave[], now: number): Promise<UpsertResult> =>
       writeAnswer(withRetry(() => upsert(userId, meals, now))),
 
+    /** One statement (postgres-meal-save.ts): a batch of one without the batch's round trips. */
     saveMeal: (userId: string, meal: MealSave, now: number): Promise<SaveResult> =>
-      withRetry(() => save(userId, meal, now)).catch((error: unknown) => {
-        if (error instanceof ForeignMeal) return { ok: false, reason: 'foreign_id', index: 0 } as const;
-        throw error;
-      }),
+      withRetry(() => saveMealOnce(sql, userId, meal, now)),
 
     /** Not retried: the batches cannot be read twice; an id taken meanwhile is a foreign id (writeBatch). */
     importMeals: (userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult> =>
       writeAnswer(importBatches(userId, batches, now)),
 
+    /** One statement (postgres-meal-delete.ts). */
     deleteMeal: (userId: string, mealId: string, now: number, sourceVersion?: number): Promise<DeleteResult> =>
       withRetry(() => deleteMealOnce(sql, userId, mealId, now, sourceVersion)),
 

@@ -27,7 +27,8 @@ const MAX_QUEUE_ATTEMPTS = 3;
 /**
  * The webhook half of the PostgreSQL adapter (the same behaviour as sqlite/sqlite-webhooks.ts),
  * for senders on any number of instances: claims lock with FOR UPDATE SKIP LOCKED, so that two
- * never take one event. The events are queued by postgres-webhook-outbox.ts.
+ * never take one event. The events are queued by the commit step
+ * (postgres-functions-commit.ts).
  */
 export function createPostgresWebhooks(sql: Sql): WebhookStore {
   async function findWebhook(id: string): Promise<WebhookEndpointRecord | undefined> {
