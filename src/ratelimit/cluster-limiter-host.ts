@@ -25,8 +25,8 @@ export interface HostedLimiters {
  */
 export type UsedTodayReader = (keyIds: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 
-/** A key asked about by two workers stays decided here this long after (ms), instead of moving on every request. */
-const CONTESTED_MS = 10_000;
+/** A key that moves twice within this long (ms) stays decided here that long, instead of moving on every request. */
+const CONTESTED_MS = 2_000;
 /** How long a lease is held at most (ms): then it is recalled, and granted again at the key's next request. */
 const LEASE_MS = 60_000;
 /** Past this many contested keys, those whose time is over are forgotten. */
@@ -45,9 +45,10 @@ interface Queued {
  * - or in the one worker that holds the key's lease. A key's first request on a worker takes it: the
  *   answer carries the key's state, and the worker decides the key's next requests itself, with no
  *   question asked (a keep-alive client stays on one worker). When another worker asks about the
- *   key, the primary recalls the lease, queues the question until the state is back, and decides
- *   the key here for CONTESTED_MS, so a key whose requests come through several workers does not
- *   move on each of them.
+ *   key, the primary recalls the lease, queues the question until the state is back, decides it,
+ *   and leases the key on to that worker (a client that connected again); a key that moves again
+ *   within CONTESTED_MS is decided here that long, so a key whose requests come through several
+ *   workers at once does not move on each of them.
  * A worker that dies with leases gives each key's state back as the store knew it: the day's
  * count as last flushed (a crash forgets at most the last seconds of requests, as a restart's,
  * docs/operations.md#limits-across-restarts) and a whole interval from the death.
@@ -64,6 +65,25 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
   const waiting = new Map<string, Queued[]>();
   /** Until when (performance.now()) each contested key is decided here. */
   const contestedUntil = new Map<string, number>();
+
+  /** When (performance.now()) each key last moved from a worker to another's questions. */
+  const movedAt = new Map<string, number>();
+
+  /**
+   * A key recalled for another worker's question: it goes on to that worker (a client that
+   * connected again), unless it moved already within CONTESTED_MS: then its requests come
+   * through several workers at once, and it stays here that long.
+   */
+  function moved(keyId: string): void {
+    const now = performance.now();
+    if (movedAt.size >= MAX_CONTESTED) {
+      for (const [key, at] of movedAt) if (at + CONTESTED_MS <= now) movedAt.delete(key);
+      for (const [key, until] of contestedUntil) if (until <= now) contestedUntil.delete(key);
+    }
+    const last = movedAt.get(keyId);
+    if (last !== undefined && now - last < CONTESTED_MS) contestedUntil.set(keyId, now + CONTESTED_MS);
+    movedAt.set(keyId, now);
+  }
 
   const contested = (keyId: string): boolean => {
     const until = contestedUntil.get(keyId);
@@ -91,52 +111,67 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
   }
 
   /**
-   * The key's state is here again. Recalled for another worker's questions, it is contested for
-   * a while, and those questions are decided; taken back for its age (or from a dead worker)
-   * with none waiting, it is leased again at its next request.
+   * The key's state is here again. Recalled for another worker's questions, those are decided,
+   * the first consume leasing the key on to its worker unless the key is contested (moved()); taken
+   * back for its age (or from a dead worker) with none waiting, it is leased again at its next request.
    */
   async function resumed(keyId: string, handover: KeyHandover): Promise<void> {
     limiter.takeOver(keyId, handover, Date.now());
     const queued = waiting.get(keyId) ?? [];
     waiting.delete(keyId);
-    if (queued.length > 0) {
-      const now = performance.now();
-      if (contestedUntil.size >= MAX_CONTESTED) {
-        for (const [key, until] of contestedUntil) if (until <= now) contestedUntil.delete(key);
+    if (queued.length > 0) moved(keyId);
+    // Each routed as if it came now: the first may lease the key on, and the next then follow it.
+    const out = newOutbox();
+    for (const { worker, question } of queued) await route(worker, question, out);
+    flush(out);
+  }
+
+  /** The replies to send each worker, and the keys to recall from each, after a message. */
+  interface Outbox {
+    readonly replies: Map<Worker, LimiterReply[]>;
+    readonly recalls: Map<Worker, string[]>;
+  }
+  const newOutbox = (): Outbox => ({ replies: new Map(), recalls: new Map() });
+  const add = <T>(map: Map<Worker, T[]>, worker: Worker, item: T) =>
+    map.set(worker, [...(map.get(worker) ?? []), item]);
+
+  /**
+   * Where a question goes: queued behind its key's recall, answered `leased` to the key's holder,
+   * queued while the key is recalled from another worker, or decided here. One after another,
+   * each decided as it is read: the in-process limiters decide before their first await, and no
+   * other message comes between two of them (inTurn).
+   */
+  async function route(worker: Worker, question: LimiterQuestion, out: Outbox): Promise<void> {
+    if (question.op === 'consume' || question.op === 'peek') {
+      const { keyId } = question;
+      const queue = waiting.get(keyId);
+      if (queue !== undefined) {
+        queue.push({ worker, question });
+        return;
       }
-      contestedUntil.set(keyId, now + CONTESTED_MS);
+      const holder = holders.get(keyId);
+      if (holder?.worker === worker) {
+        add(out.replies, worker, { id: question.id, leased: true });
+        return;
+      }
+      if (holder !== undefined) {
+        waiting.set(keyId, [{ worker, question }]);
+        add(out.recalls, holder.worker, keyId);
+        return;
+      }
     }
-    for (const { worker, question } of queued) send(worker, [await decideHere(worker, question)]);
+    add(out.replies, worker, await decideHere(worker, question));
+  }
+
+  function flush(out: Outbox): void {
+    for (const [worker, replies] of out.replies) send(worker, replies);
+    recall(out.recalls);
   }
 
   async function onRequest(worker: Worker, questions: readonly LimiterQuestion[]): Promise<void> {
-    const replies: LimiterReply[] = [];
-    const recalls = new Map<Worker, string[]>();
-    // One question after another, each decided as it is read: the in-process limiters decide
-    // before their first await, so no other message comes between two of them.
-    for (const question of questions) {
-      if (question.op === 'consume' || question.op === 'peek') {
-        const { keyId } = question;
-        const queue = waiting.get(keyId);
-        if (queue !== undefined) {
-          queue.push({ worker, question });
-          continue;
-        }
-        const holder = holders.get(keyId);
-        if (holder?.worker === worker) {
-          replies.push({ id: question.id, leased: true });
-          continue;
-        }
-        if (holder !== undefined) {
-          waiting.set(keyId, [{ worker, question }]);
-          recalls.set(holder.worker, [...(recalls.get(holder.worker) ?? []), keyId]);
-          continue;
-        }
-      }
-      replies.push(await decideHere(worker, question));
-    }
-    send(worker, replies);
-    recall(recalls);
+    const out = newOutbox();
+    for (const question of questions) await route(worker, question, out);
+    flush(out);
   }
 
   function recall(keys: ReadonlyMap<Worker, readonly string[]>): void {
