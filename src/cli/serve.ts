@@ -3,13 +3,10 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runClusterPrimary } from '../cluster/primary.js';
 import { runClusterWorker } from '../cluster/worker.js';
-import { type AdminListener, startAdminListener } from '../metrics/admin-listener.js';
-import { scrapeRegistry } from '../metrics/cluster-metrics.js';
-import { createServiceMetrics } from '../metrics/service-metrics.js';
 import type { ServeConfig } from '../serve/serve-config.js';
-import { startServer } from '../server.js';
 import { isPostgresUrl } from '../storage/open-storage.js';
 import { listenForStopSignal, type StopSignal } from '../stop-signal.js';
+import { startServingAlone } from './serve-alone.js';
 import { serveConfigOf } from './serve-config-args.js';
 
 /** `serve`: runs the API until SIGTERM or SIGINT, then drains and exits 0. */
@@ -37,20 +34,7 @@ async function serveUntilStopped(argv: string[], stop: StopSignal): Promise<void
 
 /** One process serves (the default): the public listener, and the admin listener when asked. */
 async function runAlone(config: ServeConfig, stop: StopSignal): Promise<void> {
-  const metrics = config.adminPort === undefined ? undefined : createServiceMetrics();
-  const server = await startServer(config, { holdLogs: true, ...(metrics === undefined ? {} : { metrics }) });
-  let admin: AdminListener | undefined;
-  if (metrics !== undefined && config.adminPort !== undefined) {
-    try {
-      admin = await startAdminListener(config.adminPort, scrapeRegistry(metrics.registry), server.app.log);
-    } catch (error) {
-      server.discardLogs();
-      await server.close();
-      throw error;
-    }
-  }
-  // Every listener is bound: the lines held since the start (the certificate, …) go out now.
-  server.releaseLogs();
+  const { server, admin } = await startServingAlone(config);
   // Stopped while it started: no `listening on` line, since nothing will be served, and a
   // client or orchestrator told to proceed would find the port closing under it. The drain
   // below is the same either way.

@@ -131,6 +131,28 @@ export function createClusterLimiters(policy: RateLimitPolicy, timeoutMs = DEFAU
     waiting.fail(unavailable('the primary process cannot be reached', cause));
   }
 
+  /**
+   * A question about a key, answered where the key is decided: here while this worker holds its
+   * lease (`here`, at `now`, or at the moment a lease came), else by the primary (`fromPrimary`
+   * reads its answer), asked again when the answer says the lease came here meanwhile.
+   */
+  async function whereDecided<T>(
+    keyId: string,
+    now: number,
+    op: 'consume' | 'peek',
+    here: (at: number) => Promise<T>,
+    fromPrimary: (answer: LimiterReply) => T | undefined,
+  ): Promise<T> {
+    for (let asked = 0; asked < MAX_ASKS; asked += 1) {
+      if (held.has(keyId)) return here(asked === 0 ? now : Date.now());
+      const answer = await ask({ op, keyId });
+      const value = fromPrimary(answer);
+      if (value !== undefined) return value;
+      if (!('leased' in answer)) throw failure(answer);
+    }
+    throw failure({ id: 0, error: 'the lease moved away at every question' });
+  }
+
   async function close(): Promise<void> {
     process.off('message', onMessage);
     process.off('disconnect', onDisconnect);
@@ -140,30 +162,29 @@ export function createClusterLimiters(policy: RateLimitPolicy, timeoutMs = DEFAU
     limiter: {
       // A key leased here is decided here, on this process's clock: the key's one state is here.
       // Otherwise `now` is not sent: the primary decides on its clock, in arrival order.
-      async consume(keyId, now): Promise<RateDecision> {
-        for (let asked = 0; asked < MAX_ASKS; asked += 1) {
-          if (held.has(keyId)) return leased.consume(keyId, asked === 0 ? now : Date.now());
-          const answer = await ask({ op: 'consume', keyId });
-          if ('decision' in answer) return answer.decision;
-          if (!('leased' in answer)) throw failure(answer);
-        }
-        throw failure({ id: 0, error: 'the lease moved away at every question' });
-      },
+      consume: (keyId, now): Promise<RateDecision> =>
+        whereDecided(
+          keyId,
+          now,
+          'consume',
+          (at) => leased.consume(keyId, at),
+          (answer) => ('decision' in answer ? answer.decision : undefined),
+        ),
       // Read where the key is decided. The primary's wait counts from its read, which came later
       // than `now` by the question's trip: counted from `now`, so that every worker names the
       // same end of an interval, however busy the channel.
-      async peek(keyId, now): Promise<RateStanding> {
-        for (let asked = 0; asked < MAX_ASKS; asked += 1) {
-          if (held.has(keyId)) return leased.peek(keyId, asked === 0 ? now : Date.now());
-          const answer = await ask({ op: 'peek', keyId });
-          if ('standing' in answer) {
+      peek: (keyId, now): Promise<RateStanding> =>
+        whereDecided(
+          keyId,
+          now,
+          'peek',
+          (at) => leased.peek(keyId, at),
+          (answer) => {
+            if (!('standing' in answer)) return undefined;
             const { standing, at } = answer;
             return standing.waitMs > 0 ? { ...standing, waitMs: Math.max(0, standing.waitMs + at - now) } : standing;
-          }
-          if (!('leased' in answer)) throw failure(answer);
-        }
-        throw failure({ id: 0, error: 'the lease moved away at every question' });
-      },
+          },
+        ),
       async ping() {
         const answer = await ask({ op: 'ping' });
         if ('ok' in answer) return;

@@ -29,7 +29,7 @@ export type UsedTodayReader = (keyIds: readonly string[]) => Promise<ReadonlyMap
 const CONTESTED_MS = 2_000;
 /** How long a lease is held at most (ms): then it is recalled, and granted again at the key's next request. */
 const LEASE_MS = 60_000;
-/** Past this many contested keys, those whose time is over are forgotten. */
+/** Past this many keys' moves remembered, those whose time is over are forgotten. */
 const MAX_CONTESTED = 10_000;
 
 interface Queued {
@@ -63,11 +63,8 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
   >();
   /** Keys whose state is on its way back (recalled, or read from the store): their questions wait. */
   const waiting = new Map<string, Queued[]>();
-  /** Until when (performance.now()) each contested key is decided here. */
-  const contestedUntil = new Map<string, number>();
-
-  /** When (performance.now()) each key last moved from a worker to another's questions. */
-  const movedAt = new Map<string, number>();
+  /** Each key's last move to another worker's questions, and until when (performance.now()) it is decided here. */
+  const moves = new Map<string, { readonly at: number; readonly contestedUntil: number }>();
 
   /**
    * A key recalled for another worker's question: it goes on to that worker (a client that
@@ -76,22 +73,16 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
    */
   function moved(keyId: string): void {
     const now = performance.now();
-    if (movedAt.size >= MAX_CONTESTED) {
-      for (const [key, at] of movedAt) if (at + CONTESTED_MS <= now) movedAt.delete(key);
-      for (const [key, until] of contestedUntil) if (until <= now) contestedUntil.delete(key);
+    if (moves.size >= MAX_CONTESTED) {
+      for (const [key, move] of moves)
+        if (Math.max(move.at + CONTESTED_MS, move.contestedUntil) <= now) moves.delete(key);
     }
-    const last = movedAt.get(keyId);
-    if (last !== undefined && now - last < CONTESTED_MS) contestedUntil.set(keyId, now + CONTESTED_MS);
-    movedAt.set(keyId, now);
+    const last = moves.get(keyId);
+    const again = last !== undefined && now - last.at < CONTESTED_MS;
+    moves.set(keyId, { at: now, contestedUntil: again ? now + CONTESTED_MS : 0 });
   }
 
-  const contested = (keyId: string): boolean => {
-    const until = contestedUntil.get(keyId);
-    if (until === undefined) return false;
-    if (until > performance.now()) return true;
-    contestedUntil.delete(keyId);
-    return false;
-  };
+  const contested = (keyId: string): boolean => (moves.get(keyId)?.contestedUntil ?? 0) > performance.now();
 
   /** Decides a question here; a consume of a key nobody contests hands the key's lease to the asker. */
   async function decideHere(worker: Worker, question: LimiterQuestion): Promise<LimiterReply> {
@@ -165,7 +156,10 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
 
   function flush(out: Outbox): void {
     for (const [worker, replies] of out.replies) send(worker, replies);
-    recall(out.recalls);
+    for (const [holder, keyIds] of out.recalls) {
+      const message: LeaseRecall = { type: LEASE_RECALL, keyIds };
+      if (holder.isConnected()) holder.send(message, undefined, () => {});
+    }
   }
 
   async function onRequest(worker: Worker, questions: readonly LimiterQuestion[]): Promise<void> {
@@ -174,26 +168,19 @@ export function hostLimitersForWorkers(limiters: HostedLimiters, usedToday: Used
     flush(out);
   }
 
-  function recall(keys: ReadonlyMap<Worker, readonly string[]>): void {
-    for (const [holder, keyIds] of keys) {
-      const message: LeaseRecall = { type: LEASE_RECALL, keyIds };
-      if (holder.isConnected()) holder.send(message, undefined, () => {});
-    }
-  }
-
   /**
    * Leases older than LEASE_MS come back, so that neither side keeps one for every key it ever
    * saw: a key still in use is leased again at its next request, one question a minute.
    */
   async function recallOld(): Promise<void> {
     const before = performance.now() - LEASE_MS;
-    const old = new Map<Worker, string[]>();
+    const out = newOutbox();
     for (const [keyId, { worker, grantedAt }] of holders) {
       if (grantedAt > before || waiting.has(keyId)) continue;
       waiting.set(keyId, []);
-      old.set(worker, [...(old.get(worker) ?? []), keyId]);
+      add(out.recalls, worker, keyId);
     }
-    recall(old);
+    flush(out);
   }
 
   async function onReturn(worker: Worker, returned: readonly { keyId: string; handover: KeyHandover }[]) {

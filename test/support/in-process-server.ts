@@ -1,10 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { serveConfigOf } from '../../src/cli/serve-config-args.js';
-import { type AdminListener, startAdminListener } from '../../src/metrics/admin-listener.js';
-import { scrapeRegistry } from '../../src/metrics/cluster-metrics.js';
-import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
-import { type RunningServer, startServer } from '../../src/server.js';
+import { type ServingAlone, startServingAlone } from '../../src/cli/serve-alone.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { makeTempDir } from './project.js';
 import { type ServedApp, serveArgs, type StartOptions } from './server.js';
@@ -30,21 +27,15 @@ export async function startInProcessServer(options: StartOptions = {}): Promise<
   const storage = await openStorage(db, { serving: true });
   let logs = '';
   const logDestination = { write: (line: string) => (logs += line) };
-  // What serve's admin listener counts and shows, when asked (cli/serve.ts).
-  const metrics = config.adminPort === undefined ? undefined : createServiceMetrics();
-  let server: RunningServer | undefined;
-  let admin: AdminListener | undefined;
+  let served: ServingAlone;
   try {
-    server = await startServer(config, { storage, logDestination, ...(metrics === undefined ? {} : { metrics }) });
-    if (metrics !== undefined && config.adminPort !== undefined) {
-      admin = await startAdminListener(config.adminPort, scrapeRegistry(metrics.registry), server.app.log);
-    }
+    served = await startServingAlone(config, { storage, logDestination });
   } catch (error) {
-    await server?.close();
     await storage.close();
     temp?.remove();
     throw error;
   }
+  const { server, admin } = served;
   const { hostname, port } = new URL(server.url);
   const { hostApiUrl } = server;
   return {
