@@ -74,12 +74,19 @@ type Fired = Pick<autocannon.Result, '2xx' | 'errors' | 'timeouts' | 'non2xx'> &
   readonly throughput: { readonly total: number };
 };
 
-async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) => void): Promise<Fired> {
-  if (spec.clients === undefined) return fireOne(spec, seconds, onLatency);
+/** What one load sees of each response: its status and latency (ms, sub-millisecond). */
+type OnResponse = (statusCode: number, ms: number) => void;
+
+async function fire(spec: LoadSpec, seconds: number, onResponse: OnResponse): Promise<Fired> {
+  if (spec.clients === undefined) return fireOne(spec, seconds, onResponse);
   const { origin } = new URL(spec.url);
   const results = await Promise.all(
     spec.clients.map((client) =>
-      fireOne({ ...spec, url: `${origin}${client.path}`, headers: client.headers, connections: 1 }, seconds, onLatency),
+      fireOne(
+        { ...spec, url: `${origin}${client.path}`, headers: client.headers, connections: 1 },
+        seconds,
+        onResponse,
+      ),
     ),
   );
   const sum = (pick: (result: autocannon.Result) => number) => results.reduce((total, r) => total + pick(r), 0);
@@ -92,7 +99,7 @@ async function fire(spec: LoadSpec, seconds: number, onLatency?: (ms: number) =>
   };
 }
 
-async function fireOne(spec: LoadSpec, seconds: number, onLatency?: (ms: number) => void) {
+async function fireOne(spec: LoadSpec, seconds: number, onResponse: OnResponse) {
   const options: autocannon.Options = {
     url: spec.url,
     headers: { ...spec.headers },
@@ -107,14 +114,12 @@ async function fireOne(spec: LoadSpec, seconds: number, onLatency?: (ms: number)
     const instance = autocannon(options, (error: unknown, done: autocannon.Result) =>
       error === null || error === undefined ? resolve(done) : reject(error),
     );
-    if (onLatency === undefined) return;
     // autocannon's own histogram keeps whole milliseconds; sub-millisecond latencies need these.
     // It emits (client, statusCode, bytes, responseTime in ms), one argument more than its types say.
     (instance as NodeJS.EventEmitter).on(
       'response',
-      (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-        if (statusCode === 200) onLatency(responseTime);
-      },
+      (_client: unknown, statusCode: number, _bytes: number, responseTime: number) =>
+        onResponse(statusCode, responseTime),
     );
   });
   const failed = result.errors + result.timeouts + result.non2xx;
@@ -126,37 +131,63 @@ async function fireOne(spec: LoadSpec, seconds: number, onLatency?: (ms: number)
   return result;
 }
 
-/** Warms the server up, then measures it: throughput, latency, server (and tier) CPU and memory. */
-export async function measureLoad(spec: LoadSpec, probes: ServerProbes): Promise<LoadResult> {
-  if (spec.warmupSeconds > 0) await fire(spec, spec.warmupSeconds);
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
-  const record = (ms: number) => {
-    if (count === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
+/** The latencies of a window's 200 responses, grown as they come. */
+class Latencies {
+  private values = new Float64Array(1 << 16);
+  private count = 0;
+
+  record(ms: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
     }
-    latencies[count] = ms;
-    count += 1;
+    this.values[this.count] = ms;
+    this.count += 1;
+  }
+
+  sorted(): Float64Array {
+    return this.values.slice(0, this.count).sort();
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Warms the server up, then measures it: throughput, latency, server (and tier) CPU and memory.
+ * The warm-up and the window are one run on the same connections, as kept-alive clients keep
+ * theirs: the window opens when the warm-up ends, so a connection's first request (its TLS
+ * handshake, its key's lease moving to the worker it came to) is never in it.
+ */
+export async function measureLoad(spec: LoadSpec, probes: ServerProbes): Promise<LoadResult> {
+  const latencies = new Latencies();
+  let open = false;
+  let requests = 0;
+  const onResponse: OnResponse = (statusCode, ms) => {
+    if (!open || statusCode < 200 || statusCode > 299) return;
+    requests += 1;
+    if (statusCode === 200) latencies.record(ms);
   };
+  const run = fire(spec, spec.warmupSeconds + spec.seconds, onResponse);
+  await sleep(spec.warmupSeconds * 1000);
   const load = loadAverage();
   const counters = Object.entries(probes.counters ?? {});
   const readCounters = () => Promise.all(counters.map(([, read]) => read()));
   const memory = sampleMemory(probes.pids);
   const cpuBefore = processesCpuMicros(probes.pids());
-  const countersBefore = await readCounters();
   const clientBefore = process.cpuUsage();
   const started = performance.now();
-  const result = await fire(spec, spec.seconds, record);
+  open = true;
+  const countersBefore = await readCounters();
+  const result = await run;
+  open = false;
   const wallMs = performance.now() - started;
   const client = process.cpuUsage(clientBefore);
   const serverCpu = processesCpuMicros(probes.pids()) - cpuBefore;
   const countersAfter = await readCounters();
   const peaks = memory.stop();
-  const sorted = latencies.slice(0, count).sort();
-  const requests = result['2xx'];
-  const meanMs = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, count);
+  const sorted = latencies.sorted();
+  const meanMs = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length);
   return {
     rps: round((requests * 1000) / wallMs, 1),
     p50Ms: round(quantile(sorted, 0.5), 3),
@@ -175,7 +206,7 @@ export async function measureLoad(spec: LoadSpec, probes: ServerProbes): Promise
     rssMb: round(peaks.rssKb / MB, 1),
     rssAnonMb: round(peaks.rssAnonKb / MB, 1),
     rssFileMb: round(peaks.rssFileKb / MB, 1),
-    bytesPerResponse: Math.round(result.throughput.total / Math.max(1, requests)),
+    bytesPerResponse: Math.round(result.throughput.total / Math.max(1, result['2xx'])),
     loadAverage: load,
   };
 }

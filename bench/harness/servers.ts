@@ -71,8 +71,11 @@ const CEILING_SCRIPT = path.join(import.meta.dirname, 'ceiling-server.ts');
 /** Headers that belong to one connection or one moment, which Node writes itself. */
 const OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
-/** The ceiling for one response: bare node:https writing exactly these bytes, in its own process. */
-export function startCeilingServer(response: FetchedResponse, certificate: Certificate, scratch: string) {
+/**
+ * The ceiling for one response: bare node:https writing exactly these bytes, in its own process,
+ * or in `workers` processes sharing the port as `serve --workers N` does.
+ */
+export function startCeilingServer(response: FetchedResponse, certificate: Certificate, scratch: string, workers = 1) {
   mkdirSync(scratch, { recursive: true });
   const headers = Object.fromEntries(
     Object.entries(response.headers).filter(
@@ -95,5 +98,7 @@ export function startCeilingServer(response: FetchedResponse, certificate: Certi
     head,
     '--body',
     body,
+    '--workers',
+    String(workers),
   ]);
 }

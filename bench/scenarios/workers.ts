@@ -1,105 +1,156 @@
+import path from 'node:path';
 import type { BenchContext } from '../harness/context.js';
+import { DATA_DIR } from '../harness/datasets.js';
 import type { Deployment } from '../harness/deployment.js';
-import type { LoadResult } from '../harness/load.js';
+import type { LoadResult, LoadSpec } from '../harness/load.js';
 import { processCpuMicros, processTree } from '../harness/proc-stats.js';
+import type { ServerProcess } from '../harness/processes.js';
 import { loadRow, ratio, type ScenarioRow } from '../harness/results.js';
 import { firstPage, HEAVY_USER, type Scenario } from '../harness/scenario.js';
-import { startRealServer } from '../harness/servers.js';
+import { startCeilingServer, startRealServer } from '../harness/servers.js';
 import { deltaPollRequest } from './delta-poll.js';
 
 const COUNTS = [1, 2] as const;
-
-interface Measured {
-  readonly workers: number;
-  readonly processes: number;
-  readonly delta: LoadResult;
-  /** The delta poll with a key of its own on each connection, as clients are. */
-  readonly deltaPerClient: LoadResult;
-  readonly page: LoadResult;
-  readonly deltaMeals: number;
-}
-
 /** Clients of their own users and keys: the connections of the load (bench/harness/options.ts). */
 const CLIENTS = 10;
-
 /**
- * The delta poll of CLIENTS users, each on a kept-alive connection of its own with its key, as
- * the API's clients are.
- * With --workers, each such key is decided in the worker its connection went to (its lease,
- * docs/operations.md#workers---workers-n); the one key of all connections is decided by the primary.
+ * A process's first seconds are not its steady state: V8's memory reducer runs a full collection
+ * about 8 s after start (≈ 90 ms of the primary's CPU, whatever the load). Loads start after them.
  */
-async function measurePerClient(context: BenchContext, deployment: Deployment) {
-  const middle = Math.ceil(deployment.shape.users / 2);
-  const polls = await Promise.all(
-    Array.from({ length: CLIENTS }, (_, i) => deltaPollRequest(context, deployment, `seed_${middle + i}`)),
-  );
-  const [first] = polls;
-  if (first === undefined) throw new Error('no client');
-  const clients = polls.map((poll) => ({ path: poll.request, headers: { authorization: `Bearer ${poll.key}` } }));
-  return context.measure(deployment.server, first.request, first.key, { clients });
+const SETTLED_MS = 10_000;
+
+/** A server of each count, measured in turns: 1, 2, 1, 2 … */
+interface Served {
+  readonly workers: number;
+  readonly server: ServerProcess;
+  readonly processes: number;
 }
 
-/** One `serve --workers N` on the big SQLite database: the delta poll and the page of 100. */
-async function measureWorkers(context: BenchContext, workers: number): Promise<Measured> {
-  const started = await startRealServer(context.big.db, undefined, ['--workers', String(workers)]);
-  try {
-    // Every process of the server: with --workers 2, the primary and its two workers.
-    const pids = processTree(started.pid);
-    // The primary's own share too: with --workers 2 it runs the limiter for every request.
-    const counters = { primary_cpu_us: () => processCpuMicros(started.pid) };
-    const server = { ...started, probes: { pids: () => pids, counters } };
-    const deployment: Deployment = { ...context.embedded, rowPrefix: `workers-${workers}-`, server };
-    const poll = await deltaPollRequest(context, deployment);
-    const delta = await context.measure(server, poll.request, poll.key);
-    const deltaPerClient = await measurePerClient(context, deployment);
-    const pageKey = await context.createKey(context.big.db, HEAVY_USER);
-    const page = await context.measure(server, firstPage(100), pageKey);
-    return { workers, processes: pids.length, delta, deltaPerClient, page, deltaMeals: poll.meals };
-  } finally {
-    await started.stop();
+/** One load of every server, in alternated rounds; each server's round of median CPU per request. */
+async function inRounds(
+  rounds: number,
+  servers: readonly Served[],
+  load: (served: Served) => Promise<LoadResult>,
+): Promise<LoadResult[]> {
+  const results: LoadResult[][] = servers.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [i, served] of servers.entries()) results[i]?.push(await load(served));
   }
+  return results.map((measured) => {
+    const sorted = [...measured].sort((a, b) => a.cpuUsPerReq - b.cpuUsPerReq);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    if (median === undefined) throw new Error('no round measured');
+    return median;
+  });
 }
+
+/** `serve --workers N` on the big SQLite database, with the primary's own CPU read apart. */
+async function startWorkers(context: BenchContext, workers: number): Promise<Served> {
+  const started = await startRealServer(context.big.db, undefined, ['--workers', String(workers)]);
+  // Every process of the server: with --workers 2, the primary and its two workers.
+  const pids = processTree(started.pid);
+  // The primary's own share: it decides the keys no worker holds, and hands connections over.
+  const counters = workers > 1 ? { primary_cpu_us: () => processCpuMicros(started.pid) } : {};
+  return { workers, server: { ...started, probes: { pids: () => pids, counters } }, processes: pids.length };
+}
+
+/** Bare node:https answering `answer`'s bytes in N processes, as the ceiling of each count. */
+async function startBare(context: BenchContext, answer: Awaited<ReturnType<BenchContext['fetch']>>, workers: number) {
+  const started = await startCeilingServer(answer, context.certificate, path.join(DATA_DIR, 'scratch'), workers);
+  const pids = processTree(started.pid);
+  return { workers, server: { ...started, probes: { pids: () => pids } }, processes: pids.length };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Workers: `serve --workers 2` (a primary holding the in-process limiter, and accepting the
  * connections it hands the two workers; a key asked about by one worker is leased to it and
  * decided there, one asked about by both is decided by the primary over IPC) against
- * `--workers 1` (one process, the default): the delta poll of one key on every connection,
- * of a key per connection, and the page of 100. CPU per request is summed over every process of
- * the server. The load generator runs in this process on the same 2 cores, so two workers
- * cannot have a core each: req/s says little, CPU per request is the figure.
+ * `--workers 1` (one process, the default): the delta poll of one key on every connection, of a
+ * key per connection, and the page of 100. CPU per request is summed over every process of the
+ * server. The load generator runs in this process on the same 2 cores, so two workers cannot
+ * have a core each: req/s says little, CPU per request is the figure. Both servers run at once
+ * and are measured in alternated rounds, the median round of each kept, for this machine's
+ * speed drifts between loads by more than the difference measured. The key-per-client load also
+ * runs against bare node:https in 1 and 2 processes: what a second process costs here anyway.
  */
 export const workers: Scenario = {
   name: 'workers',
   question: 'What does a request cost with 2 workers (keys leased, or decided over IPC) against 1 process?',
   async run(context) {
-    const measured: Measured[] = [];
-    for (const count of COUNTS) measured.push(await measureWorkers(context, count));
-    const [one] = measured;
-    const rows: ScenarioRow[] = [];
-    for (const m of measured) {
-      const extra = (load: LoadResult, base: LoadResult | undefined) => ({
-        workers: m.workers,
-        processes: m.processes,
-        cpu_vs_1_worker: base === undefined ? null : ratio(load.cpuUsPerReq, base.cpuUsPerReq),
-        rps_vs_1_worker: base === undefined ? null : ratio(load.rps, base.rps),
-      });
-      rows.push(
-        loadRow(`workers-${m.workers}-delta-poll`, m.delta, undefined, {
-          ...extra(m.delta, one?.delta),
-          meals_per_response: m.deltaMeals,
-        }),
-        loadRow(`workers-${m.workers}-delta-poll-key-per-client`, m.deltaPerClient, undefined, {
-          ...extra(m.deltaPerClient, one?.deltaPerClient),
-          clients: CLIENTS,
-        }),
-        loadRow(`workers-${m.workers}-page-100`, m.page, undefined, {
-          ...extra(m.page, one?.page),
-          meals_per_response: 100,
-          user: HEAVY_USER,
-        }),
+    const rounds = context.options.quick ? 3 : 5;
+    const servers: Served[] = [];
+    const bare: Served[] = [];
+    try {
+      for (const count of COUNTS) servers.push(await startWorkers(context, count));
+      const startedAt = performance.now();
+      const [first] = servers;
+      if (first === undefined) throw new Error('no server');
+      const deployment: Deployment = { ...context.embedded, server: first.server };
+      const poll = await deltaPollRequest(context, deployment);
+      const middle = Math.ceil(deployment.shape.users / 2);
+      const polls = await Promise.all(
+        Array.from({ length: CLIENTS }, (_, i) => deltaPollRequest(context, deployment, `seed_${middle + i}`)),
       );
+      const clients = polls.map((p) => ({ path: p.request, headers: { authorization: `Bearer ${p.key}` } }));
+      const pageKey = await context.createKey(context.big.db, HEAVY_USER);
+      const [firstClient] = polls;
+      if (firstClient === undefined) throw new Error('no client');
+      const answer = await context.fetch(first.server, firstClient.request, firstClient.key);
+      for (const count of COUNTS) bare.push(await startBare(context, answer, count));
+      await sleep(SETTLED_MS - (performance.now() - startedAt));
+
+      const perClient: Partial<LoadSpec> = { clients };
+      const measure =
+        (pathAndQuery: string, key: string, overrides: Partial<LoadSpec> = {}) =>
+        (served: Served) =>
+          context.measure(served.server, pathAndQuery, key, overrides);
+      const delta = await inRounds(rounds, servers, measure(poll.request, poll.key));
+      const keyPerClient = await inRounds(rounds, servers, measure(firstClient.request, firstClient.key, perClient));
+      const bareKeyPerClient = await inRounds(rounds, bare, measure(firstClient.request, firstClient.key, perClient));
+      const page = await inRounds(rounds, servers, measure(firstPage(100), pageKey));
+
+      const rows: ScenarioRow[] = [];
+      for (const [i, served] of servers.entries()) {
+        const extra = (load: LoadResult | undefined, base: LoadResult | undefined) => ({
+          workers: served.workers,
+          processes: served.processes,
+          rounds,
+          cpu_vs_1_worker: load === undefined || base === undefined ? null : ratio(load.cpuUsPerReq, base.cpuUsPerReq),
+          rps_vs_1_worker: load === undefined || base === undefined ? null : ratio(load.rps, base.rps),
+        });
+        const row = (name: string, loads: LoadResult[], more: Record<string, unknown>, ceilings?: LoadResult[]) => {
+          const load = loads[i];
+          if (load === undefined) throw new Error(`${name}: not measured`);
+          return loadRow(`workers-${served.workers}-${name}`, load, ceilings?.[i], {
+            ...extra(load, loads[0]),
+            ...more,
+          });
+        };
+        const bareHere = bareKeyPerClient[i];
+        const bareOne = bareKeyPerClient[0];
+        rows.push(
+          row('delta-poll', delta, { meals_per_response: poll.meals }),
+          row(
+            'delta-poll-key-per-client',
+            keyPerClient,
+            {
+              clients: CLIENTS,
+              // What the same count of bare node:https processes costs against one, in the same rounds.
+              bare_cpu_vs_1_process:
+                bareHere === undefined || bareOne === undefined
+                  ? null
+                  : ratio(bareHere.cpuUsPerReq, bareOne.cpuUsPerReq),
+            },
+            bareKeyPerClient,
+          ),
+          row('page-100', page, { meals_per_response: 100, user: HEAVY_USER }),
+        );
+      }
+      return rows;
+    } finally {
+      await Promise.all([...servers, ...bare].map((served) => served.server.stop()));
     }
-    return rows;
   },
 };
