@@ -51,11 +51,11 @@ function workersTable(rows: readonly ScenarioRow[]): string[] {
   const workers = rows.filter((row) => row.name.startsWith('workers-'));
   if (workers.length === 0) return [];
   return [
-    '| scenario | processes | req/s | CPU µs/req (all processes) | of which the primary | CPU vs 1 worker | req/s vs 1 worker | p50 ms | p99 ms | RSS MB (sum) | load avg |',
-    `|${'---|'.repeat(11)}`,
+    '| scenario | processes | req/s | CPU µs/req (all processes) | of which the primary | CPU vs 1 worker | bare https: CPU vs 1 process | req/s vs 1 worker | p50 ms | p99 ms | RSS MB (sum) | load avg |',
+    `|${'---|'.repeat(12)}`,
     ...workers.map(
       (row) =>
-        `| ${[row.name, cell(row.processes), cell(row.rps), cell(row.cpu_us_per_req), row.processes === 1 ? '' : cell(row.primary_cpu_us_per_req), cell(row.cpu_vs_1_worker), cell(row.rps_vs_1_worker), cell(row.p50_ms), cell(row.p99_ms), cell(row.rss_mb), cell(row.load_avg)].join(' | ')} |`,
+        `| ${[row.name, cell(row.processes), cell(row.rps), cell(row.cpu_us_per_req), row.processes === 1 ? '' : cell(row.primary_cpu_us_per_req), cell(row.cpu_vs_1_worker), cell(row.bare_cpu_vs_1_process), cell(row.rps_vs_1_worker), cell(row.p50_ms), cell(row.p99_ms), cell(row.rss_mb), cell(row.load_avg)].join(' | ')} |`,
     ),
     '',
     '`--workers 1` is one process (the default); `--workers 2` a primary (it holds the in-process limiter and hands the ' +
@@ -64,7 +64,9 @@ function workersTable(rows: readonly ScenarioRow[]): string[] {
       '(so decided by the primary); `delta-poll-key-per-client`: each connection its own user and key, kept alive, as ' +
       'clients are (so each key decided in its worker). The load generator runs in the ' +
       'benchmark process on the same 2 cores, so the two workers never have a core each: req/s cannot double here, and ' +
-      'CPU per request (summed over every process of the server) is the figure to read.',
+      'CPU per request (summed over every process of the server) is the figure to read. Both servers run at once and are ' +
+      'loaded in alternated rounds; each row is the round of median CPU. `bare https`: the same key-per-client load on bare ' +
+      'node:https in as many processes, against one: what a second process costs on this machine anyway.',
     '',
   ];
 }

@@ -145,11 +145,14 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
   const targetLines = targets(rows).map((t) => `| ${t.what} | ${t.measured} | ${mark(t.met)} |`);
   return [
     BEGIN,
-    `## Run of ${machine.date} (\`npm run bench${options.quick ? ' -- --quick' : ''}\`)`,
+    options.only.length === 0
+      ? `## Run of ${machine.date} (\`npm run bench${options.quick ? ' -- --quick' : ''}\`)`
+      : `## Run of ${machine.date} (\`--only ${options.only.join(',')}\`${options.quick ? ', quick' : ''}) over the rows of the runs before: ` +
+        'each row’s `run_at` in results.json says when it was measured',
     '',
     machineLine(machine),
     `Big database: ${options.big.users} users × ${options.big.mealsPerUser} meals + ${options.big.heavyUsers} heavy users × ${options.big.heavyMeals}; ` +
-      `${options.connections} connections, pipelining 1, ${options.warmupSeconds} s warm-up, ${options.measureSeconds} s measured per load. ` +
+      `${options.connections} connections, pipelining 1, ${options.warmupSeconds} s warm-up, then ${options.measureSeconds} s measured on the same connections per load. ` +
       `Load average (1 min) at start / end: ${loads.join(' / ')}.`,
     '',
     table(rows),
@@ -176,6 +179,24 @@ const SECTION_ORDER = ['main', 'long-poll', 'webhooks', 'import', 'host-api'];
 /** Sections whose rows are kept one by one until a run measures them again (standalone scenarios, often run alone). */
 const KEPT_BY_ROW = new Set(['long-poll', 'webhooks', 'import', 'host-api']);
 
+/**
+ * The rows of the runs before with this run's in their places (a row of the same name), those
+ * `keep` says no to dropped, and this run's new rows after them.
+ */
+function inPlace(
+  previous: readonly ScenarioRow[],
+  measured: readonly ScenarioRow[],
+  keep: (row: ScenarioRow) => boolean,
+): ScenarioRow[] {
+  const fresh = new Map(measured.map((row) => [row.name, row]));
+  const placed = previous.flatMap((row) => {
+    const again = fresh.get(row.name);
+    fresh.delete(row.name);
+    return again !== undefined ? [again] : keep(row) ? [row] : [];
+  });
+  return [...placed, ...fresh.values()];
+}
+
 function readPreviousRows(): ScenarioRow[] {
   try {
     const rows: unknown = JSON.parse(readFileSync(RESULTS_JSON, 'utf8'));
@@ -200,9 +221,11 @@ function placeBlock(text: string, begin: string, end: string, block: string, whe
 
 /**
  * Writes results.json and the blocks of RESULTS.md that this run measured: the main block
- * when it ran any of its scenarios (from this run's rows only), the long-poll, webhooks, import and
- * host API blocks when it ran any of theirs (each of their rows from the latest run that measured it). A block this run did
- * not touch, and its rows in results.json, stay as the run that wrote them left them.
+ * when it ran any of its scenarios (from this run's rows only, or, in a run of some scenarios
+ * (`--only`), with the other rows as the runs before left them, in their places), the long-poll,
+ * webhooks, import and host API blocks when it ran any of theirs (each of their rows from the latest
+ * run that measured it). A block this run did not touch, and its rows in results.json, stay as the
+ * run that wrote them left them. Each row says when it was measured (`run_at`).
  */
 export function writeReports(
   rows: readonly ScenarioRow[],
@@ -210,16 +233,17 @@ export function writeReports(
   machine: Machine,
   loads: readonly number[],
 ) {
-  const ran = new Set(rows.map(sectionOf));
-  const ranNames = new Set(rows.map((row) => row.name));
-  // The main block is one run's; the other blocks keep each row until a run
-  // measures it again (their scenarios are standalone and often run alone: `--only follow-vs-poll`).
-  const kept = readPreviousRows().filter((row) =>
-    KEPT_BY_ROW.has(sectionOf(row)) ? !ranNames.has(row.name) : !ran.has(sectionOf(row)),
-  );
-  const all = [...kept, ...rows].sort(
-    (a, b) => SECTION_ORDER.indexOf(sectionOf(a)) - SECTION_ORDER.indexOf(sectionOf(b)),
-  );
+  const measured = rows.map((row) => ({ run_at: machine.date, ...row }));
+  const ran = new Set(measured.map(sectionOf));
+  const partial = options.only.length > 0;
+  // The main block is one whole run's, or a partial run's over the rows of the runs before; the
+  // other blocks keep each row until a run measures it again (their scenarios are standalone and
+  // often run alone: `--only follow-vs-poll`).
+  const all = inPlace(
+    readPreviousRows(),
+    measured,
+    (row) => partial || KEPT_BY_ROW.has(sectionOf(row)) || !ran.has(sectionOf(row)),
+  ).sort((a, b) => SECTION_ORDER.indexOf(sectionOf(a)) - SECTION_ORDER.indexOf(sectionOf(b)));
   writeFileSync(RESULTS_JSON, `${JSON.stringify(all, null, 2)}\n`);
   let text: string;
   try {
@@ -227,8 +251,10 @@ export function writeReports(
   } catch {
     text = '# Benchmark results\n';
   }
-  const mainRows = rows.filter((row) => sectionOf(row) === 'main');
-  if (mainRows.length > 0) text = placeBlock(text, BEGIN, END, generated(mainRows, options, machine, loads), 'top');
+  if (measured.some((row) => sectionOf(row) === 'main')) {
+    const mainRows = all.filter((row) => sectionOf(row) === 'main');
+    text = placeBlock(text, BEGIN, END, generated(mainRows, options, machine, loads), 'top');
+  }
   const command = `npm run bench${options.quick ? ' -- --quick' : ''}${options.only.length > 0 ? `${options.quick ? '' : ' --'} --only ${options.only.join(',')}` : ''}`;
   const longPoll = longPollBlock(
     ran.has('long-poll') ? all.filter((row) => sectionOf(row) === 'long-poll') : [],
