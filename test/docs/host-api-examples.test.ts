@@ -35,20 +35,6 @@ after(async () => {
   work.remove();
 });
 
-/** Runs a block in bash from a folder holding `data/tls/cert.pem` (the server's), with the page's variables set. */
-function runBlock(script: string, extraEnv: Record<string, string> = {}): string {
-  return execFileSync('bash', ['-euo', 'pipefail', '-c', script], {
-    cwd: work.dir,
-    encoding: 'utf8',
-    env: {
-      ...cleanEnv(),
-      HOST_API: server.hostUrl,
-      MEAL_EXPORT_SERVICE_TOKEN: server.token,
-      ...extraEnv,
-    },
-  });
-}
-
 /** Answers printed one after the other, as JSON values. */
 function jsonValues(output: string): Array<Record<string, unknown>> {
   return output
@@ -166,15 +152,18 @@ describe('docs/host-api.md, run', () => {
       const client = path.join(PROJECT_ROOT, 'docs', 'examples', 'host_client.py');
       const env = {
         MEAL_EXPORT_HOST_API: server.hostUrl,
+        MEAL_EXPORT_SERVICE_TOKEN: server.token,
         MEAL_EXPORT_CA: path.join(work.dir, 'data', 'tls', 'cert.pem'),
       };
       const record = JSON.stringify({ type: 'snack', date: '2026-11-25T16:00:00Z' });
-      const run = (args: string) => runBlock(`python3 ${client} ${args}`, env);
-      assert.equal(jsonValues(run(`save py_u m '${record}' 5`))[0]?.outcome, 'created');
-      assert.equal(jsonValues(run(`save py_u m '${record}' 4`))[0]?.outcome, 'stale');
+      // python3 itself, no shell between: its stderr is the client's alone.
+      const run = (...args: string[]) =>
+        execFileSync('python3', [client, ...args], { cwd: work.dir, encoding: 'utf8', env: cleanEnv(env) });
+      assert.equal(jsonValues(run('save', 'py_u', 'm', record, '5'))[0]?.outcome, 'created');
+      assert.equal(jsonValues(run('save', 'py_u', 'm', record, '4'))[0]?.outcome, 'stale');
       const failed = (() => {
         try {
-          run(`save py_u m '{"type":"tea","date":"2026-11-25T16:00:00Z"}'`);
+          run('save', 'py_u', 'm', '{"type":"tea","date":"2026-11-25T16:00:00Z"}');
           return undefined;
         } catch (error) {
           return error as { status: number; stderr: string };
