@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import postgres from 'postgres';
 import type * as HostModule from '../../src/host/meal-host.js';
 import type { MealInput } from '../../src/host/host-api.js';
 import type * as ServerModule from '../../src/server.js';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
 // The store in the environment, as storeEnv() passes it: out of argv.
 const db = process.env.MEAL_EXPORT_DATABASE_URL;
 if (db === undefined) throw new Error('usage: MEAL_EXPORT_DATABASE_URL=DB long-poll-writer [--serve DATA_DIR]');
+const store: string = db;
 
 const send = (message: WriterMessage) => process.send?.(message);
 
@@ -62,6 +64,16 @@ if (values.serve !== undefined) {
     },
     { storage },
   );
+}
+
+/** The `commits` probe's connection and table, made at its first use. */
+let probe: postgres.Sql | undefined;
+async function commitProbe(store: string): Promise<postgres.Sql> {
+  if (!store.startsWith('postgres')) throw new Error('the commit probe is PostgreSQL’s');
+  if (probe !== undefined) return probe;
+  probe = postgres(store, { max: 1, onnotice: () => undefined });
+  await probe`create table if not exists bench_commit_probe (n bigint not null)`;
+  return probe;
 }
 
 const aMeal = () =>
@@ -124,7 +136,14 @@ async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterRe
       const used = process.cpuUsage(cpu);
       return { ms: performance.now() - started, cpuUs: used.user + used.system };
     }
+    case 'commits': {
+      const sql = await commitProbe(store);
+      const started = performance.now();
+      for (let i = 0; i < command.count; i += 1) await sql`insert into bench_commit_probe values (${i})`;
+      return { ms: performance.now() - started };
+    }
     case 'stop':
+      await probe?.end();
       await server?.close();
       await host.close();
       setImmediate(() => process.exit(0));

@@ -42,6 +42,12 @@ export type WriterCommand =
     }
   /** `meals` new meals of this user, ids `${idPrefix}${i}`, each by `saveMeal` (the host API's PUT in process), one after another. */
   | { readonly op: 'saves'; readonly userId: string; readonly meals: number; readonly idPrefix: string }
+  /**
+   * PostgreSQL only: `count` one-row inserts into a table of the writer's own, each its own
+   * transaction, one after another: a round trip and a WAL flush each, the least a durable save
+   * costs on this server and disk.
+   */
+  | { readonly op: 'commits'; readonly count: number }
   | { readonly op: 'stop' };
 
 export interface UserKey {
@@ -65,6 +71,7 @@ export interface WriterReplies {
   readonly import: { readonly ms: number; readonly cpuUs: number };
   /** The saves' time alone, and the writer's CPU over it, as for `import`. */
   readonly saves: { readonly ms: number; readonly cpuUs: number };
+  readonly commits: { readonly ms: number };
   readonly stop: Record<string, never>;
 }
 

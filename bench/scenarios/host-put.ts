@@ -89,6 +89,9 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
   const put: Array<Awaited<ReturnType<typeof measured>>> = [];
   const inProcess: Array<{ rate: number; cpuUsPerWrite: number; pgCpuUsPerWrite: number }> = [];
   const paired: number[] = [];
+  // PostgreSQL: bare one-row commits in each round, the disk's bound on one saver after another.
+  const commitRates: number[] = [];
+  const savesVsCommits: number[] = [];
   for (let r = 0; r < rounds; r += 1) {
     const baseline = async () => {
       const userId = `hp-${harness.tag}-in-process-${r}`;
@@ -107,6 +110,11 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
     };
     for (const step of r % 2 === 0 ? [baseline, overHttp] : [overHttp, baseline]) await step();
     paired.push(ratio(put[r]?.run.rps ?? 0, inProcess[r]?.rate ?? 0));
+    if (backend === 'pg') {
+      const { ms } = await harness.writer.ask({ op: 'commits', count: meals });
+      commitRates.push(Math.round((meals / ms) * 1000));
+      savesVsCommits.push(ratio(inProcess[r]?.rate ?? 0, commitRates[r] ?? 0));
+    }
   }
   const vsInProcess = median(paired);
   const putRates = put.map((one) => one.run.rps);
@@ -120,6 +128,8 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
       : {
           pg_cpu_us_per_put: median(put.map((one) => one.pgCpuUsPerPut ?? 0)),
           baseline_pg_cpu_us_per_write: median(inProcess.map((one) => one.pgCpuUsPerWrite)),
+          durable_commits_per_s: median(commitRates),
+          baseline_vs_durable_commit: median(savesVsCommits),
         };
   return {
     ...figuresRow(`host-put-${backend}`, {
