@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { loadAverage, processesCpuMicros, sampleMemory } from './proc-stats.js';
 
@@ -150,8 +151,6 @@ class Latencies {
     return this.values.slice(0, this.count).sort();
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Warms the server up, then measures it: throughput, latency, server (and tier) CPU and memory.

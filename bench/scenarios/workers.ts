@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from '../harness/context.js';
 import { DATA_DIR } from '../harness/datasets.js';
 import type { Deployment } from '../harness/deployment.js';
@@ -61,7 +62,54 @@ async function startBare(context: BenchContext, answer: Awaited<ReturnType<Bench
   return { workers, server: { ...started, probes: { pids: () => pids } }, processes: pids.length };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Each load's median round per server, in the order of COUNTS. */
+interface Measured {
+  readonly delta: readonly LoadResult[];
+  readonly keyPerClient: readonly LoadResult[];
+  /** The key-per-client load on bare node:https in as many processes. */
+  readonly bareKeyPerClient: readonly LoadResult[];
+  readonly page: readonly LoadResult[];
+  readonly deltaMeals: number;
+}
+
+/** The rows of the `i`th server, each load against the same load on one process. */
+function rowsOf(served: Served, i: number, rounds: number, measured: Measured): ScenarioRow[] {
+  const row = (
+    name: string,
+    loads: readonly LoadResult[],
+    more: Record<string, unknown>,
+    ceilings?: readonly LoadResult[],
+  ) => {
+    const [one] = loads;
+    const load = loads[i];
+    if (load === undefined || one === undefined) throw new Error(`${name}: not measured`);
+    return loadRow(`workers-${served.workers}-${name}`, load, ceilings?.[i], {
+      workers: served.workers,
+      processes: served.processes,
+      rounds,
+      cpu_vs_1_worker: ratio(load.cpuUsPerReq, one.cpuUsPerReq),
+      rps_vs_1_worker: ratio(load.rps, one.rps),
+      ...more,
+    });
+  };
+  const [bareOne] = measured.bareKeyPerClient;
+  const bareHere = measured.bareKeyPerClient[i];
+  return [
+    row('delta-poll', measured.delta, { meals_per_response: measured.deltaMeals }),
+    row(
+      'delta-poll-key-per-client',
+      measured.keyPerClient,
+      {
+        clients: CLIENTS,
+        // What as many bare node:https processes cost against one, in the same rounds.
+        bare_cpu_vs_1_process:
+          bareHere === undefined || bareOne === undefined ? null : ratio(bareHere.cpuUsPerReq, bareOne.cpuUsPerReq),
+      },
+      measured.bareKeyPerClient,
+    ),
+    row('page-100', measured.page, { meals_per_response: 100, user: HEAVY_USER }),
+  ];
+}
 
 /**
  * Workers: `serve --workers 2` (a primary holding the in-process limiter, and accepting the
@@ -99,7 +147,7 @@ export const workers: Scenario = {
       if (firstClient === undefined) throw new Error('no client');
       const answer = await context.fetch(first.server, firstClient.request, firstClient.key);
       for (const count of COUNTS) bare.push(await startBare(context, answer, count));
-      await sleep(SETTLED_MS - (performance.now() - startedAt));
+      await sleep(Math.max(0, SETTLED_MS - (performance.now() - startedAt)));
 
       const perClient: Partial<LoadSpec> = { clients };
       const measure =
@@ -111,44 +159,9 @@ export const workers: Scenario = {
       const bareKeyPerClient = await inRounds(rounds, bare, measure(firstClient.request, firstClient.key, perClient));
       const page = await inRounds(rounds, servers, measure(firstPage(100), pageKey));
 
-      const rows: ScenarioRow[] = [];
-      for (const [i, served] of servers.entries()) {
-        const extra = (load: LoadResult | undefined, base: LoadResult | undefined) => ({
-          workers: served.workers,
-          processes: served.processes,
-          rounds,
-          cpu_vs_1_worker: load === undefined || base === undefined ? null : ratio(load.cpuUsPerReq, base.cpuUsPerReq),
-          rps_vs_1_worker: load === undefined || base === undefined ? null : ratio(load.rps, base.rps),
-        });
-        const row = (name: string, loads: LoadResult[], more: Record<string, unknown>, ceilings?: LoadResult[]) => {
-          const load = loads[i];
-          if (load === undefined) throw new Error(`${name}: not measured`);
-          return loadRow(`workers-${served.workers}-${name}`, load, ceilings?.[i], {
-            ...extra(load, loads[0]),
-            ...more,
-          });
-        };
-        const bareHere = bareKeyPerClient[i];
-        const bareOne = bareKeyPerClient[0];
-        rows.push(
-          row('delta-poll', delta, { meals_per_response: poll.meals }),
-          row(
-            'delta-poll-key-per-client',
-            keyPerClient,
-            {
-              clients: CLIENTS,
-              // What the same count of bare node:https processes costs against one, in the same rounds.
-              bare_cpu_vs_1_process:
-                bareHere === undefined || bareOne === undefined
-                  ? null
-                  : ratio(bareHere.cpuUsPerReq, bareOne.cpuUsPerReq),
-            },
-            bareKeyPerClient,
-          ),
-          row('page-100', page, { meals_per_response: 100, user: HEAVY_USER }),
-        );
-      }
-      return rows;
+      return servers.flatMap((served, i) =>
+        rowsOf(served, i, rounds, { delta, keyPerClient, bareKeyPerClient, page, deltaMeals: poll.meals }),
+      );
     } finally {
       await Promise.all([...servers, ...bare].map((served) => served.server.stop()));
     }
