@@ -25,13 +25,24 @@ export function newWebhookSecret(): string {
   return encodeWebhookSecret(randomBytes(32));
 }
 
+const EVENT_ID_BYTES = 16;
+
 /**
  * An event's id (the `webhook-id` header): `msg_` and 32 hex digits, the form the stores make
  * for the events a change queues (sqlite-webhook-outbox.ts, postgres-functions-commit.ts), so
  * that every event id looks alike whoever made it.
  */
 export function newWebhookEventId(): string {
-  return `msg_${randomBytes(16).toString('hex')}`;
+  return `msg_${randomBytes(EVENT_ID_BYTES).toString('hex')}`;
+}
+
+/** `count` event ids at once, as newWebhookEventId makes them, from one draw of random bytes. */
+export function newWebhookEventIds(count: number): string[] {
+  const hex = randomBytes(EVENT_ID_BYTES * count).toString('hex');
+  return Array.from(
+    { length: count },
+    (_, i) => `msg_${hex.slice(i * EVENT_ID_BYTES * 2, (i + 1) * EVENT_ID_BYTES * 2)}`,
+  );
 }
 
 const EVENT_ID_RE = /^msg_[0-9a-f]{32}$/;

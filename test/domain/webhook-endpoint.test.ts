@@ -8,6 +8,7 @@ import {
   isWebhookEndpointId,
   newWebhookEndpointId,
   newWebhookEventId,
+  newWebhookEventIds,
   newWebhookSecret,
 } from '../../src/domain/webhook-ids.js';
 import { makeTempDir } from '../support/project.js';
@@ -69,6 +70,10 @@ test('ids and secrets have their fixed forms and never repeat', () => {
   assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32);
   assert.notEqual(newWebhookSecret(), secret);
   assert.match(newWebhookEventId(), /^msg_[0-9a-f]{32}$/);
+  // Made in a batch (a PostgreSQL commit takes one for each endpoint a user may have): each its own, all of one form.
+  const batch = newWebhookEventIds(10);
+  assert.equal(new Set(batch).size, 10);
+  for (const id of batch) assert.match(id, /^msg_[0-9a-f]{32}$/);
 });
 
 test('an endpoint registered twice with the same chosen id is made once: the second is refused as duplicate_id', async () => {

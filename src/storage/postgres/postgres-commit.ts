@@ -1,6 +1,6 @@
 import type { TransactionSql } from 'postgres';
 import type { DigestChange, MealsDigest } from '../../domain/meals-digest.js';
-import { newWebhookEventId } from '../../domain/webhook-ids.js';
+import { newWebhookEventIds } from '../../domain/webhook-ids.js';
 import { digestSumBytes } from '../digest-bytes.js';
 import { MAX_WEBHOOKS_PER_USER } from '../../domain/webhook-endpoint.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
@@ -27,7 +27,7 @@ const MAX_QUEUE_ATTEMPTS = 3;
  * each endpoint the user may have, from the one maker of event ids, and the queueing's tries.
  */
 export function commitInputs(): [channel: string, eventIds: string[], queueAttempts: number] {
-  return [FEED_CHANNEL, Array.from({ length: MAX_WEBHOOKS_PER_USER }, newWebhookEventId), MAX_QUEUE_ATTEMPTS];
+  return [FEED_CHANNEL, newWebhookEventIds(MAX_WEBHOOKS_PER_USER), MAX_QUEUE_ATTEMPTS];
 }
 
 /**
