@@ -68,7 +68,7 @@ if (values.serve !== undefined) {
 
 /** The `commits` probe's connection and table, made at its first use. */
 let probe: postgres.Sql | undefined;
-async function commitProbe(store: string): Promise<postgres.Sql> {
+async function commitProbe(): Promise<postgres.Sql> {
   if (!store.startsWith('postgres')) throw new Error('the commit probe is PostgreSQL’s');
   if (probe !== undefined) return probe;
   probe = postgres(store, { max: 1, onnotice: () => undefined });
@@ -137,7 +137,7 @@ async function run(command: WriterCommand): Promise<WriterReplies[keyof WriterRe
       return { ms: performance.now() - started, cpuUs: used.user + used.system };
     }
     case 'commits': {
-      const sql = await commitProbe(store);
+      const sql = await commitProbe();
       const started = performance.now();
       for (let i = 0; i < command.count; i += 1) await sql`insert into bench_commit_probe values (${i})`;
       return { ms: performance.now() - started };

@@ -89,7 +89,8 @@ async function throughputRow(context: BenchContext, harness: Harness, backend: B
   const put: Array<Awaited<ReturnType<typeof measured>>> = [];
   const inProcess: Array<{ rate: number; cpuUsPerWrite: number; pgCpuUsPerWrite: number }> = [];
   const paired: number[] = [];
-  // PostgreSQL: bare one-row commits in each round, the disk's bound on one saver after another.
+  // PostgreSQL: bare one-row commits in each round (a round trip and a WAL flush each), the
+  // store's bound on one saver after another.
   const commitRates: number[] = [];
   const savesVsCommits: number[] = [];
   for (let r = 0; r < rounds; r += 1) {
