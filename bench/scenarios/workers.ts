@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from '../harness/context.js';
 import { DATA_DIR } from '../harness/datasets.js';
 import type { Deployment } from '../harness/deployment.js';
-import type { LoadResult, LoadSpec } from '../harness/load.js';
+import type { LoadResult, LoadSpec, ServerProbes } from '../harness/load.js';
 import { processCpuMicros, processTree } from '../harness/proc-stats.js';
 import type { ServerProcess } from '../harness/processes.js';
 import { loadRow, ratio, type ScenarioRow } from '../harness/results.js';
@@ -45,21 +45,26 @@ async function inRounds(
   });
 }
 
+/** A started server of `workers` processes, read as one: the CPU of all its processes, and `counters`. */
+function asServed(started: ServerProcess, workers: number, counters: ServerProbes['counters'] = {}): Served {
+  // Every process of the server: with --workers 2, the primary and its two workers.
+  const pids = processTree(started.pid);
+  return { workers, server: { ...started, probes: { pids: () => pids, counters } }, processes: pids.length };
+}
+
 /** `serve --workers N` on the big SQLite database, with the primary's own CPU read apart. */
 async function startWorkers(context: BenchContext, workers: number): Promise<Served> {
   const started = await startRealServer(context.big.db, undefined, ['--workers', String(workers)]);
-  // Every process of the server: with --workers 2, the primary and its two workers.
-  const pids = processTree(started.pid);
   // The primary's own share: it decides the keys no worker holds, and hands connections over.
-  const counters = workers > 1 ? { primary_cpu_us: () => processCpuMicros(started.pid) } : {};
-  return { workers, server: { ...started, probes: { pids: () => pids, counters } }, processes: pids.length };
+  return asServed(started, workers, workers > 1 ? { primary_cpu_us: () => processCpuMicros(started.pid) } : {});
 }
 
 /** Bare node:https answering `answer`'s bytes in N processes, as the ceiling of each count. */
 async function startBare(context: BenchContext, answer: Awaited<ReturnType<BenchContext['fetch']>>, workers: number) {
-  const started = await startCeilingServer(answer, context.certificate, path.join(DATA_DIR, 'scratch'), workers);
-  const pids = processTree(started.pid);
-  return { workers, server: { ...started, probes: { pids: () => pids } }, processes: pids.length };
+  return asServed(
+    await startCeilingServer(answer, context.certificate, path.join(DATA_DIR, 'scratch'), workers),
+    workers,
+  );
 }
 
 /** Each load's median round per server, in the order of COUNTS. */
