@@ -1,5 +1,7 @@
-import postgres, { type Sql } from 'postgres';
+import type postgres from 'postgres';
+import type { Sql } from 'postgres';
 import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../change-signals.js';
+import { connectPostgres } from './postgres-connect.js';
 
 /**
  * The channel every write transaction that changes a user's feed notifies (the commit step,
@@ -87,7 +89,7 @@ export function createPostgresFeedSignals(url: string, connectTimeoutS: number):
       },
       onclose: () => dropped(),
     };
-    const listener = (sql ??= postgres(url, options));
+    const listener = (sql ??= connectPostgres(url, options));
     (async () => {
       // The schema the writers' current_schema() names: the one this URL's search_path picks.
       schema ??= (await listener.unsafe<{ schema: string }[]>('SELECT current_schema() AS schema'))[0]?.schema;

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import postgres, { type Sql } from 'postgres';
+import type postgres from 'postgres';
+import type { Sql } from 'postgres';
+import { connectPostgres } from './postgres-connect.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
 
 /** How long the check waits for its own notification: the long polls' promise is 1 s. */
@@ -46,8 +48,8 @@ export async function checkSignals(
       if (channel === FEED_CHANNEL && payload === probe) heard();
     },
   };
-  const listener: Sql = postgres(listenUrl, listenOptions);
-  const notifier: Sql = postgres(notifyUrl, { ...common, onnotice: () => undefined });
+  const listener: Sql = connectPostgres(listenUrl, listenOptions);
+  const notifier: Sql = connectPostgres(notifyUrl, { ...common, onnotice: () => undefined });
   let listening = false;
   let timer: NodeJS.Timeout | undefined;
   try {

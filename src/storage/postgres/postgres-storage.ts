@@ -1,4 +1,4 @@
-import postgres, { type Sql } from 'postgres';
+import type { Sql } from 'postgres';
 import { redactedUrl } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { type CallTraits, guardConcern, type Implementation } from '../guarded-concerns.js';
@@ -14,6 +14,7 @@ import { rewritePostgresBodies } from './postgres-body-rewrite.js';
 import { backfillPostgresDigests } from './postgres-digest-backfill.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
 import { createPostgresChangePoll } from './postgres-change-poll.js';
+import { connectPostgres } from './postgres-connect.js';
 import { createPostgresFeed } from './postgres-feed.js';
 import { createPostgresFeedSignals } from './postgres-feed-signals.js';
 import { createPostgresKeys } from './postgres-keys.js';
@@ -58,7 +59,7 @@ async function hasStore(sql: Sql): Promise<boolean> {
  */
 export async function openPostgresStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
   const route = await chooseSignalRoute(url, options, CONNECT_TIMEOUT_S);
-  const sql: Sql = postgres(url, {
+  const sql: Sql = connectPostgres(url, {
     // false wins over every statement's own `prepare: true` (postgres.js connection.js).
     prepare: !route.unnamedStatements,
     connect_timeout: CONNECT_TIMEOUT_S,

@@ -1,0 +1,78 @@
+import postgres, { type Sql } from 'postgres';
+import { redactedUrl } from '../../config.js';
+import { AppError } from '../../errors.js';
+
+/** What postgres.js is handed for a store's URL. */
+export interface PostgresTarget {
+  /** The URL, without the libpq parameters postgres.js would send to the server as settings. */
+  readonly url: string;
+  /** The server's address when the URL gives it in a form postgres.js does not read itself. */
+  readonly address: { readonly host?: string; readonly port?: number };
+}
+
+// libpq's connection parameters for the address: given in the query, they win over the URL's host and port.
+const ADDRESS_PARAMS = ['host', 'port'] as const;
+
+function portOf(url: string, value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (port >= 1 && port <= 65_535) return port;
+  throw new AppError(
+    'unavailable',
+    `cannot open the database ${redactedUrl(url)}: its port "${value}" is not a number from 1 to 65535`,
+  );
+}
+
+// `postgres://user@/db?host=/dir` (libpq's and SQLAlchemy's form): credentials and no host,
+// which URL parsing refuses; read with a stand-in host, which the query's host then replaces.
+const NO_HOST_AFTER_CREDENTIALS = /^postgres(?:ql)?:\/\/[^/?#]*@(?=[/?#]|$)/i;
+
+/** The URL parsed, and whether postgres.js must be handed it rewritten (a stand-in host); undefined when unreadable. */
+function readUrl(url: string): { readonly parsed: URL; readonly standIn: boolean } | undefined {
+  const credentials = NO_HOST_AFTER_CREDENTIALS.exec(url)?.[0];
+  const readable = credentials === undefined ? url : `${credentials}localhost${url.slice(credentials.length)}`;
+  try {
+    return { parsed: new URL(readable), standIn: credentials !== undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A percent-encoded socket folder, decoded; undefined when its encoding is broken (postgres.js then names the host it could not find). */
+function decodedFolder(hostname: string): string | undefined {
+  try {
+    return decodeURIComponent(hostname);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a `postgres://` URL as libpq does where postgres.js does not
+ * (docs/configuration.md#postgresql-over-a-unix-socket): a Unix-socket folder as the
+ * percent-encoded host (`postgres://user@%2Fvar%2Frun%2Fpostgresql/db`), or the host and port as
+ * query parameters, which win over the URL's own (`postgres://user@/db?host=/var/run/postgresql`).
+ * postgres.js connects to `<folder>/.s.PGSQL.<port>` when its host option is a path; left in
+ * the URL, `?host=` would reach the server as a setting and be refused, and the encoded folder
+ * would be looked up in DNS. Any other URL, a multi-host one included, goes to postgres.js as it is.
+ */
+export function postgresTarget(url: string): PostgresTarget {
+  const read = readUrl(url);
+  if (read === undefined) return { url, address: {} };
+  const query = read.parsed.searchParams;
+  const hostParam = query.get('host');
+  const portParam = query.get('port');
+  const hostname = read.standIn ? '' : read.parsed.hostname;
+  const encodedFolder = /^%2F/i.test(hostname) ? decodedFolder(hostname) : undefined;
+  const host = hostParam ?? encodedFolder;
+  const port = portParam === null ? undefined : portOf(url, portParam);
+  const address = { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) };
+  if (!read.standIn && hostParam === null && portParam === null) return { url, address };
+  for (const name of ADDRESS_PARAMS) query.delete(name);
+  return { url: read.parsed.href, address };
+}
+
+/** A postgres.js pool for a store's URL, read as libpq reads it (postgresTarget). */
+export function connectPostgres(url: string, options: postgres.Options<Record<string, postgres.PostgresType>>): Sql {
+  const target = postgresTarget(url);
+  return postgres(target.url, { ...options, ...target.address });
+}
