@@ -58,24 +58,24 @@ function socketLocation(form: SocketForm): (label: string) => Promise<StoreLocat
 describe('PostgreSQL URLs: the address libpq reads and postgres.js does not', () => {
   test('a percent-encoded host that is a folder is the socket folder; the URL goes on as it is', () => {
     const url = 'postgres://app@%2Fvar%2Frun%2Fpostgresql:5433/meals?search_path=me';
-    assert.deepEqual(postgresTarget(url), { url, address: { host: '/var/run/postgresql' } });
+    assert.deepEqual(postgresTarget(url), { url, options: { host: '/var/run/postgresql' } });
   });
 
   test('host and port in the query win over the URL own, and leave the query', () => {
     assert.deepEqual(postgresTarget('postgres://app@db.internal:6000/meals?host=/tmp&search_path=me&port=5433'), {
       url: 'postgres://app@db.internal:6000/meals?search_path=me',
-      address: { host: '/tmp', port: 5433 },
+      options: { host: '/tmp', port: 5433 },
     });
     assert.deepEqual(postgresTarget('postgresql:///meals?host=/var/run/postgresql'), {
       url: 'postgresql:///meals',
-      address: { host: '/var/run/postgresql' },
+      options: { host: '/var/run/postgresql' },
     });
   });
 
   test('credentials and no host (libpq, SQLAlchemy) are read with the query host', () => {
     assert.deepEqual(postgresTarget('postgres://app:pw@/meals?host=/var/run/postgresql'), {
       url: 'postgres://app:pw@localhost/meals',
-      address: { host: '/var/run/postgresql' },
+      options: { host: '/var/run/postgresql' },
     });
   });
 
@@ -85,7 +85,7 @@ describe('PostgreSQL URLs: the address libpq reads and postgres.js does not', ()
       'postgres://app@db1:5432,db2:5432/meals',
       'postgres://app@db.internal/meals',
     ])
-      assert.deepEqual(postgresTarget(url), { url, address: {} });
+      assert.deepEqual(postgresTarget(url), { url, options: {} });
   });
 
   test('a port that is no port is refused as unavailable, naming it, without the password', () => {

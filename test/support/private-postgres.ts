@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { makeTempDir } from './project.js';
@@ -66,12 +66,24 @@ export interface PrivatePostgres {
   close(): Promise<void>;
 }
 
+/** What a test's cluster has beyond the defaults. */
+export interface PrivatePostgresOptions {
+  /** Lines added to postgresql.conf (`ssl = on`, …). */
+  readonly settings?: readonly string[];
+  /** Files written into the data folder, readable by the server alone (a TLS key must be). */
+  readonly files?: Readonly<Record<string, string>>;
+  /** pg_hba.conf's lines, in place of initdb's (trust for every local and host connection). */
+  readonly hba?: readonly string[];
+  /** listen_addresses: 127.0.0.1 unless given. */
+  readonly listen?: string;
+}
+
 /**
  * initdb and `pg_ctl -w start` a cluster in a fresh temporary folder, listening on a free
  * port of 127.0.0.1 and on a socket in that folder. fsync is off: nothing in it has to
  * survive a crash of the machine, and it keeps the test fast. The caller must `close()` it.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
   const bin = postgresBin();
   if (bin === undefined) throw new Error(`no initdb under ${PACKAGE_ROOT}/*/bin`);
   const ids = runningAsRoot() ? osUserIds() : undefined;
@@ -97,14 +109,21 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       path.join(data, 'postgresql.conf'),
       [
         `port = ${port}`,
-        `listen_addresses = '127.0.0.1'`,
+        `listen_addresses = '${options.listen ?? '127.0.0.1'}'`,
         `unix_socket_directories = '${temp.dir}'`,
         'fsync = off',
         'synchronous_commit = off',
         'full_page_writes = off',
+        ...(options.settings ?? []),
         '',
       ].join('\n'),
     );
+    for (const [name, text] of Object.entries(options.files ?? {})) {
+      const file = path.join(data, name);
+      writeFileSync(file, text, { mode: 0o600 });
+      own(file);
+    }
+    if (options.hba !== undefined) writeFileSync(path.join(data, 'pg_hba.conf'), `${options.hba.join('\n')}\n`);
     await asServerUser('pg_ctl', ['-D', data, '-l', logFile, '-t', '30', '-w', 'start']);
   } catch (error) {
     await stop().catch(() => undefined);

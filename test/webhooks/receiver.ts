@@ -27,16 +27,20 @@ export interface TestCertificate {
   readonly key: string;
 }
 
-/** A self-signed certificate naming localhost, 127.0.0.1 and ::1 (or the names given). */
+/**
+ * A self-signed certificate naming localhost, 127.0.0.1 and ::1 (or the names given), with
+ * `commonName` as its subject (what a PostgreSQL server matches a client certificate's user by).
+ */
 export async function makeCertificate(
   names: ReadonlyArray<{ type: 'dns' | 'ip'; value: string }> = [
     { type: 'dns', value: 'localhost' },
     { type: 'ip', value: '127.0.0.1' },
     { type: 'ip', value: '::1' },
   ],
+  commonName = 'webhook receiver',
 ): Promise<TestCertificate> {
   const now = Date.now();
-  const pems = await generate([{ name: 'commonName', value: 'webhook receiver' }], {
+  const pems = await generate([{ name: 'commonName', value: commonName }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',

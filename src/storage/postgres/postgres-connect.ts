@@ -1,13 +1,19 @@
+import type { ConnectionOptions } from 'node:tls';
 import postgres, { type Sql } from 'postgres';
 import { redactedUrl } from '../../config.js';
 import { AppError } from '../../errors.js';
+import { TLS_FILE_PARAMS, tlsOfParams } from './postgres-tls-params.js';
 
 /** What postgres.js is handed for a store's URL. */
 export interface PostgresTarget {
   /** The URL, without the libpq parameters postgres.js would send to the server as settings. */
   readonly url: string;
-  /** The server's address when the URL gives it in a form postgres.js does not read itself. */
-  readonly address: { readonly host?: string; readonly port?: number };
+  /** What the URL says in a form postgres.js does not read itself: the server's address, its TLS. */
+  readonly options: {
+    readonly host?: string;
+    readonly port?: number;
+    readonly ssl?: ConnectionOptions | false;
+  };
 }
 
 // libpq's connection parameters for the address: given in the query, they win over the URL's host and port.
@@ -47,17 +53,20 @@ function decodedFolder(hostname: string): string | undefined {
 }
 
 /**
- * Reads a `postgres://` URL as libpq does where postgres.js does not
- * (docs/configuration.md#postgresql-over-a-unix-socket): a Unix-socket folder as the
- * percent-encoded host (`postgres://user@%2Fvar%2Frun%2Fpostgresql/db`), or the host and port as
- * query parameters, which win over the URL's own (`postgres://user@/db?host=/var/run/postgresql`).
- * postgres.js connects to `<folder>/.s.PGSQL.<port>` when its host option is a path; left in
- * the URL, `?host=` would reach the server as a setting and be refused, and the encoded folder
- * would be looked up in DNS. Any other URL, a multi-host one included, goes to postgres.js as it is.
+ * Reads a `postgres://` URL as libpq does where postgres.js does not, so that a URL that works
+ * with psql works here:
+ * - a Unix-socket folder (docs/configuration.md#postgresql-over-a-unix-socket) as the
+ *   percent-encoded host (`postgres://user@%2Fvar%2Frun%2Fpostgresql/db`), or the host and port
+ *   as query parameters, which win over the URL's own (`postgres://user@/db?host=/var/run/postgresql`).
+ *   postgres.js connects to `<folder>/.s.PGSQL.<port>` when its host option is a path; left in
+ *   the URL, `?host=` would reach the server as a setting and be refused, and the encoded
+ *   folder would be looked up in DNS;
+ * - the TLS files (`sslrootcert`, `sslcert`, `sslkey`: postgres-tls-params.ts).
+ * Any other URL, a multi-host one included, goes to postgres.js as it is.
  */
 export function postgresTarget(url: string): PostgresTarget {
   const read = readUrl(url);
-  if (read === undefined) return { url, address: {} };
+  if (read === undefined) return { url, options: {} };
   const query = read.parsed.searchParams;
   const hostParam = query.get('host');
   const portParam = query.get('port');
@@ -65,14 +74,21 @@ export function postgresTarget(url: string): PostgresTarget {
   const encodedFolder = /^%2F/i.test(hostname) ? decodedFolder(hostname) : undefined;
   const host = hostParam ?? encodedFolder;
   const port = portParam === null ? undefined : portOf(url, portParam);
-  const address = { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) };
-  if (!read.standIn && hostParam === null && portParam === null) return { url, address };
-  for (const name of ADDRESS_PARAMS) query.delete(name);
-  return { url: read.parsed.href, address };
+  const serverName = host ?? (hostname === '' ? undefined : hostname.replace(/^\[(.*)\]$/, '$1'));
+  const ssl = tlsOfParams(url, query, serverName?.startsWith('/') === true ? undefined : serverName);
+  const options = {
+    ...(host === undefined ? {} : { host }),
+    ...(port === undefined ? {} : { port }),
+    ...(ssl === undefined ? {} : { ssl }),
+  };
+  const consumed = [...ADDRESS_PARAMS, ...(ssl === undefined ? [] : TLS_FILE_PARAMS)].filter((name) => query.has(name));
+  if (!read.standIn && consumed.length === 0) return { url, options };
+  for (const name of consumed) query.delete(name);
+  return { url: read.parsed.href, options };
 }
 
 /** A postgres.js pool for a store's URL, read as libpq reads it (postgresTarget). */
 export function connectPostgres(url: string, options: postgres.Options<Record<string, postgres.PostgresType>>): Sql {
   const target = postgresTarget(url);
-  return postgres(target.url, { ...options, ...target.address });
+  return postgres(target.url, { ...options, ...target.options });
 }
