@@ -116,11 +116,12 @@ describe('PostgreSQL over TLS, with the libpq parameters naming its files', { sk
     }
   });
 
-  test('the store opening refuses as unavailable: a chain it cannot check, a file it cannot read, a certificate without its key', async () => {
+  test('the store opening refuses as unavailable: a chain it cannot check, a file it cannot read, a certificate without its key, a mode libpq does not know', async () => {
     const refusals: [Record<string, string>, RegExp][] = [
       [{ sslmode: 'verify-full', ...trusted(), sslrootcert: file('stranger.pem') }, /certificate/i],
       [{ sslmode: 'verify-full', ...trusted(), sslrootcert: file('missing.pem') }, /cannot read its sslrootcert/],
       [{ sslmode: 'verify-full', sslrootcert: file('server.pem'), sslcert: file('client.pem') }, /sslcert and sslkey/],
+      [{ sslmode: 'verify_full', ...trusted() }, /sslmode "verify_full" is none of disable, allow/],
     ];
     for (const [params, reason] of refusals) {
       await assert.rejects(openStorage(urlOf('127.0.0.1', params)), (error: unknown) => {

@@ -1,7 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import postgres, { type Sql } from 'postgres';
-import { redactedUrl } from '../../config.js';
-import { AppError } from '../../errors.js';
+import { cannotOpen } from './postgres-errors.js';
 import { TLS_FILE_PARAMS, tlsOfParams } from './postgres-tls-params.js';
 
 /** What postgres.js is handed for a store's URL. */
@@ -22,10 +21,7 @@ const ADDRESS_PARAMS = ['host', 'port'] as const;
 function portOf(url: string, value: string): number {
   const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (port >= 1 && port <= 65_535) return port;
-  throw new AppError(
-    'unavailable',
-    `cannot open the database ${redactedUrl(url)}: its port "${value}" is not a number from 1 to 65535`,
-  );
+  throw cannotOpen(url, `its port "${value}" is not a number from 1 to 65535`);
 }
 
 // `postgres://user@/db?host=/dir` (libpq's and SQLAlchemy's form): credentials and no host,

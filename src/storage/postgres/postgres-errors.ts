@@ -1,3 +1,6 @@
+import { redactedUrl } from '../../config.js';
+import { AppError } from '../../errors.js';
+
 /**
  * What a PostgreSQL failure means for the caller: "the store cannot be reached or cannot serve
  * now" (docs/errors.md: 503 unavailable), or a bug.
@@ -42,4 +45,13 @@ export function isUniqueViolation(error: unknown): boolean {
 /** 53100: no space left on the disk of a table, an index or the WAL. */
 export function isDiskFull(error: unknown): boolean {
   return codeOf(error) === '53100';
+}
+
+/** The store at `url` cannot be opened, and why: `unavailable`, naming the URL without its password. */
+export function cannotOpen(url: string, reason: string, cause?: unknown): AppError {
+  return new AppError(
+    'unavailable',
+    `cannot open the database ${redactedUrl(url)}: ${reason}`,
+    cause === undefined ? {} : { cause },
+  );
 }

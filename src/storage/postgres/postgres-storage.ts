@@ -1,6 +1,4 @@
 import type { Sql } from 'postgres';
-import { redactedUrl } from '../../config.js';
-import { AppError } from '../../errors.js';
 import { type CallTraits, guardConcern, type Implementation } from '../guarded-concerns.js';
 import { MEAL_FEED_TRAITS } from '../meal-feed.js';
 import { MEAL_WRITES_TRAITS } from '../meal-writes.js';
@@ -14,6 +12,7 @@ import { rewritePostgresBodies } from './postgres-body-rewrite.js';
 import { backfillPostgresDigests } from './postgres-digest-backfill.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
 import { createPostgresChangePoll } from './postgres-change-poll.js';
+import { cannotOpen } from './postgres-errors.js';
 import { connectPostgres } from './postgres-connect.js';
 import { createPostgresFeed } from './postgres-feed.js';
 import { createPostgresFeedSignals } from './postgres-feed-signals.js';
@@ -81,13 +80,13 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
     await sql.end({ timeout: 1 }).catch(() => undefined);
     const reason =
       error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-    throw new AppError('unavailable', `cannot open the database ${redactedUrl(url)}: ${reason}`, { cause: error });
+    throw cannotOpen(url, reason, error);
   }
   if (!found) {
     await sql.end({ timeout: 1 }).catch(() => undefined);
-    throw new AppError(
-      'unavailable',
-      `cannot open the database ${redactedUrl(url)}: no store there: this command only uses an existing store (serve, seed, meals import or keys create makes one)`,
+    throw cannotOpen(
+      url,
+      'no store there: this command only uses an existing store (serve, seed, meals import or keys create makes one)',
     );
   }
   const signals =

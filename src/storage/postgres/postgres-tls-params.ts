@@ -1,22 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
-import { redactedUrl } from '../../config.js';
-import { AppError } from '../../errors.js';
+import { cannotOpen } from './postgres-errors.js';
 
 /** libpq's parameters naming files, which postgres.js would send to the server as settings. */
 export const TLS_FILE_PARAMS = ['sslrootcert', 'sslcert', 'sslkey'] as const;
 
 type TlsFileParam = (typeof TLS_FILE_PARAMS)[number];
 
+const SSL_MODES: ReadonlySet<string> = new Set(['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full']);
+
 function readPem(url: string, param: TlsFileParam, file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AppError(
-      'unavailable',
-      `cannot open the database ${redactedUrl(url)}: cannot read its ${param}: ${reason}`,
-    );
+    throw cannotOpen(url, `cannot read its ${param}: ${reason}`);
   }
 }
 
@@ -34,21 +32,17 @@ export function tlsOfParams(
   query: URLSearchParams,
   serverName: string | undefined,
 ): ConnectionOptions | false | undefined {
-  const files = new Map(TLS_FILE_PARAMS.map((param) => [param, query.get(param)] as const));
   // sslrootcert=system: the system's roots, and verify-full, as in libpq and postgres.js.
-  const systemRoots = files.get('sslrootcert') === 'system';
-  const rootFile = systemRoots ? null : (files.get('sslrootcert') ?? null);
-  const certFile = files.get('sslcert') ?? null;
-  const keyFile = files.get('sslkey') ?? null;
+  const systemRoots = query.get('sslrootcert') === 'system';
+  const rootFile = systemRoots ? null : query.get('sslrootcert');
+  const certFile = query.get('sslcert');
+  const keyFile = query.get('sslkey');
   if (rootFile === null && certFile === null && keyFile === null) return undefined;
   const mode = systemRoots ? 'verify-full' : (query.get('sslmode') ?? 'prefer');
+  if (!SSL_MODES.has(mode)) throw cannotOpen(url, `its sslmode "${mode}" is none of ${[...SSL_MODES].join(', ')}`);
   if (mode === 'disable') return false;
-  if ((certFile === null) !== (keyFile === null)) {
-    throw new AppError(
-      'unavailable',
-      `cannot open the database ${redactedUrl(url)}: sslcert and sslkey name a client certificate and its key: give both or neither`,
-    );
-  }
+  if ((certFile === null) !== (keyFile === null))
+    throw cannotOpen(url, 'sslcert and sslkey name a client certificate and its key: give both or neither');
   const verifyName = mode === 'verify-full';
   return {
     ...(rootFile === null ? {} : { ca: readPem(url, 'sslrootcert', rootFile) }),
