@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import type * as HostModule from '../../src/host/meal-host.js';
 import type { MealInput } from '../../src/host/host-api.js';
 import type * as ServerModule from '../../src/server.js';
 import type * as StorageModule from '../../src/storage/open-storage.js';
+import { connectPostgres } from '../../src/storage/postgres/postgres-connect.js';
 import { type WriterCommand, type WriterMessage, type WriterReplies, wallClock } from './writer-process.js';
 
 /**
@@ -71,7 +72,7 @@ let probe: postgres.Sql | undefined;
 async function commitProbe(): Promise<postgres.Sql> {
   if (!store.startsWith('postgres')) throw new Error('the commit probe is PostgreSQL’s');
   if (probe !== undefined) return probe;
-  probe = postgres(store, { max: 1, onnotice: () => undefined });
+  probe = connectPostgres(store, { max: 1, onnotice: () => undefined });
   await probe`create table if not exists bench_commit_probe (n bigint not null)`;
   return probe;
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { deleteKeysUnder, keysUnder } from '../../test/support/redis.js';
+import { connectPostgres } from '../../src/storage/postgres/postgres-connect.js';
 import { type SeedRun, seedDatabase } from './datasets.js';
 import type { Deployment } from './deployment.js';
 import type { BenchOptions } from './options.js';
@@ -42,7 +43,7 @@ export type ScaleOutStart =
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function probePostgres(url: string): Promise<string | undefined> {
-  const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => undefined });
+  const sql = connectPostgres(url, { max: 1, connect_timeout: 3, onnotice: () => undefined });
   try {
     await sql`SELECT 1`;
     return undefined;
@@ -94,7 +95,7 @@ async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number
 }
 
 async function measureSizes(url: string): Promise<PostgresSizes> {
-  const sql = postgres(url, { max: 1, onnotice: () => undefined, types: { bigint: postgres.BigInt } });
+  const sql = connectPostgres(url, { max: 1, onnotice: () => undefined, types: { bigint: postgres.BigInt } });
   try {
     // Freshly loaded rows: VACUUM sets their hint bits and visibility map, as production has.
     const started = performance.now();
@@ -160,7 +161,7 @@ export async function startScaleOut(
   const prefix = `meal-export-bench:${tag}:`;
   const dbUrl = new URL(pgUrl);
   dbUrl.pathname = `/${database}`;
-  const admin = postgres(pgUrl, { max: 1, onnotice: () => undefined });
+  const admin = connectPostgres(pgUrl, { max: 1, onnotice: () => undefined });
   const redis = connectRedis(redisUrl);
   redis.on('error', () => undefined);
   const cleanUps: Array<() => Promise<unknown>> = [

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { redactedUrl } from '../../src/config.js';
+import { connectPostgres } from '../../src/storage/postgres/postgres-connect.js';
 import type { BenchContext } from './context.js';
 import { scratchSqliteFile } from './datasets.js';
 
@@ -16,7 +16,7 @@ export async function scratchSqliteStore(name: string): Promise<ScratchStore> {
 /** An empty database of its own on the benchmark's PostgreSQL (the first open migrates it), dropped after. */
 export async function scratchPostgresStore(context: BenchContext): Promise<ScratchStore> {
   const { pgUrl } = context.options;
-  const admin = postgres(pgUrl, { max: 1, connect_timeout: 3, onnotice: () => undefined });
+  const admin = connectPostgres(pgUrl, { max: 1, connect_timeout: 3, onnotice: () => undefined });
   const database = `meal_export_bench_${randomBytes(5).toString('hex')}`;
   try {
     await admin.unsafe(`CREATE DATABASE ${database}`);

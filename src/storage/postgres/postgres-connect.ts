@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import postgres, { type Sql } from 'postgres';
+import postgres from 'postgres';
 import { cannotOpen } from './postgres-errors.js';
 import { TLS_FILE_PARAMS, tlsOfParams } from './postgres-tls-params.js';
 
@@ -83,8 +83,11 @@ export function postgresTarget(url: string): PostgresTarget {
   return { url: read.parsed.href, options };
 }
 
-/** A postgres.js pool for a store's URL, read as libpq reads it (postgresTarget). */
-export function connectPostgres(url: string, options: postgres.Options<Record<string, postgres.PostgresType>>): Sql {
+/** A postgres.js pool for a store's URL, read as libpq reads it (postgresTarget); typed as postgres() types it. */
+export function connectPostgres<Types extends Record<string, postgres.PostgresType> = Record<string, never>>(
+  url: string,
+  options: postgres.Options<Types>,
+) {
   const target = postgresTarget(url);
-  return postgres(target.url, { ...options, ...target.options });
+  return postgres<Types>(target.url, { ...options, ...target.options });
 }
