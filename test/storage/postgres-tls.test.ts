@@ -7,7 +7,7 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import { connectPostgres } from '../../src/storage/postgres/postgres-connect.js';
 import { makeTempDir } from '../support/project.js';
 import { type PrivatePostgres, privatePostgresSkipReason, startPrivatePostgres } from '../support/private-postgres.js';
-import { meal, T0 } from '../support/store-fixtures.js';
+import { assertServesQuietly } from '../support/store-fixtures.js';
 import { makeCertificate } from '../webhooks/receiver.js';
 
 // A store on a PostgreSQL that speaks TLS only and knows its clients by certificate, as a
@@ -74,28 +74,7 @@ describe('PostgreSQL over TLS, with the libpq parameters naming its files', { sk
   });
 
   test('a serving store opens there, its LISTEN over TLS too (nothing to say), and saves and serves', async () => {
-    const said: string[] = [];
-    const log = {
-      info: (_: object, message: string) => said.push(message),
-      warn: (_: object, message: string) => said.push(message),
-    };
-    const storage = await openStorage(urlOf('127.0.0.1', { sslmode: 'verify-full', ...trusted() }), {
-      serving: true,
-      log,
-    });
-    try {
-      assert.deepEqual(said, []);
-      assert.equal((await storage.writes.upsertMeals('u1', [meal('a')], T0)).ok, true);
-      const page = await storage.feed.listFeed({
-        userId: 'u1',
-        start: { kind: 'from', modifiedAt: 0 },
-        includeDeleted: false,
-        limit: 10,
-      });
-      assert.equal(page.count, 1);
-    } finally {
-      await storage.close();
-    }
+    await assertServesQuietly(urlOf('127.0.0.1', { sslmode: 'verify-full', ...trusted() }));
   });
 
   test('verify-full refuses a name the certificate does not give; verify-ca checks the chain alone and connects', async () => {

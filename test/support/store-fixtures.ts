@@ -269,3 +269,36 @@ export function recordingWatcher(users: readonly string[]) {
 
 /** A failed attempt's fate: a step of the schedule, the next try and step at `at`. */
 export const retryAt = (at: number) => ({ kind: 'retry', at, stepAt: at, counted: true }) as const;
+
+/**
+ * Opens a serving store at `location` and checks what a serving process needs of it: nothing
+ * said at open (its own notification came back, so it LISTENs), a meal saved and read back.
+ */
+export async function assertServesQuietly(location: string): Promise<void> {
+  const said: string[] = [];
+  const log = {
+    info: (_: object, message: string) => said.push(message),
+    warn: (_: object, message: string) => said.push(message),
+  };
+  const storage = await openStorage(location, { serving: true, log });
+  try {
+    assert.deepEqual(said, []);
+    assert.deepEqual(await storage.writes.upsertMeals('u1', [meal('a')], T0), {
+      ok: true,
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+      stale: 0,
+    });
+    const page = await storage.feed.listFeed({
+      userId: 'u1',
+      start: feedStart(0, undefined),
+      includeDeleted: false,
+      limit: 10,
+    });
+    assert.equal(page.count, 1);
+    assert.match(page.items.toString(), /"id":"a"/);
+  } finally {
+    await storage.close();
+  }
+}
