@@ -1,5 +1,4 @@
-import type postgres from 'postgres';
-import type { Sql } from 'postgres';
+import type { default as postgres, Sql } from 'postgres';
 import { createFeedWatchers, type FeedWatch, type FeedWatcher } from '../change-signals.js';
 import { connectPostgres } from './postgres-connect.js';
 

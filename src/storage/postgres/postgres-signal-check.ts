@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type postgres from 'postgres';
-import type { Sql } from 'postgres';
+import type { default as postgres, Sql } from 'postgres';
 import { connectPostgres } from './postgres-connect.js';
 import { FEED_CHANNEL } from './postgres-feed-signals.js';
 
