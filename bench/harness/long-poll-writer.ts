@@ -6,7 +6,7 @@ import type * as HostModule from '../../src/host/meal-host.js';
 import type { MealInput } from '../../src/host/host-api.js';
 import type * as ServerModule from '../../src/server.js';
 import type * as StorageModule from '../../src/storage/open-storage.js';
-import { connectPostgres } from '../../src/storage/postgres/postgres-connect.js';
+import type * as ConnectModule from '../../src/storage/postgres/postgres-connect.js';
 import { type WriterCommand, type WriterMessage, type WriterReplies, wallClock } from './writer-process.js';
 
 /**
@@ -31,7 +31,7 @@ const store: string = db;
 
 const send = (message: WriterMessage) => process.send?.(message);
 
-const { openStorage } = await load<typeof StorageModule>('storage/open-storage.js');
+const { openStorage, isPostgresUrl } = await load<typeof StorageModule>('storage/open-storage.js');
 const { createMealHost } = await load<typeof HostModule>('host/meal-host.js');
 // As openMealHost opens it (src/host/meal-host.ts: long-lived, so named statements where
 // signals show PostgreSQL itself), and with --serve as serve opens it (ServerOptions.storage
@@ -70,8 +70,9 @@ if (values.serve !== undefined) {
 /** The `commits` probe's connection and table, made at its first use. */
 let probe: postgres.Sql | undefined;
 async function commitProbe(): Promise<postgres.Sql> {
-  if (!store.startsWith('postgres')) throw new Error('the commit probe is PostgreSQL’s');
+  if (!isPostgresUrl(store)) throw new Error('the commit probe is PostgreSQL’s');
   if (probe !== undefined) return probe;
+  const { connectPostgres } = await load<typeof ConnectModule>('storage/postgres/postgres-connect.js');
   probe = connectPostgres(store, { max: 1, onnotice: () => undefined });
   await probe`create table if not exists bench_commit_probe (n bigint not null)`;
   return probe;

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import postgres from 'postgres';
 import { AppError } from '../../src/errors.js';
 import { connectPostgres, postgresTarget } from '../../src/storage/postgres/postgres-connect.js';
-import { newPostgresSchema, postgresSkipReason, TEST_PG_URL, type TestPostgresStore } from '../support/postgres.js';
+import { adminClient, newPostgresSchema, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { skipUnlessRequired } from '../support/required-services.js';
 import { assertServesQuietly, openerAt, type StoreLocation } from '../support/store-fixtures.js';
 import { runChangeSignalsSuite } from './change-signals.suite.js';
@@ -18,7 +17,7 @@ interface ServerSocket {
 }
 
 async function serverSocket(): Promise<ServerSocket | string> {
-  const sql = postgres(TEST_PG_URL, { max: 1, connect_timeout: 3, onnotice: () => undefined });
+  const sql = adminClient();
   try {
     const [row] = await sql<{ folders: string; port: string }[]>`
       SELECT current_setting('unix_socket_directories') AS folders, current_setting('port') AS port`;

@@ -5,7 +5,8 @@ import { skipUnlessRequired } from './required-services.js';
 /** The PostgreSQL the scale-out tests use: the machine's, unless MEAL_EXPORT_TEST_PG_URL says otherwise. */
 export const TEST_PG_URL = process.env.MEAL_EXPORT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-function adminClient(url: string = TEST_PG_URL) {
+/** A one-connection client of the test PostgreSQL (or of `url`), as every helper here uses. */
+export function adminClient(url: string = TEST_PG_URL) {
   return postgres(url, { max: 1, connect_timeout: 3, onnotice: () => undefined });
 }
 
