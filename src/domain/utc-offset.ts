@@ -37,8 +37,11 @@ export function localClockOf(epochMs: number, utcOffset: string | null): number 
   return utcOffset === null ? epochMs : epochMs + (utcOffsetMinutes(utcOffset) ?? 0) * MS_PER_MINUTE;
 }
 
-/** Where `epochMs` falls on the clock of a place at `utcOffset` (one of this module's form). */
-export function localDateTimeOf(epochMs: number, utcOffset: string): LocalDateTime {
+/**
+ * Where `epochMs` falls on the clock of a place at `utcOffset` (one of this module's form); null
+ * (unknown): on the UTC clock, as a day's range and its totals count such a meal.
+ */
+export function localDateTimeOf(epochMs: number, utcOffset: string | null): LocalDateTime {
   const local = new Date(localClockOf(epochMs, utcOffset)).toISOString();
   // toISOString of years 0000-9999 is YYYY-MM-DDTHH:mm:ss.sssZ.
   return { date: local.slice(0, 10), time: local.slice(11, 16) };

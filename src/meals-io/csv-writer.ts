@@ -42,8 +42,9 @@ function cell(value: string | number | null, options: CsvOptions): string {
 
 /**
  * The spreadsheet form's two columns after `utcOffset` (docs/cli.md#meals): the person's local
- * date and time, so that one sorting or grouping by day gets their days; empty where the
- * offset is unknown.
+ * date and time, so that one sorting or grouping by day gets their days; where the offset is
+ * unknown, the UTC date and time, the day the page's range counts the meal on, so that grouping
+ * by `localDate` loses no meal.
  */
 const LOCAL_COLUMNS = ['localDate', 'localTime'] as const;
 const OFFSET_FIELDS: readonly string[] = fieldsOfKind('offset');
@@ -73,8 +74,8 @@ export function csvRow(meal: Meal, options: CsvOptions = {}): string {
       const offset = meal[name as FieldsOfKind<'offset'>];
       cells.push(cell(offset, options));
       if (options.forSpreadsheet === true) {
-        const local = offset === null ? undefined : localDateTimeOf(meal.date, offset);
-        cells.push(local?.date ?? '', local?.time ?? '');
+        const local = localDateTimeOf(meal.date, offset);
+        cells.push(local.date, local.time);
       }
     } else {
       cells.push(cell(meal[name], options));

@@ -369,7 +369,7 @@ describe('meals export', () => {
     ];
     assert.equal(guarded.code, 0, guarded.stderr);
     const modified = (await exported(user)).map((m) => m.modifiedAt);
-    // No offset (the dates are Z): empty utcOffset, and empty local columns in the spreadsheet form.
+    // No offset (the dates are Z): empty utcOffset; the spreadsheet form's local columns hold the UTC date and time.
     const rows = (cells: readonly string[], dash = '', offsetCells = ',,') =>
       cells
         .map(
@@ -382,7 +382,7 @@ describe('meals export', () => {
     assert.equal(plain.stdout, header + rows(titles), 'byte for byte as before, for programs');
     assert.equal(
       guarded.stdout,
-      `\uFEFF${header.replace(',utcOffset,', ',utcOffset,localDate,localTime,')}${rows(["'=SUM(A1:A9)", "'+cmd|' /C calc'!A0", 'Crème brûlée'], "'", ',,,,')}`,
+      `\uFEFF${header.replace(',utcOffset,', ',utcOffset,localDate,localTime,')}${rows(["'=SUM(A1:A9)", "'+cmd|' /C calc'!A0", 'Crème brûlée'], "'", ',,2025-03-01,12:00,')}`,
     );
     const out = path.join(temp.dir, 'x-export.csv');
     assert.equal((await meals('export', '--user', user, '--for-spreadsheet', '--out', out)).code, 0);

@@ -308,7 +308,7 @@ describe('the app page: security over HTTPS', () => {
     assert.deepEqual((await day('2026-11-25')).sort(), [
       "sf-late 2026-11-26T07:30:00.000Z '-08:00 2026-11-25 23:30",
       "tokyo-late 2026-11-25T14:30:00.000Z '+09:00 2026-11-25 23:30",
-      'unknown 2026-11-25T23:59:00.000Z   ',
+      'unknown 2026-11-25T23:59:00.000Z  2026-11-25 23:59',
     ]);
     assert.deepEqual((await day('2026-11-26')).sort(), [
       "sf-early 2026-11-26T08:30:00.000Z '-08:00 2026-11-26 00:30",
