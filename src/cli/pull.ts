@@ -127,7 +127,11 @@ function explain(error: unknown, settings: PullSettings): unknown {
   }
   if (!(error instanceof MealExportError)) return error;
   if (error instanceof MealExportAuthError) {
-    return new CliError(`the server refused the API key (${error.code}): create a new key`, { cause: error });
+    // One message for every refused key (docs/errors.md): the server cannot say which of these it was.
+    return new CliError(
+      `the server refused the API key (${error.code}): the key no longer works: it was revoked or has expired, or the person erased their account or disconnected the app (or it was never this server's); ask for a new key`,
+      { cause: error },
+    );
   }
   if (error instanceof MealExportBadRequestError && error.param === 'cursor') {
     return new CliError(

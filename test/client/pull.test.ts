@@ -162,7 +162,10 @@ describe('meal-export pull', { concurrency: 4 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the contract's 1 s for revocation
     const run = await runCli(pullArgs(server, files), { env: { MEAL_EXPORT_API_KEY: user.key } });
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, 'meal-export: the server refused the API key (invalid_api_key): create a new key\n');
+    assert.equal(
+      run.stderr,
+      "meal-export: the server refused the API key (invalid_api_key): the key no longer works: it was revoked or has expired, or the person erased their account or disconnected the app (or it was never this server's); ask for a new key\n",
+    );
     assert.equal(fileText(files.out), before);
   });
 
