@@ -59,7 +59,12 @@ function errorFields(body: unknown): ErrorBody {
 export class MealExportHttpError extends MealExportError {
   override name = 'MealExportHttpError';
   readonly status: number;
-  readonly code: MealExportErrorCode;
+  /**
+   * The body's code. A later /v1 may add codes within the documented statuses
+   * (docs/api.md#compatibility), so any other string may come too: the error's class, chosen by
+   * its status, is what to act on. (`string & {}` keeps the known names in an editor's completion.)
+   */
+  readonly code: MealExportErrorCode | (string & Record<never, never>);
   /** The query parameter at fault (400 only). */
   readonly param: string | undefined;
   /** The server's own message, when the body had one. */
@@ -71,7 +76,7 @@ export class MealExportHttpError extends MealExportError {
 
   constructor(request: RequestInfo, response: ResponseInfo, body: unknown) {
     const fields = errorFields(body);
-    const code = typeof fields.code === 'string' ? (fields.code as MealExportErrorCode) : 'unexpected_response';
+    const code = typeof fields.code === 'string' ? fields.code : 'unexpected_response';
     const param = typeof fields.param === 'string' ? fields.param : undefined;
     const path = new URL(request.url).pathname;
     super(

@@ -12,13 +12,14 @@ export type { KeyInfo, MealNutrients, MealType };
 /**
  * A live meal: every field always present, in contract order (id, description, title, type,
  * date, utcOffset, the nutrients, modifiedAt); `deleted` is `false` with includeDeleted=true, absent
- * otherwise.
+ * otherwise. A later /v1 may add fields (docs/api.md#compatibility): they come through as sent,
+ * and nothing here reads them.
  */
 export interface Meal extends MealJson {
   readonly deleted?: false;
 }
 
-/** A deleted meal, only with includeDeleted=true: exactly these three fields. */
+/** A deleted meal, only with includeDeleted=true: these three fields (a later /v1 may add more). */
 export interface Tombstone {
   readonly id: string;
   readonly modifiedAt: string;
@@ -27,7 +28,7 @@ export interface Tombstone {
 
 export type MealFeedItem = Meal | Tombstone;
 
-/** The 200 body: exactly these seven fields. */
+/** The 200 body: these seven fields, in this order (a later /v1 may add more, which the client ignores). */
 export interface MealPage {
   readonly ok: true;
   readonly userId: string;

@@ -2,8 +2,9 @@ import { formatInstant } from './instant.js';
 
 /**
  * The body of GET /v1/key (docs/api.md#your-key-and-its-limits): the key as `keys list` shows
- * it, and where it stands against its limits, read without spending a request. Exactly these
- * fields, in this order; instants as `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ * it, and where it stands against its limits, read without spending a request. The service
+ * sends exactly these fields, in this order; instants as `YYYY-MM-DDTHH:mm:ss.sssZ`. A later /v1
+ * may add fields (docs/api.md#compatibility), which a client ignores.
  */
 export interface KeyInfo {
   readonly ok: true;
