@@ -2,6 +2,7 @@ import { HEALTH_BODY } from '../http/info-routes.js';
 import { HEALTH_PATH } from '../http/public-routes.js';
 import { success } from './host-openapi-answers.js';
 import type { HostResource } from './host-route-table.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 /** The paths open without a token: the document itself and the health check. */
 
@@ -23,7 +24,7 @@ export const OPENAPI_RESOURCE: HostResource = {
         '200': success('This document.', 'OpenApiDocument', {
           document: {
             summary: 'Its first fields',
-            value: { openapi: '3.1.0', info: { title: 'meal-export host API', version: '0.1.0' }, paths: {} },
+            value: { openapi: '3.1.0', info: { title: 'meal-export host API', version: PACKAGE_VERSION }, paths: {} },
           },
         }),
       },

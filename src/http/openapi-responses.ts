@@ -1,6 +1,7 @@
 import { type ErrorCode, errorBody } from '../errors.js';
 import { notFoundMessage, PUBLIC_API_WHERE } from '../listener/not-found.js';
 import { SAMPLE_MEAL, SAMPLE_WEST_MEAL } from './openapi-meal-examples.js';
+import { PACKAGE_VERSION } from '../version.js';
 import {
   ALLOW_HEADER,
   COMMON_HEADERS,
@@ -228,7 +229,7 @@ export function openApiResponses(withBody: boolean): Responses {
     examples: {
       document: {
         summary: 'Its first fields',
-        value: { openapi: '3.1.0', info: { title: 'meal-export', version: '0.1.0' }, paths: {} },
+        value: { openapi: '3.1.0', info: { title: 'meal-export', version: PACKAGE_VERSION }, paths: {} },
       },
     },
   };
