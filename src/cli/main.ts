@@ -10,6 +10,7 @@ const COMMAND_LIST: readonly (readonly [string, string])[] = [
   ['webhooks create|list|delete|enable', 'endpoints called when meals change'],
   ['webhooks rotate-secret|test|attempts', "a webhook's secret, a test call, its last calls"],
   ['users login-link', 'a one-time link that signs a user in to the app page'],
+  ['users erase', 'erases a user: meals, keys, webhook endpoints, sessions (a deleted account)'],
   ['meals import|delete|prune|export', 'record, delete, prune tombstones of and export meals'],
   ['seed', 'write deterministic synthetic meals'],
   ['pull', 'keep a CSV or JSONL copy of your meals in sync with the API'],

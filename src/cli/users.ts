@@ -2,7 +2,7 @@ import { resolveDatabase, resolveSetting } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { loginLinkView } from '../host/host-records.js';
+import { erasedUserView, loginLinkView } from '../host/host-records.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
@@ -59,7 +59,38 @@ async function runLoginLink(argv: string[]): Promise<void> {
   );
 }
 
-/** `meal-export users login-link ...`. */
+const ERASE_USAGE = 'meal-export users erase --user ID [--db FILE] [--json]';
+
+/**
+ * `users erase`: everything of the user, as the host API's DELETE /host/v1/users/{userId}
+ * (docs/host-api.md#erasing-a-user): for a person who deleted their account in the diet app.
+ */
+async function runErase(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { ...USER_FLAG }, ERASE_USAGE);
+  expectPositionals(positionals, 0, ERASE_USAGE);
+  const userId = requireUserId(values.user, ERASE_USAGE);
+  const erased = await withStorage(
+    resolveDatabase(values.db),
+    (storage) => storage.erasure.eraseUser(userId, Date.now()),
+    EXISTING_STORE,
+  );
+  const { meals, keys, webhooks } = erased;
+  const calls = webhooks === 0 ? '' : ' Each enabled endpoint gets one last user.erased call, then goes.';
+  printResult(
+    values.json,
+    erasedUserView(userId, erased),
+    `Erased ${userId}: ${meals} meals (tombstones included), ${keys} keys, ${webhooks} webhook endpoints.${calls}`,
+  );
+}
+
+/** `meal-export users login-link|erase ...`. */
 export async function runUsers(argv: string[]): Promise<void> {
-  return runGroup('users', { 'login-link': { usage: LOGIN_LINK_USAGE, run: runLoginLink } }, argv);
+  return runGroup(
+    'users',
+    {
+      'login-link': { usage: LOGIN_LINK_USAGE, run: runLoginLink },
+      erase: { usage: ERASE_USAGE, run: runErase },
+    },
+    argv,
+  );
 }

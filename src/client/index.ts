@@ -62,6 +62,7 @@ export {
   type WebhookEvent,
   type WebhookHeaders,
   type WebhookTestEvent,
+  type UserErasedEvent,
 } from './verify-webhook.js';
 export type { NetworkProblem } from './network-failure.js';
 export type { BackoffOptions } from './wait-times.js';

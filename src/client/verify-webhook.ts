@@ -26,8 +26,19 @@ export interface WebhookTestEvent {
   readonly data: { readonly userId: string };
 }
 
+/**
+ * The user was erased from the service (their account deleted in the diet app): delete your copy
+ * of `data.userId`'s meals and forget their key, which no longer works. The endpoint's last call:
+ * it is removed after it (docs/webhooks.md#when-a-user-is-erased).
+ */
+export interface UserErasedEvent {
+  readonly type: 'user.erased';
+  readonly timestamp: string;
+  readonly data: { readonly userId: string };
+}
+
 /** What the service sends. A later version may add types: switch on `type` with a default that ignores. */
-export type WebhookEvent = MealsChangedEvent | WebhookTestEvent;
+export type WebhookEvent = MealsChangedEvent | WebhookTestEvent | UserErasedEvent;
 
 /** node:http's `request.headers`, any record of header names (in any case), or a fetch `Headers`. */
 export type WebhookHeaders =

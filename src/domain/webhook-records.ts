@@ -9,7 +9,8 @@
  */
 
 export type WebhookStatus = 'enabled' | 'disabled';
-export type WebhookEventType = 'meals.changed' | 'webhook.test';
+/** `user.erased`: the endpoint's user was erased (docs/webhooks.md#when-a-user-is-erased), its last event. */
+export type WebhookEventType = 'meals.changed' | 'webhook.test' | 'user.erased';
 
 export interface WebhookEndpointRecord {
   /** `wh_` + random. */
@@ -63,6 +64,8 @@ export interface ClaimedWebhookEvent {
   readonly lastDeliveredAt: number | undefined;
   /** When the event was made (the body's `timestamp`: the same on every retry). */
   readonly createdAt: number;
+  /** The endpoint's user was erased: it lives only for its `user.erased` event. */
+  readonly erased: boolean;
 }
 
 /** What became of an attempt: the event delivered, retried at a time, or the endpoint disabled. */
@@ -72,7 +75,9 @@ export type WebhookAttemptFate =
   | { readonly kind: 'retry'; readonly at: number; readonly stepAt: number; readonly counted: boolean }
   | { readonly kind: 'disable' }
   /** This process may not call the endpoint (its flags refuse the address): the event is left, due, to one that may. */
-  | { readonly kind: 'release' };
+  | { readonly kind: 'release' }
+  /** An erased user's endpoint has had its last call (delivered, or given up): it goes, with its events and attempts. */
+  | { readonly kind: 'forget' };
 
 export interface WebhookAttemptRecord {
   readonly endpointId: string;

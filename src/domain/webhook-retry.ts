@@ -46,3 +46,21 @@ export function webhookAttemptFate(
   const receiverIsUp = event.lastDeliveredAt !== undefined && now - event.lastDeliveredAt < RECENT_DELIVERY_MS;
   return { kind: 'retry', at: receiverIsUp ? Math.min(stepAt, now + EXTRA_TRY_MS) : stepAt, stepAt, counted };
 }
+
+/** How long an erased user's endpoint is tried with its `user.erased` event (docs/webhooks.md#when-a-user-is-erased). */
+export const ERASED_NOTICE_MS = 24 * 3_600_000;
+
+/**
+ * What becomes of an erased user's endpoint after an attempt of its `user.erased` event: it
+ * lives only for that call, so it goes once the call is delivered, refused for good (`410`,
+ * the end of the schedule), or its next try would fall past 24 hours from the erasure.
+ * Any other attempt keeps `fate`.
+ */
+export function erasedEndpointFate(
+  event: Pick<ClaimedWebhookEvent, 'erased' | 'type' | 'createdAt'>,
+  fate: WebhookAttemptFate,
+): WebhookAttemptFate {
+  if (!event.erased || event.type !== 'user.erased' || fate.kind === 'release') return fate;
+  if (fate.kind === 'retry' && fate.at <= event.createdAt + ERASED_NOTICE_MS) return fate;
+  return { kind: 'forget' };
+}

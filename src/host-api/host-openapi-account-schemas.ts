@@ -160,6 +160,17 @@ export const loginLinkSchema = object({
   expiresAt: { ...instantSchema, description: 'The link works once, until then (15 minutes).' },
 });
 
+const erasedCount = (what: string) => ({ type: 'integer', minimum: 0, description: what });
+
+export const erasedUserSchema = object({
+  userId: { type: 'string', description: 'The user erased.' },
+  erased: object({
+    meals: erasedCount('Meals there were, live ones and tombstones.'),
+    keys: erasedCount('API keys there were, revoked and expired ones and those of connected apps included.'),
+    webhooks: erasedCount('Webhook endpoints there were; each enabled one gets one last user.erased call.'),
+  }),
+});
+
 export const ACCOUNT_SCHEMAS = {
   CreateKeyRequest: createKeyRequestSchema,
   CreatedKey: createdKeySchema,
@@ -178,4 +189,5 @@ export const ACCOUNT_SCHEMAS = {
   WebhookAttemptList: listOf('WebhookAttempt'),
   LoginLinkRequest: loginLinkRequestSchema,
   LoginLink: loginLinkSchema,
+  ErasedUser: erasedUserSchema,
 };

@@ -42,6 +42,7 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
       { name: 'Keys', description: "A user's API keys, with which the user's own tools read /v1/meals." },
       { name: 'Webhooks', description: "A user's webhook endpoints, called when the user's meals change." },
       { name: 'Sign-in links', description: 'One-time links that sign a user in to the app page.' },
+      { name: 'Users', description: 'A user as a whole: erased when their account is deleted in the diet app.' },
       { name: 'Service', description: 'This document and the health check: no token needed.' },
     ],
     'x-responses-without-operation': HOST_RESPONSES_WITHOUT_OPERATION,

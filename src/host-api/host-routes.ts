@@ -4,6 +4,7 @@ import { IMPORT_RESOURCE, MEAL_RESOURCE } from './host-meal-resources.js';
 import { registerResource } from './host-resource.js';
 import type { HostResource, HostRoutesDeps } from './host-route-table.js';
 import { HEALTH_RESOURCE, OPENAPI_RESOURCE } from './host-service-resources.js';
+import { USER_RESOURCE } from './host-user-resources.js';
 import { WEBHOOK_RESOURCES } from './host-webhook-resources.js';
 
 /** Every path of the host API (docs/host-api.md), in the document's order. */
@@ -14,6 +15,7 @@ export const HOST_RESOURCES: readonly HostResource[] = [
   KEY_RESOURCE,
   LOGIN_LINKS_RESOURCE,
   ...WEBHOOK_RESOURCES,
+  USER_RESOURCE,
   OPENAPI_RESOURCE,
   HEALTH_RESOURCE,
 ];

@@ -3,6 +3,7 @@ import { formatInstant } from '../domain/instant.js';
 import type { ApiKeyRecord } from '../domain/key-records.js';
 import type { ServiceTokenRecord } from '../domain/service-token-records.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
+import type { ErasedCounts } from '../storage/user-erasure.js';
 import type { LoginLink } from '../web/login-link.js';
 import type { KeyInfo, ServiceTokenInfo, WebhookAttemptInfo, WebhookInfo } from './host-api.js';
 
@@ -103,6 +104,12 @@ export function createdWebhookView(endpoint: WebhookEndpointRecord) {
 
 /** A key or service token just revoked, as `… revoke --json` shows it (and the host API's 200). */
 export const revokedView = (id: string) => ({ id, revoked: true as const });
+
+/** A user just erased, as `users erase --json` shows it (and the host API's 200): what there was. */
+export const erasedUserView = (userId: string, erased: ErasedCounts) => ({
+  userId,
+  erased: { meals: erased.meals, keys: erased.keys, webhooks: erased.webhooks },
+});
 
 /** A meal or endpoint just deleted, as `… delete --json` shows it (and the host API's 200). */
 export const deletedView = (id: string) => ({ id, deleted: true as const });

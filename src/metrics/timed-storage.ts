@@ -57,6 +57,7 @@ export function createTimedStorage(storage: Storage, timer: StorageTimer): Stora
     signIns: concern(storage.signIns),
     webhooks: concern(storage.webhooks),
     serviceTokens: concern(storage.serviceTokens),
+    erasure: concern(storage.erasure),
     settings: concern(storage.settings),
     signals: storage.signals,
     ping: timedMethod(() => storage.ping(), 'ping', timer) as Storage['ping'],

@@ -5,6 +5,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ServeConfig } from './serve-config.js';
 import type { Storage } from '../storage/storage.js';
 import { startTombstonePruning } from '../tombstone-pruning.js';
+import { startErasureVacuum } from './erasure-vacuum.js';
 import { type RunningWebhooks, startWebhooks } from '../webhooks/webhook-service.js';
 
 /** What a server runs beside its answers; server-close.ts stops each at its place in the close. */
@@ -13,6 +14,8 @@ export interface BackgroundJobs {
   readonly keyUseFlush: KeyUseFlush;
   /** Stops the hourly tombstone pruning (a no-op in a cluster worker, which does not prune). */
   readonly stopPruning: () => void;
+  /** Stops the looks for a vacuum an erasure left due (a no-op on SQLite and in a cluster worker). */
+  readonly stopErasureVacuum: () => void;
   /** The webhook sender; undefined in a cluster worker. */
   readonly webhooks: RunningWebhooks | undefined;
 }
@@ -40,9 +43,11 @@ export async function startBackgroundJobs(
   const stopPruning = !options.clusterWorker
     ? await startTombstonePruning(storage, config.tombstoneDays, log)
     : () => {};
+  // And vacuums after erasures on PostgreSQL.
+  const stopErasureVacuum = !options.clusterWorker ? await startErasureVacuum(storage, log) : () => {};
   // And sends the webhooks: one sender per instance (its store's leases share the work out).
   const webhooks = !options.clusterWorker
     ? startWebhooks(storage, config.webhooks, { log, version, metrics: options.metrics?.webhooks() })
     : undefined;
-  return { keyUseFlush, stopPruning, webhooks };
+  return { keyUseFlush, stopPruning, stopErasureVacuum, webhooks };
 }

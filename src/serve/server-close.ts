@@ -31,6 +31,7 @@ export interface ServerParts {
 export async function closeServer(parts: ServerParts): Promise<void> {
   const { app, jobs, storage } = parts;
   jobs.stopPruning();
+  jobs.stopErasureVacuum();
   const webhooksStopped = jobs.webhooks?.stop();
   // server.close() drains through the server's closeIdleConnections (listener/connection-drain.ts).
   const drained = Promise.all([app.close(), parts.hostApi?.close()]);

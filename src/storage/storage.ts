@@ -6,6 +6,7 @@ import type { QuotaStore } from './quota-store.js';
 import type { ServiceTokenStore } from './service-token-store.js';
 import type { SettingsStore } from './settings-store.js';
 import type { SignInStore } from './sign-in-store.js';
+import type { UserErasure } from './user-erasure.js';
 import type { WebhookStore } from './webhook-store.js';
 
 /**
@@ -26,6 +27,7 @@ export interface Storage {
   readonly signIns: SignInStore;
   readonly webhooks: WebhookStore;
   readonly serviceTokens: ServiceTokenStore;
+  readonly erasure: UserErasure;
   readonly settings: SettingsStore;
   readonly signals: ChangeSignals;
   /** Resolves when the store answers (readiness). */

@@ -58,7 +58,16 @@ export interface ClaimedRow {
   readonly step_due_at: number | null;
   readonly last_delivered_at: number | null;
   readonly created_at: number;
+  /** Whether the endpoint's user was erased (SQLite answers 0 or 1). */
+  readonly erased: boolean | number;
 }
+
+/** The user_id of an erased user's endpoint kept for its last call: no user id is empty. */
+export const ERASED_OWNER = '';
+
+/** The claim's columns of the endpoint that differ for an erased user's: its owner kept apart (storage/user-erasure.ts). */
+export const CLAIMED_OWNER_COLUMNS =
+  'coalesce(endpoint.erased_user_id, endpoint.user_id) AS user_id, endpoint.erased_user_id IS NOT NULL AS erased';
 
 /** The previous secret signs beside the current one while it lives (docs/webhooks.md#the-call). */
 export function claimedEventOf(row: ClaimedRow, now: number): ClaimedWebhookEvent {
@@ -78,6 +87,7 @@ export function claimedEventOf(row: ClaimedRow, now: number): ClaimedWebhookEven
     stepDueAt: row.step_due_at ?? undefined,
     lastDeliveredAt: row.last_delivered_at ?? undefined,
     createdAt: row.created_at,
+    erased: row.erased === true || row.erased === 1,
   };
 }
 

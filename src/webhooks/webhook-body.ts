@@ -8,7 +8,8 @@ import type { ClaimedWebhookEvent } from '../domain/webhook-records.js';
  */
 export function renderWebhookBody(event: ClaimedWebhookEvent): string {
   const timestamp = formatInstant(event.createdAt);
-  if (event.type === 'webhook.test') {
+  // A test, and an erased user's last call (docs/webhooks.md#when-a-user-is-erased): the user alone.
+  if (event.type === 'webhook.test' || event.type === 'user.erased') {
     return JSON.stringify({ type: event.type, timestamp, data: { userId: event.userId } });
   }
   return JSON.stringify({

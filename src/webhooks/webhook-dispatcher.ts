@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { webhookAttemptFate } from '../domain/webhook-retry.js';
+import { erasedEndpointFate, webhookAttemptFate } from '../domain/webhook-retry.js';
 import { EVERY_USER, type FeedWatch } from '../storage/change-signals.js';
 import type { ChangeSignals } from '../storage/change-signals.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
@@ -154,6 +154,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const fate: WebhookAttemptFate = refused
       ? { kind: 'release' }
       : webhookAttemptFate(event, status, now(), options.random);
+    // An erased user's endpoint goes after its last call: the attempt is counted as it ended.
+    const kept = erasedEndpointFate(event, fate);
     try {
       await webhooks.recordWebhookAttempt(
         event,
@@ -165,7 +167,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           error: outcome.error,
           ms: Math.round(outcome.ms),
         },
-        fate,
+        kept,
       );
     } catch (err) {
       // Left leased: once the lease ends the event is sent again, with the same webhook-id.
@@ -185,7 +187,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         error: outcome.error,
         detail: outcome.detail,
         ms: Math.round(outcome.ms),
-        fate: fate.kind,
+        fate: kept.kind,
       },
       'webhook attempt',
     );

@@ -25,6 +25,7 @@ import { runSourceVersionsSuite } from './source-versions.suite.js';
 import { runStoreOpeningSuite, type StoreOpeningSuiteOptions } from './store-opening.suite.js';
 import { runTombstonesSuite } from './tombstones.suite.js';
 import { runWebhookClaimsSuite } from './webhook-claims.suite.js';
+import { runUserErasureSuite } from './user-erasure.suite.js';
 import { runWebhookOutboxSuite } from './webhook-outbox.suite.js';
 
 // On the machine's PostgreSQL (or MEAL_EXPORT_TEST_PG_URL), each case in a fresh schema of its
@@ -69,6 +70,7 @@ runQuotaStoreSuite(backend);
 runSignInStoreSuite(backend);
 runServiceTokenStoreSuite(backend);
 runWebhookOutboxSuite(backend);
+runUserErasureSuite(backend);
 runWebhookClaimsSuite(backend);
 runStoreOpeningSuite(backend);
 

@@ -24,6 +24,7 @@ import { runSourceVersionsSuite } from './source-versions.suite.js';
 import { runStoreOpeningSuite, type StoreOpeningSuiteOptions } from './store-opening.suite.js';
 import { runTombstonesSuite } from './tombstones.suite.js';
 import { runWebhookClaimsSuite } from './webhook-claims.suite.js';
+import { runUserErasureSuite } from './user-erasure.suite.js';
 import { runWebhookOutboxSuite } from './webhook-outbox.suite.js';
 
 async function newLocation(label: string): Promise<StoreLocation> {
@@ -66,6 +67,7 @@ runQuotaStoreSuite(backend);
 runSignInStoreSuite(backend);
 runServiceTokenStoreSuite(backend);
 runWebhookOutboxSuite(backend);
+runUserErasureSuite(backend);
 runWebhookClaimsSuite(backend);
 runStoreOpeningSuite(backend);
 

@@ -228,4 +228,29 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // batch's commit step four.
     sql: [DIGEST_FUNCTIONS_SQL, COMMIT_FUNCTION_SQL, SINGLE_WRITE_FUNCTIONS_SQL].join('\n'),
   },
+  {
+    version: 11,
+    name: 'erasure: the clock floor, endpoints kept for their user.erased call, the vacuum due',
+    // As SQLite's migration 11. A clock row is made by the write that first locks it, in SQL
+    // (the single-write functions) or JS (postgres-clock-lock.ts): the column's default gives
+    // every new row the floor, so each maker keeps its one INSERT; with no erasure ever, the
+    // floor is null and a new row reads as before. `erasure_vacuum`: the tables an erasure
+    // emptied rows of are vacuumed by a serving instance within minutes
+    // (postgres-erasure-vacuum.ts).
+    sql: `
+      CREATE TABLE clock_floor (
+        one smallint NOT NULL PRIMARY KEY CHECK (one = 1),
+        at  bigint   NOT NULL
+      );
+      CREATE FUNCTION meal_export_clock_floor() RETURNS bigint
+        LANGUAGE sql STABLE AS 'SELECT at FROM clock_floor';
+      ALTER TABLE user_clocks ALTER COLUMN last_modified_at SET DEFAULT meal_export_clock_floor();
+      ALTER TABLE webhook_endpoints ADD COLUMN erased_user_id text COLLATE "C";
+      CREATE TABLE erasure_vacuum (
+        one           smallint NOT NULL PRIMARY KEY CHECK (one = 1),
+        erasures      bigint   NOT NULL,
+        claimed_until bigint
+      );
+    `,
+  },
 ];

@@ -6,6 +6,7 @@ import { QUOTA_STORE_TRAITS } from '../quota-store.js';
 import { SERVICE_TOKEN_TRAITS } from '../service-token-store.js';
 import { SIGN_IN_STORE_TRAITS } from '../sign-in-store.js';
 import type { Storage, StorageOptions } from '../storage.js';
+import { USER_ERASURE_TRAITS } from '../user-erasure.js';
 import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migratePostgres } from './migrate.js';
 import { rewritePostgresBodies } from './postgres-body-rewrite.js';
@@ -23,6 +24,7 @@ import { createPostgresServiceTokens } from './postgres-service-tokens.js';
 import { createPostgresSettings } from './postgres-settings.js';
 import { createPostgresSignIns } from './postgres-sign-ins.js';
 import { chooseSignalRoute } from './postgres-signal-route.js';
+import { createPostgresUserErasure } from './postgres-user-erasure.js';
 import { createPostgresWebhooks } from './postgres-webhooks.js';
 
 const CONNECT_TIMEOUT_S = 3;
@@ -106,6 +108,7 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
     signIns: guard(createPostgresSignIns(sql), SIGN_IN_STORE_TRAITS),
     webhooks: guard(createPostgresWebhooks(sql), WEBHOOK_STORE_TRAITS),
     serviceTokens: guard(createPostgresServiceTokens(sql), SERVICE_TOKEN_TRAITS),
+    erasure: guard(createPostgresUserErasure(sql), USER_ERASURE_TRAITS),
     settings: guard(createPostgresSettings(sql)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },
     ping: () => POSTGRES_CALL_POLICY.run(new Set(), () => sql.unsafe('SELECT 1')).then(() => undefined),

@@ -6,10 +6,12 @@ import {
   type AttemptRow,
   attemptRecordOf,
   type ClaimedRow,
+  CLAIMED_OWNER_COLUMNS,
   claimedEventOf,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   endpointRecordOf,
+  ERASED_OWNER,
 } from '../webhook-rows.js';
 import type {
   ClaimedWebhookEvent,
@@ -37,7 +39,7 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
       [id],
       PREPARED,
     );
-    return row === undefined ? undefined : endpointRecordOf(row);
+    return row === undefined || row.user_id === ERASED_OWNER ? undefined : endpointRecordOf(row);
   }
 
   return {
@@ -180,7 +182,7 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
          UPDATE webhook_events AS event SET leased_until = $1::bigint + $2::bigint, claimed_at = coalesce(event.claimed_at, $1)
          FROM due, webhook_endpoints AS endpoint
          WHERE event.endpoint_id = due.endpoint_id AND event.seq = due.seq AND endpoint.id = event.endpoint_id
-         RETURNING event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
+         RETURNING event.endpoint_id, ${CLAIMED_OWNER_COLUMNS}, endpoint.url, endpoint.secret, endpoint.previous_secret,
            endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
            event.attempts, event.step_due_at, endpoint.last_delivered_at, event.created_at, event.next_attempt_at`,
         [now, leaseMs, max, [...skip]],
@@ -215,6 +217,11 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
       fate: WebhookAttemptFate,
     ): Promise<void> {
       const { endpointId, seq, eventId } = event;
+      if (fate.kind === 'forget') {
+        // Its events and attempts go with it (foreign keys).
+        await sql.unsafe('DELETE FROM webhook_endpoints WHERE id = $1', [endpointId], PREPARED);
+        return;
+      }
       await sql.begin(async (tx) => {
         await tx.unsafe(
           `WITH endpoint AS (SELECT id FROM webhook_endpoints WHERE id = $1 FOR KEY SHARE)
@@ -231,7 +238,7 @@ export function createPostgresWebhooks(sql: Sql): WebhookStore {
         );
         await tx.unsafe(
           `UPDATE webhook_endpoints SET last_attempt_at = $2, last_status = $3,
-             status = CASE WHEN $4 THEN 'disabled' ELSE status END,
+             status = CASE WHEN $4 AND erased_user_id IS NULL THEN 'disabled' ELSE status END,
              last_delivered_at = CASE WHEN $5 THEN $2 ELSE last_delivered_at END
            WHERE id = $1`,
           [endpointId, attempt.at, attempt.status, fate.kind === 'disable', fate.kind === 'delivered'],

@@ -233,4 +233,24 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhook_endpoints ADD COLUMN last_delivered_at INTEGER;
     `,
   },
+  {
+    version: 11,
+    name: 'erasure: the clock floor, endpoints kept for their user.erased call',
+    // docs/host-api.md#erasing-a-user. An erased user's clock goes, but a position handed out
+    // in their former life must never pass a meal of a new one under the same id: the first
+    // change of any user whose clock row is new takes max(now, floor + 1), the floor being the
+    // greatest clock an erasure removed (one row, no user in it). An enabled endpoint of an
+    // erased user is kept only for that last call: moved out of every user's reach (user_id
+    // '', which no user id is), its owner kept apart for the call's body. The floor also keeps
+    // the change sequence the erased clock row held, which must never be given out again
+    // (sqlite-feed-signals.ts reads changes after a sequence).
+    sql: `
+      CREATE TABLE clock_floor (
+        one        INTEGER NOT NULL PRIMARY KEY CHECK (one = 1),
+        at         INTEGER NOT NULL,
+        change_seq INTEGER NOT NULL
+      );
+      ALTER TABLE webhook_endpoints ADD COLUMN erased_user_id TEXT;
+    `,
+  },
 ];

@@ -32,9 +32,11 @@ export function createSqliteCommit(db: Database, signals: SqliteFeedSignals): Sq
   // The clock moves with the next store-wide change sequence: how other processes' long polls
   // learn which users changed (sqlite-feed-signals.ts).
   // A digest not computed yet (null) stays null: the backfill computes it from the meals.
+  // An erased user's row took its sequence with it: the floor keeps it from being given again.
   const saveClock = db.prepare(
     `INSERT INTO user_clocks (user_id, last_modified_at, change_seq, live_count, digest_sum)
-     VALUES (?, ?, (SELECT coalesce(max(change_seq), 0) + 1 FROM user_clocks), ?, ?)
+     VALUES (?, ?, max((SELECT coalesce(max(change_seq), 0) FROM user_clocks),
+                       coalesce((SELECT change_seq FROM clock_floor), 0)) + 1, ?, ?)
      ON CONFLICT (user_id) DO UPDATE SET last_modified_at = excluded.last_modified_at,
        change_seq = excluded.change_seq, live_count = excluded.live_count, digest_sum = excluded.digest_sum`,
   );

@@ -5,6 +5,7 @@ import { encodeTombstone } from '../../domain/meal-json.js';
 import type { DeleteResult } from '../meal-writes.js';
 import { stepOfDelete } from '../save-step.js';
 import type { SqliteCommit } from './sqlite-commit.js';
+import { createSqliteUserClock } from './sqlite-user-clock.js';
 
 interface StoredRow {
   readonly user_id: string;
@@ -22,9 +23,7 @@ export function createSqliteMealDelete(db: Database, commit: SqliteCommit) {
   const selectById = db.prepare<[string], StoredRow>(
     'SELECT user_id, modified_at, deleted, source_version FROM meals WHERE id = ?',
   );
-  const selectClock = db
-    .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
-    .pluck();
+  const userClock = createSqliteUserClock(db);
   const removeRow = db.prepare('DELETE FROM meals WHERE user_id = ? AND modified_at = ? AND id = ?');
   const insertTombstone = db.prepare(
     'INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES (?, ?, ?, 1, ?, ?)',
@@ -33,7 +32,7 @@ export function createSqliteMealDelete(db: Database, commit: SqliteCommit) {
 
   /** A new tombstone of the user's: a change through the commit step, removing `live` from the digest when it was live. */
   function tombstone(userId: string, mealId: string, now: number, version: number | null, live: number | undefined) {
-    const modifiedAt = nextModifiedAt(selectClock.get(userId), now);
+    const modifiedAt = nextModifiedAt(userClock(userId).last, now);
     insertTombstone.run(userId, modifiedAt, mealId, encodeTombstone(mealId, modifiedAt), version);
     const digest = new DigestChange();
     if (live !== undefined) digest.remove(mealId, live);

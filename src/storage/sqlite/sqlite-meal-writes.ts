@@ -10,6 +10,7 @@ import { saveAnswer, stepOfSave } from '../save-step.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 import type { SqliteCommit } from './sqlite-commit.js';
 import { createSqliteMealDelete } from './sqlite-meal-delete.js';
+import { createSqliteUserClock } from './sqlite-user-clock.js';
 import type { Implementation } from '../guarded-concerns.js';
 
 interface ExistingMeal {
@@ -25,9 +26,7 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
   const selectById = db.prepare<[string], ExistingMeal>(
     'SELECT user_id, modified_at, deleted, body, source_version FROM meals WHERE id = ?',
   );
-  const selectClock = db
-    .prepare<[string], number>('SELECT last_modified_at FROM user_clocks WHERE user_id = ?')
-    .pluck();
+  const userClock = createSqliteUserClock(db);
   const removeRow = db.prepare('DELETE FROM meals WHERE user_id = ? AND modified_at = ? AND id = ?');
   const insertRow = db.prepare(
     'INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES (?, ?, ?, 0, ?, ?)',
@@ -75,14 +74,14 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
   }
 
   function startRun(userId: string, now: number): WriteRun {
-    const clock = selectClock.get(userId);
+    const { last: clock, isNew } = userClock(userId);
     const run = {
       userId,
       now,
       clock,
       first: undefined,
       taken: 0,
-      appending: clock === undefined,
+      appending: isNew,
       digest: new DigestChange(),
     };
     return { ...run, created: 0, updated: 0, unchanged: 0, stale: 0, lastAt: undefined };

@@ -5,10 +5,12 @@ import {
   type AttemptRow,
   attemptRecordOf,
   type ClaimedRow,
+  CLAIMED_OWNER_COLUMNS,
   claimedEventOf,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   endpointRecordOf,
+  ERASED_OWNER,
 } from '../webhook-rows.js';
 import type {
   ClaimedWebhookEvent,
@@ -69,7 +71,7 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   // The first pending event of each enabled endpoint, when due and not leased by a sender
   // whose lease still runs; the oldest due first.
   const dueEvents = db.prepare<[{ now: number; max: number; skip: string }], ClaimedRow>(
-    `SELECT event.endpoint_id, endpoint.user_id, endpoint.url, endpoint.secret, endpoint.previous_secret,
+    `SELECT event.endpoint_id, ${CLAIMED_OWNER_COLUMNS}, endpoint.url, endpoint.secret, endpoint.previous_secret,
             endpoint.previous_secret_expires_at, event.seq, event.id, event.type, event.from_at, event.through_at,
             event.attempts, event.step_due_at, endpoint.last_delivered_at, event.created_at
      FROM webhook_events AS event JOIN webhook_endpoints AS endpoint ON endpoint.id = event.endpoint_id
@@ -113,7 +115,7 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
   );
   const markAttempt = db.prepare(
     `UPDATE webhook_endpoints SET last_attempt_at = ?, last_status = ?,
-       status = CASE WHEN ? THEN 'disabled' ELSE status END,
+       status = CASE WHEN ? AND erased_user_id IS NULL THEN 'disabled' ELSE status END,
        last_delivered_at = CASE WHEN ? THEN ? ELSE last_delivered_at END
      WHERE id = ?`,
   );
@@ -127,9 +129,18 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
        step_due_at = ?, leased_until = NULL
      WHERE endpoint_id = ? AND seq = ? AND id = ?`,
   );
+  const remove = db.transaction((id: string): boolean => {
+    deleteEvents.run(id);
+    deleteAttempts.run(id);
+    return deleteEndpoint.run(id).changes > 0;
+  });
   const record = db.transaction(
     (event: ClaimedWebhookEvent, attempt: WebhookAttemptRecord, fate: WebhookAttemptFate): void => {
       const { endpointId, seq, eventId } = event;
+      if (fate.kind === 'forget') {
+        remove(endpointId);
+        return;
+      }
       insertAttempt.run(attempt.at, attempt.eventId, attempt.status, attempt.error, attempt.ms, endpointId);
       trimAttempts.run(endpointId, endpointId);
       const delivered = fate.kind === 'delivered' ? 1 : 0;
@@ -151,11 +162,6 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
     if (row === undefined) throw new Error('the webhook just inserted cannot be read back');
     return { ok: true, endpoint: endpointRecordOf(row) };
   });
-  const remove = db.transaction((id: string): boolean => {
-    deleteEvents.run(id);
-    deleteAttempts.run(id);
-    return deleteEndpoint.run(id).changes > 0;
-  });
   const enable = db.transaction((id: string, now: number): boolean => {
     if (setStatus.run('enabled', id).changes === 0) return false;
     restartEvents.run({ id, now });
@@ -167,7 +173,7 @@ export function createSqliteWebhooks(db: Database, commit: SqliteCommit): Implem
     listWebhooks: (userId: string): WebhookEndpointRecord[] => byUser.all(userId).map(endpointRecordOf),
     findWebhook(id: string): WebhookEndpointRecord | undefined {
       const row = byId.get(id);
-      return row === undefined ? undefined : endpointRecordOf(row);
+      return row === undefined || row.user_id === ERASED_OWNER ? undefined : endpointRecordOf(row);
     },
     deleteWebhook: (id: string) => remove.immediate(id),
     enableWebhook: (id: string, now: number) => outboxChangedIf(enable.immediate(id, now)),
