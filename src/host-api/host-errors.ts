@@ -6,7 +6,8 @@ export function refusalError(refusal: MealRefusal, line?: number): AppError {
   if (refusal.reason === 'foreign_id') {
     return new AppError('id_taken', refusal.message, line === undefined ? {} : { line });
   }
-  const message = `${refusal.message.charAt(0).toUpperCase()}${refusal.message.slice(1)}.`;
+  // Each message is one sentence already, its field named as written (docs/errors.md#messages).
+  const { message } = refusal;
   if (refusal.inPath === true && refusal.field !== undefined) {
     return new AppError('invalid_parameter', message, { param: refusal.field });
   }

@@ -96,12 +96,12 @@ export const MEAL_RESOURCE: HostResource = {
         '409': error('id_taken: the id is the meal of another user. Nothing was written.', {}, ID_TAKEN_EXAMPLE),
         '422': invalidRecord(
           'the body is not a JSON object, has a field not in MealRecord, or a field breaks its rules. Nothing was written.',
-          errorExample('invalid_record', 'Type is required.', 'type', 'missing_type'),
+          errorExample('invalid_record', 'type is required.', 'type', 'missing_type'),
           errorExample('invalid_record', 'Unknown field "calories".', 'calories', 'unknown_field'),
-          errorExample('invalid_record', 'Proteins_g must be 0 or more, got -1.', 'proteins_g', 'negative_number'),
+          errorExample('invalid_record', 'proteins_g must be 0 or more, got -1.', 'proteins_g', 'negative_number'),
           errorExample(
             'invalid_record',
-            'UtcOffset must be an offset from UTC ±HH:MM, at most 14 hours, such as +09:00 or -08:00, or null, got "+15:00".',
+            'utcOffset must be an offset from UTC ±HH:MM, at most 14 hours, such as +09:00 or -08:00, or null, got "+15:00".',
             'utcOffset',
             'bad_offset',
           ),
@@ -197,13 +197,19 @@ export const IMPORT_RESOURCE: HostResource = {
         '409': error(
           'id_taken: the id of a line is the meal of another user; error.line names it. Nothing was written.',
           {},
-          lineExample('id_taken', 'The meal id "m_01J9ZQ4W8K" belongs to another user.', 2),
+          lineExample('id_taken', 'Line 2: id "m_01J9ZQ4W8K" belongs to another user.', 2),
         ),
         '422': invalidRecord(
           'a line is not a JSON object, or breaks the rules of ImportRecord; error.line names the first such line. Nothing was written.',
-          lineExample('invalid_record', 'Date is required.', 3, 'date', 'missing_date'),
-          lineExample('invalid_record', 'Id is required.', 1, 'id', 'missing_id'),
-          lineExample('invalid_record', 'Not valid JSON (Unexpected end of JSON input).', 5, undefined, 'not_json'),
+          lineExample('invalid_record', 'Line 3: date is required.', 3, 'date', 'missing_date'),
+          lineExample('invalid_record', 'Line 1: id is required.', 1, 'id', 'missing_id'),
+          lineExample(
+            'invalid_record',
+            'Line 5: Not valid JSON (Unexpected end of JSON input).',
+            5,
+            undefined,
+            'not_json',
+          ),
         ),
       },
       async handle(call, deps) {

@@ -87,15 +87,29 @@ const recordProperties = Object.fromEntries([
   ...MEAL_FIELD_TABLE.flatMap((field) =>
     field.kind === 'id' || field.kind === 'clock' ? [] : [[field.name, RECORD_KIND_SCHEMAS[field.kind](field.name)]],
   ),
-  ['sourceVersion', sourceVersionSchema],
+  ['sourceVersion', { ...sourceVersionSchema, type: ['integer', 'null'] }],
 ]);
+
+// The read-only fields a GET answers, taken back so that a meal read can be saved as it is
+// (docs/host-api.md#a-meal-read-and-saved-back).
+const readBackProperties = {
+  modifiedAt: { type: 'string', description: 'Read-only, as a GET answers it: ignored (the store sets it).' },
+  deleted: { type: 'boolean', enum: [false], description: 'Read-only, as a GET answers a live meal: only false.' },
+} as const;
 const requiredRecordFields = MEAL_FIELD_TABLE.filter((field) => field.required).map((field) => field.name);
 
-/** The body of a save: a Meal's fields but its id (the path's) and modifiedAt (the store's). */
+/** The body of a save: a Meal's fields, and the version; its id is the path's, and the store sets modifiedAt. */
 export const mealRecordSchema = {
   type: 'object',
-  description: `A meal as the app records it. ${requiredRecordFields.join(' and ')} are required; a field not listed here is refused (422 invalid_record naming it).`,
-  properties: recordProperties,
+  description: `A meal as the app records it. ${requiredRecordFields.join(' and ')} are required; a field not listed here is refused (422 invalid_record naming it). A meal a GET answered saves back as it is.`,
+  properties: {
+    id: {
+      ...mealIdSchema,
+      description: "Read-only, as a GET answers it: the path's mealId, else 422 invalid_record naming id.",
+    },
+    ...recordProperties,
+    ...readBackProperties,
+  },
   required: requiredRecordFields,
   additionalProperties: false,
 } as const;
@@ -104,7 +118,7 @@ export const mealRecordSchema = {
 export const importRecordSchema = {
   ...mealRecordSchema,
   description: 'One line of an import: a meal record with its id.',
-  properties: { id: mealIdSchema, ...recordProperties },
+  properties: { id: mealIdSchema, ...recordProperties, ...readBackProperties },
   required: ['id', ...requiredRecordFields],
 } as const;
 

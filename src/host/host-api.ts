@@ -13,8 +13,13 @@ export type MealInput = MealRecordJson & {
    * time in ms), an integer 0 … 2^53 - 1. A save or delete whose version is not greater than
    * the one stored for the meal changes nothing and counts as stale, so that a retried or late
    * write never puts an older version over a newer one (docs/host-api.md#ordering-saves-sourceversion).
+   * Null, as getMeal gives a meal never given one, is no version.
    */
-  readonly sourceVersion?: number;
+  readonly sourceVersion?: number | null;
+  /** Read-only, as getMeal gives it: ignored, so that a meal read can be saved back (docs/host-api.md#a-meal-read-and-saved-back). */
+  readonly modifiedAt?: string;
+  /** Read-only, as getMeal gives a live meal: only `false` (a tombstone is made by deleteMeal). */
+  readonly deleted?: false;
 };
 
 export interface UpsertOutcome {
@@ -112,8 +117,11 @@ export interface MealHostOptions {
   readonly publicUrl?: string;
 }
 
-/** One meal's record as saveMeal takes it: a MealInput without its id, which saveMeal is given apart. */
-export type MealRecord = Omit<MealInput, 'id'>;
+/**
+ * One meal's record as saveMeal takes it: a MealInput, whose id, when given (a meal getMeal
+ * read), must be the mealId saveMeal is given.
+ */
+export type MealRecord = MealInput;
 
 /** What became of one saved meal, as the host API's PUT answers it. */
 export interface SavedMeal {
@@ -153,6 +161,11 @@ export interface MealHost {
   listKeys(userId: string): Promise<KeyInfo[]>;
   revokeKey(userId: string, keyId: string): Promise<boolean>;
   createLoginLink(userId: string, options?: { publicUrl?: string }): Promise<{ url: string; expiresAt: string }>;
+  /**
+   * Erases the user, as DELETE /host/v1/users/{userId} does (docs/host-api.md#erasing-a-user):
+   * what there was; zeros for a user with nothing (a retry).
+   */
+  eraseUser(userId: string): Promise<{ meals: number; keys: number; webhooks: number }>;
   createWebhook(userId: string, url: string, options?: { name?: string }): Promise<CreatedWebhook>;
   listWebhooks(userId: string): Promise<WebhookInfo[]>;
   /** False when the user has no such endpoint (another user's is as unknown as a made-up id). */

@@ -22,7 +22,7 @@ function checkRecord(item: RawItem): MealFileItem {
   if (isLineError(item)) return item;
   const { id } = item.fields;
   if (id === undefined || id === null || id === '') {
-    return { line: item.line, message: 'id is required', field: 'id' };
+    return { line: item.line, message: 'id is required.', field: 'id' };
   }
   const parsed = parseMealRecord(item.fields, 'json');
   return parsed.ok

@@ -1,5 +1,5 @@
 import { formatInstant } from '../domain/instant.js';
-import { MEAL_FIELDS, type MealField, type MealSave } from '../domain/meal.js';
+import type { MealSave } from '../domain/meal.js';
 import { mealIdFault } from '../domain/meal-id.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
@@ -11,15 +11,6 @@ import type { DeleteResult, MealWrites, SaveOutcome } from '../storage/meal-writ
  * one piece of code checks a record and hands it to the store, each caller turning a refusal
  * into its own kind of error.
  */
-
-/** The fields of a saved record: the Meal's but `id` (the path's) and `modifiedAt` (the store's), and the version. */
-export type SavedRecordField = Exclude<MealField, 'id' | 'modifiedAt'> | 'sourceVersion';
-export const SAVED_RECORD_FIELDS: readonly SavedRecordField[] = [
-  ...MEAL_FIELDS.filter(
-    (field): field is Exclude<MealField, 'id' | 'modifiedAt'> => field !== 'id' && field !== 'modifiedAt',
-  ),
-  'sourceVersion',
-];
 
 export type MealRefusal =
   /**
@@ -44,12 +35,12 @@ export type SavedMeal = {
 
 function idsFault(userId: string, mealId: string): MealRefusal | undefined {
   if (!isValidUserId(userId)) {
-    return { ok: false, reason: 'invalid', field: 'userId', message: USER_ID_RULE, inPath: true };
+    return { ok: false, reason: 'invalid', field: 'userId', message: `${USER_ID_RULE}.`, inPath: true };
   }
   const fault = mealIdFault(mealId);
   return fault === undefined
     ? undefined
-    : { ok: false, reason: 'invalid', field: 'mealId', message: `mealId must ${fault}`, inPath: true };
+    : { ok: false, reason: 'invalid', field: 'mealId', message: `mealId must ${fault}.`, inPath: true };
 }
 
 const foreign = (mealId: string): MealRefusal => ({
@@ -58,7 +49,10 @@ const foreign = (mealId: string): MealRefusal => ({
   message: `The meal id ${JSON.stringify(mealId).slice(0, 80)} belongs to another user.`,
 });
 
-/** Checks a record (the rules of `meals import`) and saves it as the meal `mealId` of the user. */
+/**
+ * Checks a record by the one parser of every door (a meal a GET answered included: its `id`
+ * must be `mealId`) and saves it as the meal `mealId` of the user.
+ */
 export async function saveRecord(
   writes: MealWrites,
   userId: string,
@@ -68,17 +62,7 @@ export async function saveRecord(
 ): Promise<SavedMeal | MealRefusal> {
   const idFault = idsFault(userId, mealId);
   if (idFault !== undefined) return idFault;
-  for (const name of Object.keys(record)) {
-    if (!(SAVED_RECORD_FIELDS as readonly string[]).includes(name)) {
-      return {
-        ok: false,
-        reason: 'invalid',
-        field: name,
-        message: `unknown field ${JSON.stringify(name).slice(0, 80)}`,
-      };
-    }
-  }
-  const parsed = parseMealRecord({ ...record, id: mealId }, 'json');
+  const parsed = parseMealRecord(record, 'json', mealId);
   if (!parsed.ok) return { ok: false, reason: 'invalid', field: parsed.field, message: parsed.message };
   const meal: MealSave = parsed.meal;
   const result = await writes.saveMeal(userId, meal, now);

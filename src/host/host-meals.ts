@@ -13,7 +13,7 @@ export function createHostMeals(storage: Storage): HostMeals {
       if (saved.ok) return { id: saved.id, outcome: saved.outcome, modifiedAt: saved.modifiedAt };
       if (saved.reason === 'foreign_id') throw new MealHostError('id_taken', saved.message, 0);
       if (saved.inPath === true && saved.field === 'userId') throw new MealHostError('invalid_user_id', saved.message);
-      throw new MealHostError('invalid_meal', `meal 0: ${saved.message}`, 0);
+      throw new MealHostError('invalid_meal', `Meal 0: ${saved.message}`, 0);
     },
 
     async getMeal(userId, mealId) {

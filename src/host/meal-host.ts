@@ -10,7 +10,7 @@ import { mintLoginLink } from '../web/login-link.js';
 import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
-import { createdKeyView, keyInfo, loginLinkView } from './host-records.js';
+import { createdKeyView, erasedUserView, keyInfo, loginLinkView } from './host-records.js';
 import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
@@ -27,7 +27,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       const contents: MealSave[] = [];
       meals.forEach((input, index) => {
         const result = parseMealRecord(input as unknown as Readonly<Record<string, unknown>>, 'json');
-        if (!result.ok) throw new MealHostError('invalid_meal', `meal ${index}: ${result.message}`, index);
+        if (!result.ok) throw new MealHostError('invalid_meal', `Meal ${index}: ${result.message}`, index);
         contents.push(result.meal);
       });
       if (contents.length === 0) return { ids: [], created: 0, updated: 0, unchanged: 0, stale: 0 };
@@ -36,7 +36,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
         const id = contents[result.index]?.id ?? '';
         throw new MealHostError(
           'id_taken',
-          `meal ${result.index}: id ${JSON.stringify(id)} belongs to another user`,
+          `Meal ${result.index}: id ${JSON.stringify(id)} belongs to another user.`,
           result.index,
         );
       }
@@ -94,6 +94,11 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       }
       const link = await mintLoginLink(storage, userId, base, Date.now());
       return loginLinkView(link);
+    },
+
+    async eraseUser(userId) {
+      checkUserId(userId);
+      return erasedUserView(userId, await storage.erasure.eraseUser(userId, Date.now())).erased;
     },
 
     ...createHostMeals(storage),

@@ -81,23 +81,23 @@ function createLineCounter() {
   };
 }
 
-/** csv-parse's message names its own (sometimes wrong) line: say what is wrong in our words. */
+/** csv-parse's message names its own (sometimes wrong) line: say what is wrong in our words, as a sentence. */
 function syntaxFault(error: CsvError, columns: number): string {
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      return 'a quoted field is never closed';
+      return 'A quoted field is never closed.';
     case 'CSV_MAX_RECORD_SIZE':
       return overlongRecord('is a quoted field never closed?');
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return 'a closing quote must be followed by a comma or the end of the line (write a quote inside a quoted field as "")';
+      return 'A closing quote must be followed by a comma or the end of the line (write a quote inside a quoted field as "").';
     case 'INVALID_OPENING_QUOTE':
-      return 'a quote inside an unquoted field (quote the whole field and double the quote: "a ""b"" c")';
+      return 'A quote inside an unquoted field (quote the whole field and double the quote: "a ""b"" c").';
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH': {
       const got = Array.isArray(error.record) ? `${error.record.length}` : 'a different number of';
-      return `the record has ${got} fields but the header has ${columns}`;
+      return `The record has ${got} fields but the header has ${columns}.`;
     }
     default:
-      return `not valid CSV (${error.code})`;
+      return `Not valid CSV (${error.code}).`;
   }
 }
 
@@ -105,13 +105,13 @@ function headerFault(header: readonly string[]): string | undefined {
   const seen = new Set<string>();
   for (const name of header) {
     if (!KNOWN_COLUMNS.has(name)) {
-      return `unknown column ${JSON.stringify(name)} (columns are Meal fields: ${MEAL_FIELDS.join(', ')})`;
+      return `Unknown column ${JSON.stringify(name)} (columns are Meal fields: ${MEAL_FIELDS.join(', ')}).`;
     }
-    if (seen.has(name)) return `column ${JSON.stringify(name)} appears twice`;
+    if (seen.has(name)) return `Column ${JSON.stringify(name)} appears twice.`;
     seen.add(name);
   }
   const missing = MEAL_FIELDS.filter((name) => !seen.has(name) && !OPTIONAL_COLUMNS.has(name));
-  if (missing.length > 0) return `missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+  if (missing.length > 0) return `Missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`;
   return undefined;
 }
 

@@ -12,7 +12,7 @@ function isOverlong(text: string): boolean {
 /** A JSON.parse message is about one line, but may quote it: keep the report to one short line. */
 function jsonFault(error: unknown): string {
   const reason = error instanceof Error ? error.message : String(error);
-  return `not valid JSON (${reason.length > 100 ? `${reason.slice(0, 97)}...` : reason})`;
+  return `Not valid JSON (${reason.length > 100 ? `${reason.slice(0, 97)}...` : reason}).`;
 }
 
 function kindOf(value: unknown): string {
@@ -33,7 +33,7 @@ function readLine(raw: string, line: number): RawItem | undefined {
     return { line, message: jsonFault(error) };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { line, message: `a record must be a JSON object, got ${kindOf(value)}` };
+    return { line, message: `A record must be a JSON object, got ${kindOf(value)}.` };
   }
   return { line, fields: value as Record<string, unknown> };
 }

@@ -47,5 +47,6 @@ export async function* readMealFile(
 /** The one-line report of a bad file: its first fault, and how many more bad records follow it. */
 export function describeFirstFault(first: LineError, more: number): string {
   const others = more === 0 ? '' : ` (and ${more} more bad record${more === 1 ? '' : 's'})`;
-  return `line ${first.line}: ${first.message}${others}`;
+  // One sentence: the fault's own full stop goes after the count of the others.
+  return `Line ${first.line}: ${first.message.replace(/\.$/, '')}${others}.`;
 }

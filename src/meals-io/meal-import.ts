@@ -42,7 +42,7 @@ function invalid(fault: LineError, message: string): ImportOutcome {
 /** Thrown into the writer to roll its transaction back when a bad record is read. */
 class BadRecord extends Error {
   constructor(readonly fault: LineError) {
-    super(`line ${fault.line}: ${fault.message}`);
+    super(`Line ${fault.line}: ${fault.message}`);
   }
 }
 
@@ -125,8 +125,8 @@ export async function importMealStream(
     const line = current.lines[at];
     const id = current.meals[at]?.id;
     if (line === undefined || id === undefined)
-      return { ...FOREIGN, message: 'a meal id of this file belongs to another user', line: undefined };
-    return { ...FOREIGN, message: `line ${line}: id ${JSON.stringify(id)} belongs to another user`, line };
+      return { ...FOREIGN, message: 'A meal id of this file belongs to another user.', line: undefined };
+    return { ...FOREIGN, message: `Line ${line}: id ${JSON.stringify(id)} belongs to another user.`, line };
   } finally {
     // A failed write: the input is closed, not read to its end.
     await source.return?.();

@@ -19,19 +19,29 @@ export type MealRecordResult =
   | { readonly ok: false; readonly message: string; readonly field: string };
 
 const MAX_TEXT_LENGTH = 10_000;
-/** The Meal fields and, beside them, the version the app gives the save (domain/source-version.ts). */
-const KNOWN_FIELDS: ReadonlySet<string> = new Set([...MEAL_FIELDS, 'sourceVersion']);
+/**
+ * The Meal fields and, beside them, the version the app gives the save (domain/source-version.ts)
+ * and `deleted`, which a GET answers: a meal read can be saved back as it is
+ * (docs/host-api.md#a-meal-read-and-saved-back).
+ */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([...MEAL_FIELDS, 'sourceVersion', 'deleted']);
+/** The offsets a `date` may be written with that name no place: they never disagree with a `utcOffset`. */
+const PLACELESS_OFFSETS: ReadonlySet<string | undefined> = new Set([undefined, 'Z', '+00:00', '-00:00']);
 // Plain decimal notation only: no spaces, hex, "Infinity" or locale separators, which Number() would accept or misread.
 const CSV_NUMBER_RE = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const MEAL_TYPE_LIST = MEAL_TYPES.join(', ');
 
-/** A fault in one field; thrown only between the readers below and parseMealRecord, which returns it as a value. */
+/**
+ * A fault in one field; thrown only between the readers below and parseMealRecord, which returns
+ * it as a value. Its message is one sentence (docs/errors.md#messages): the field named as
+ * written, and a full stop, added here so that no reader forgets it.
+ */
 class RecordError extends Error {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super(`${message}.`);
   }
 }
 
@@ -45,8 +55,12 @@ function isMissing(value: unknown): boolean {
   return value === undefined || value === null;
 }
 
-function readId(value: unknown): string {
-  if (isMissing(value) || value === '') return randomId('m_');
+/** `pathId`: the id a PUT's path names, which a record's own id must repeat when it gives one. */
+function readId(value: unknown, pathId: string | undefined): string {
+  if (isMissing(value) || value === '') return pathId ?? randomId('m_');
+  if (pathId !== undefined && value !== pathId) {
+    throw new RecordError('id', `id must be the path's meal id ${shown(pathId)} or absent, got ${shown(value)}`);
+  }
   if (typeof value !== 'string') throw new RecordError('id', `id must be a string, got ${shown(value)}`);
   // The one rule of meal ids (domain/meal-id.ts); a long id is not echoed.
   const fault = mealIdFault(value);
@@ -119,6 +133,13 @@ function readOffset(
       `${field} must be an offset from UTC ±HH:MM, at most 14 hours, such as +09:00 or -08:00, or null, got ${shown(value)}`,
     );
   }
+  // Two different places for one meal: which is true cannot be known, so neither is taken.
+  if (!PLACELESS_OFFSETS.has(dateOffset) && value !== dateOffset) {
+    throw new RecordError(
+      field,
+      `${field} must be the offset written in date (${dateOffset}), or absent, got ${shown(value)}`,
+    );
+  }
   return value;
 }
 
@@ -156,21 +177,37 @@ function readSourceVersion(value: unknown, source: RecordSource): number | undef
 }
 
 /**
- * Checks one record. Unknown fields are refused (they are usually typos of a Meal field that
- * would otherwise be dropped silently); `modifiedAt` is accepted and ignored, since the
- * store sets it; a missing or empty `id` gets a new random one; `sourceVersion` is optional.
+ * A GET's `deleted`: a live meal's `false` is read-only, saved back as it is; `true` is a
+ * tombstone, which a save cannot make (a delete does).
  */
-export function parseMealRecord(fields: Readonly<Record<string, unknown>>, source: RecordSource): MealRecordResult {
+function readDeleted(value: unknown, source: RecordSource): void {
+  if (isMissing(value) || value === false || (source === 'csv' && (value === '' || value === 'false'))) return;
+  throw new RecordError('deleted', `deleted must be false or absent (a delete removes a meal), got ${shown(value)}`);
+}
+
+/**
+ * Checks one record, for every door alike (`meals import`, the host API's PUT and import,
+ * `meal-export/host`). Unknown fields are refused (they are usually typos of a Meal field that
+ * would otherwise be dropped silently); the read-only fields a GET answers are taken back, so a
+ * meal read can be saved as it is: `modifiedAt` is ignored, since the store sets it, `deleted`
+ * must be `false`, and `sourceVersion: null` is no version. A missing or empty `id` gets a new
+ * random one, or `pathId`, the id of a PUT's path, which an `id` given must equal.
+ */
+export function parseMealRecord(
+  fields: Readonly<Record<string, unknown>>,
+  source: RecordSource,
+  pathId?: string,
+): MealRecordResult {
   try {
     for (const name of Object.keys(fields)) {
-      if (!KNOWN_FIELDS.has(name)) throw new RecordError(name, `unknown field ${shown(name)}`);
+      if (!KNOWN_FIELDS.has(name)) throw new RecordError(name, `Unknown field ${shown(name)}`);
     }
     // Checked in contract field order, so the first fault reported is the leftmost one.
     const meal: Record<string, unknown> = {};
     let dateOffset: string | undefined;
     for (const { name, kind } of MEAL_FIELD_TABLE) {
       const value = fields[name];
-      if (kind === 'id') meal[name] = readId(value);
+      if (kind === 'id') meal[name] = readId(value, pathId);
       else if (kind === 'text') meal[name] = readText(name, value);
       else if (kind === 'type') meal[name] = readType(value);
       else if (kind === 'number') meal[name] = readNumber(name, value, source);
@@ -182,6 +219,7 @@ export function parseMealRecord(fields: Readonly<Record<string, unknown>>, sourc
       }
       // kind 'clock': the store sets it.
     }
+    readDeleted(fields.deleted, source);
     const sourceVersion = readSourceVersion(fields.sourceVersion, source);
     // Only when given: a record without one is the meal alone, as before versions existed.
     const content = meal as unknown as MealContent;

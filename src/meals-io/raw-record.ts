@@ -31,7 +31,7 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 
 /** The fault of a record past MAX_RECORD_BYTES; `hint`: what the file may be instead. */
 export function overlongRecord(hint: string): string {
-  return `a record is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MiB (${hint})`;
+  return `A record is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MiB (${hint}).`;
 }
 
 /** One step of a streamed read, in line order: a record, or a fault found while reading. */

@@ -101,7 +101,7 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
       const missingId = await importLines(server, userId, lines([{ id: 'ok1', ...hostRecord() }, hostRecord()]));
       assert.equal(missingId.status, 422, missingId.text);
       assert.deepEqual((missingId.json as { error: object }).error, {
-        message: (missingId.json as { error: { message: string } }).error.message,
+        message: 'Line 2: id is required.',
         code: 'invalid_record',
         param: 'id',
         line: 2,
@@ -125,9 +125,40 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
         ]),
       );
       assert.equal(res.status, 409, res.text);
-      const error = (res.json as { error: { code: string; line: number } }).error;
+      const error = (res.json as { error: { code: string; line: number; message: string } }).error;
       assert.deepEqual([error.code, error.line], ['id_taken', 2]);
+      assert.equal(error.message, 'Line 2: id "mine" belongs to another user.');
       assert.equal((await hostCall(server, { path: mealPath(other, 'fresh') })).status, 404);
+    });
+
+    test("lines a GET answered import as they are; deleted true and a utcOffset unlike the date's are refused by line", async () => {
+      const server = open();
+      const userId = newUserId('read-back-import');
+      const mealId = `${userId}-m`;
+      await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: hostRecord() });
+      const read = (await hostCall(server, { path: mealPath(userId, mealId) })).json as Record<string, unknown>;
+      const res = await importLines(server, userId, lines([read, { ...read, id: `${mealId}-2`, title: 'Copy' }]));
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json, { imported: 2, created: 1, updated: 0, unchanged: 1, stale: 0 });
+      const refusals: Array<[object, string, string]> = [
+        [
+          { ...read, deleted: true },
+          'deleted',
+          'Line 2: deleted must be false or absent (a delete removes a meal), got true.',
+        ],
+        [
+          { ...read, date: '2025-03-01T10:00:00+01:00', utcOffset: '+05:30' },
+          'utcOffset',
+          'Line 2: utcOffset must be the offset written in date (+01:00), or absent, got "+05:30".',
+        ],
+      ];
+      for (const [record, param, message] of refusals) {
+        const refused = await importLines(server, userId, lines([{ ...read, title: 'Not written' }, record]));
+        assert.equal(refused.status, 422, refused.text);
+        assert.deepEqual(refused.json, { error: { message, code: 'invalid_record', param, line: 2 } });
+      }
+      const kept = (await hostCall(server, { path: mealPath(userId, mealId) })).json as Record<string, unknown>;
+      assert.equal(kept.title, read.title, 'nothing of a refused import is written');
     });
 
     test('the import takes JSON Lines only; an empty body imports nothing', async () => {

@@ -98,6 +98,81 @@ export function hostMealRules(name: string, open: () => HostApiServer) {
       assert.equal((await hostCall(server, { path: mealPath(userId, 'bad') })).status, 404, 'nothing written');
     });
 
+    test("utcOffset that differs from the offset written in date is 422 naming utcOffset; beside Z, +00:00 or -00:00 it is the person's", async () => {
+      const server = open();
+      const userId = newUserId('offset-clash');
+      const res = await hostCall(server, {
+        method: 'PUT',
+        path: mealPath(userId, 'clash'),
+        json: hostRecord({ date: '2025-03-01T10:00:00+01:00', utcOffset: '+05:30' }),
+      });
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(res.json, {
+        error: {
+          message: 'utcOffset must be the offset written in date (+01:00), or absent, got "+05:30".',
+          code: 'invalid_record',
+          param: 'utcOffset',
+        },
+      });
+      assert.equal((await hostCall(server, { path: mealPath(userId, 'clash') })).status, 404, 'nothing written');
+      for (const [id, date] of [
+        ['z', '2025-03-01T10:00:00Z'],
+        ['plus', '2025-03-01T10:00:00+00:00'],
+        ['minus', '2025-03-01T10:00:00-00:00'],
+      ]) {
+        await put(server, userId, id ?? '', hostRecord({ date, utcOffset: '+05:30' }));
+        assert.equal((await stored(server, userId, id ?? '')).utcOffset, '+05:30', date);
+      }
+    });
+
+    test("a meal a GET answered saves back as it is; id must be the path's, deleted only false", async () => {
+      const server = open();
+      const userId = newUserId('read-back');
+      const mealId = `${userId}-m`;
+      await put(server, userId, mealId, hostRecord({ title: 'Porridge' }));
+      const read = await stored(server, userId, mealId);
+      assert.equal(read.deleted, false);
+      assert.equal(read.sourceVersion, null);
+      assert.equal((await put(server, userId, mealId, read)).outcome, 'unchanged', 'read, then saved as it is');
+      const changed = await put(server, userId, mealId, {
+        ...read,
+        title: 'Oats',
+        modifiedAt: '2000-01-01T00:00:00.000Z',
+      });
+      assert.equal(changed.outcome, 'updated', 'modifiedAt is ignored: the store sets it');
+      assert.ok(changed.modifiedAt! > String(read.modifiedAt));
+      const refusals: Array<[object, string, string]> = [
+        [{ ...read, id: 'm2' }, 'id', `id must be the path's meal id "${mealId}" or absent, got "m2".`],
+        [{ ...read, deleted: true }, 'deleted', 'deleted must be false or absent (a delete removes a meal), got true.'],
+      ];
+      for (const [record, param, message] of refusals) {
+        const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: record });
+        assert.equal(res.status, 422, res.text);
+        assert.deepEqual(res.json, { error: { message, code: 'invalid_record', param } });
+      }
+      assert.equal((await stored(server, userId, mealId)).title, 'Oats', 'nothing written by a refusal');
+    });
+
+    test('record faults read as one sentence each, the field named as written', async () => {
+      const server = open();
+      const userId = newUserId('words');
+      const mealId = `${userId}-m`;
+      const faults: Array<[object, string]> = [
+        [{ date: '2025-03-01T10:00:00Z' }, 'type is required.'],
+        [
+          hostRecord({ utcOffset: '+15:00' }),
+          'utcOffset must be an offset from UTC ±HH:MM, at most 14 hours, such as +09:00 or -08:00, or null, got "+15:00".',
+        ],
+        [hostRecord({ proteins_g: -1 }), 'proteins_g must be 0 or more, got -1.'],
+        [hostRecord({ calories: 5 }), 'Unknown field "calories".'],
+      ];
+      for (const [record, message] of faults) {
+        const res = await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: record });
+        assert.equal(res.status, 422, res.text);
+        assert.equal((res.json as { error: { message: string } }).error.message, message);
+      }
+    });
+
     test('sourceVersion: an older save, or an equal one with another record, is stale; a retry unchanged; a newer one applies, an unchanged newer one is recorded', async () => {
       const server = open();
       const userId = newUserId('version');

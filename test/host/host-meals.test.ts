@@ -72,5 +72,29 @@ describe('the host module, one meal at a time', () => {
       store.host.saveMeal('u5', 'bad', { type: 'lunch', date: '2026-11-25T03:00:00Z', utcOffset: '+15:00' }),
       hostRefusal('invalid_meal', /utcOffset must be an offset from UTC/),
     );
+    await assert.rejects(
+      store.host.saveMeal('u5', 'clash', { type: 'lunch', date: '2025-03-01T10:00:00+01:00', utcOffset: '+05:30' }),
+      hostRefusal(
+        'invalid_meal',
+        /^Meal 0: utcOffset must be the offset written in date \(\+01:00\), or absent, got "\+05:30"\.$/,
+      ),
+    );
+  });
+
+  test('a meal getMeal read saves back with saveMeal and upsertMeals as it is; another id or deleted true is refused', async () => {
+    await store.host.saveMeal('u6', 'kept', record);
+    const read = await store.host.getMeal('u6', 'kept');
+    if (read === undefined || read.deleted) return assert.fail('the meal was saved');
+    assert.equal((await store.host.saveMeal('u6', 'kept', read)).outcome, 'unchanged');
+    assert.equal((await store.host.upsertMeals('u6', [{ ...read, title: 'Stew' }])).updated, 1);
+    await assert.rejects(
+      store.host.saveMeal('u6', 'kept', { ...read, id: 'other' }),
+      hostRefusal('invalid_meal', /^Meal 0: id must be the path's meal id "kept" or absent, got "other"\.$/),
+    );
+    const tombstoneLike = { ...read, deleted: true } as unknown as typeof read;
+    await assert.rejects(
+      store.host.saveMeal('u6', 'kept', tombstoneLike),
+      hostRefusal('invalid_meal', /deleted must be false/),
+    );
   });
 });

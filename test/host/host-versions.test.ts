@@ -31,7 +31,7 @@ describe('the host module with source versions', () => {
     });
     await assert.rejects(
       store.host.upsertMeals('u1', [meal('c', 1), { ...meal('d', undefined), sourceVersion: 1.5 }]),
-      hostRefusal('invalid_meal', /^meal 1: sourceVersion must be an integer from 0 to 9007199254740991, got 1.5$/),
+      hostRefusal('invalid_meal', /^Meal 1: sourceVersion must be an integer from 0 to 9007199254740991, got 1\.5\.$/),
     );
   });
 

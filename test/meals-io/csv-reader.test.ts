@@ -81,16 +81,16 @@ test('a sourceVersion column may be added beside the Meal fields (docs/cli.md#fo
 test('an unknown, repeated or missing column is a fault of the header line and no record is read', () => {
   assert.deepEqual(
     readCsv(lines(`${HEADER},calories`, `x`)).errors.map((e) => [e.line, e.message.split(' (')[0]]),
-    [[1, 'unknown column "calories"']],
+    [[1, 'Unknown column "calories"']],
   );
-  assert.deepEqual(readCsv(`${HEADER},title\n`).errors, [{ line: 1, message: 'column "title" appears twice' }]);
+  assert.deepEqual(readCsv(`${HEADER},title\n`).errors, [{ line: 1, message: 'Column "title" appears twice.' }]);
   const { records, errors } = readCsv(lines('type,date,title', 'lunch,2025-01-01,x'));
   assert.deepEqual(records, []);
   assert.deepEqual(errors, [
     {
       line: 1,
       message:
-        'missing columns description, caloriesTotal, proteins_g, fats_g, carbs_g, fibers_g, sodium_mg, iron_mg, calcium_mg',
+        'Missing columns description, caloriesTotal, proteins_g, fats_g, carbs_g, fibers_g, sodium_mg, iron_mg, calcium_mg.',
     },
   ]);
 });
@@ -103,15 +103,15 @@ test('a row with too many or too few cells is reported at its line; the rows bef
     records.map((r) => r.line),
     [2],
   );
-  assert.deepEqual(errors, [{ line: 4, message: 'the record has 11 fields but the header has 12' }]);
+  assert.deepEqual(errors, [{ line: 4, message: 'The record has 11 fields but the header has 12.' }]);
 });
 
 test('broken quoting is reported at the line of the record that holds it', () => {
   const good = `lunch,2025-01-01,x,y,${NUMBERS}`;
   const cases: [string, RegExp][] = [
-    [`lunch,2025-01-01,"never closed,y,${NUMBERS}`, /^a quoted field is never closed$/],
-    [`lunch,2025-01-01,"closed"then,y,${NUMBERS}`, /^a closing quote must be followed by/],
-    [`lunch,2025-01-01,half"quoted,y,${NUMBERS}`, /^a quote inside an unquoted field/],
+    [`lunch,2025-01-01,"never closed,y,${NUMBERS}`, /^A quoted field is never closed\.$/],
+    [`lunch,2025-01-01,"closed"then,y,${NUMBERS}`, /^A closing quote must be followed by/],
+    [`lunch,2025-01-01,half"quoted,y,${NUMBERS}`, /^A quote inside an unquoted field/],
   ];
   for (const [bad, pattern] of cases) {
     const { records, errors } = readCsv(lines(HEADER, good, '', bad, good));
@@ -133,7 +133,7 @@ test('a record past 1 MiB is a fault at the line it starts on, and the longest v
   const open = readCsv(lines(HEADER, `lunch,2025-01-01,x,y,${NUMBERS}`, `lunch,2025-01-01,"open,y,${NUMBERS}`, rest));
   assert.equal(open.records.length, 1);
   assert.deepEqual(open.errors, [
-    { line: 3, message: 'a record is longer than 1 MiB (is a quoted field never closed?)' },
+    { line: 3, message: 'A record is longer than 1 MiB (is a quoted field never closed?).' },
   ]);
 
   // The longest a meal's texts can be: 10 000 characters each, four bytes of UTF-8 apiece (a

@@ -73,7 +73,7 @@ function runStreamingCases(backend: string, newStore: () => Promise<{ db: string
       assert.equal(result.stdout, '');
       assert.equal(
         result.stderr,
-        `meal-export: line ${RECORDS - 1}: caloriesTotal must be 0 or more, got -1 (and 1 more bad record)\n`,
+        `meal-export: Line ${RECORDS - 1}: caloriesTotal must be 0 or more, got -1 (and 1 more bad record).\n`,
       );
       assert.equal(await exported(store.db, importer), before.importer, "the importer's meals as they were");
       assert.equal(await exported(store.db, other), before.other, "the other user's meals as they were");
@@ -97,13 +97,13 @@ function runStreamingCases(backend: string, newStore: () => Promise<{ db: string
 
       const refused = await importFile(store.db, importer, file);
       assert.equal(refused.code, 1, refused.stderr);
-      assert.equal(refused.stderr, `meal-export: line 12345: id ${JSON.stringify(theirs)} belongs to another user\n`);
+      assert.equal(refused.stderr, `meal-export: Line 12345: id ${JSON.stringify(theirs)} belongs to another user.\n`);
       assert.equal(await exported(store.db, importer), before.importer);
 
       // A bad record after it is reported instead, as when the whole file was checked before writing.
       appendFileSync(file, '[1, 2]\n');
       const bad = await importFile(store.db, importer, file);
-      assert.equal(bad.stderr, `meal-export: line 17346: a record must be a JSON object, got an array\n`);
+      assert.equal(bad.stderr, `meal-export: Line 17346: A record must be a JSON object, got an array.\n`);
       assert.equal(await exported(store.db, importer), before.importer);
     } finally {
       temp.remove();
@@ -188,7 +188,7 @@ describe('meals import streams a large CSV file', () => {
       const result = await importFile(db, importer, file);
       assert.equal(result.code, 1, result.stderr);
       // Row n starts on line 2n: the header, then two lines a row.
-      assert.match(result.stderr, new RegExp(`^meal-export: line ${2 * (RECORDS - 1)}: type must be one of`));
+      assert.match(result.stderr, new RegExp(`^meal-export: Line ${2 * (RECORDS - 1)}: type must be one of`));
       assert.equal(await exported(db, importer), before.importer);
     } finally {
       temp.remove();
@@ -270,7 +270,7 @@ describe('meals import from stdin', () => {
       const { code, stderr } = await run.exited;
       assert.ok(written >= 4 * MiB, `the import wrote ${written} bytes to the WAL before stdin ended`);
       assert.equal(code, 1, stderr);
-      assert.match(stderr, /^meal-export: line 40001: date must be an ISO 8601 date-time/);
+      assert.match(stderr, /^meal-export: Line 40001: date must be an ISO 8601 date-time/);
       assert.equal(await exported(db, importer), before.importer, 'nothing of the import stayed');
     } finally {
       temp.remove();
@@ -349,7 +349,7 @@ describe('meals import of a record that never ends', () => {
       assert.equal(code, 1, stderr);
       assert.match(
         stderr,
-        /^meal-export: line 3: a record is longer than 1 MiB \(is a quoted field never closed\?\)$/m,
+        /^meal-export: Line 3: A record is longer than 1 MiB \(is a quoted field never closed\?\)\.$/m,
       );
       assert.ok(sent < 32 * MiB, `it read on to ${Math.round(sent / MiB)} MiB`);
       assert.equal(await exported(db, userId), '', 'nothing written');
@@ -380,7 +380,7 @@ describe('meals import of a record that never ends', () => {
       // The bad type on line 4 is read and counted after it.
       assert.equal(
         stderr,
-        'meal-export: line 2: a record is longer than 1 MiB (is this JSON Lines, one record per line?) (and 1 more bad record)\n',
+        'meal-export: Line 2: A record is longer than 1 MiB (is this JSON Lines, one record per line?) (and 1 more bad record).\n',
       );
       const { peakAnonKb } = JSON.parse(readFileSync(rssFile, 'utf8')) as { peakAnonKb: number };
       // Its own memory with a short line is about 35 MiB; holding the line took 260.

@@ -41,17 +41,17 @@ test('every line that is not JSON is reported with its line, and the good lines 
     errors.map((e) => e.line),
     [2, 4],
   );
-  for (const e of errors) assert.match(e.message, /^not valid JSON \(/);
+  for (const e of errors) assert.match(e.message, /^Not valid JSON \(/);
 });
 
 test('a line holding JSON that is not an object is refused, naming what it holds', () => {
   const { records, errors } = readJsonl('[1,2]\n42\nnull\n"x"\n');
   assert.deepEqual(records, []);
   assert.deepEqual(errors, [
-    { line: 1, message: 'a record must be a JSON object, got an array' },
-    { line: 2, message: 'a record must be a JSON object, got a number' },
-    { line: 3, message: 'a record must be a JSON object, got null' },
-    { line: 4, message: 'a record must be a JSON object, got a string' },
+    { line: 1, message: 'A record must be a JSON object, got an array.' },
+    { line: 2, message: 'A record must be a JSON object, got a number.' },
+    { line: 3, message: 'A record must be a JSON object, got null.' },
+    { line: 4, message: 'A record must be a JSON object, got a string.' },
   ]);
 });
 
@@ -68,15 +68,15 @@ test('a line past 1 MiB is a fault as soon as it passes, its bytes dropped until
     items.map((item) => ('message' in item ? [item.line, item.message.slice(0, 30)] : [item.line, item.fields.id])),
     [
       [1, 'a'],
-      [2, 'a record is longer than 1 MiB '],
+      [2, 'A record is longer than 1 MiB '],
       [3, 'b'],
-      [4, 'not valid JSON (Unexpected end'],
+      [4, 'Not valid JSON (Unexpected end'],
     ],
   );
   // A line that ends within one piece is measured too, in bytes of UTF-8 (3 a character here).
   const { errors } = readJsonl(`${good('a')}\n"${'€'.repeat(400_000)}"\n`);
   assert.deepEqual(errors, [
-    { line: 2, message: 'a record is longer than 1 MiB (is this JSON Lines, one record per line?)' },
+    { line: 2, message: 'A record is longer than 1 MiB (is this JSON Lines, one record per line?).' },
   ]);
 });
 

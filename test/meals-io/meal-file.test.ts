@@ -49,14 +49,14 @@ test('reading and checking faults come together in line order, between the good 
   assert.ok(first);
   assert.equal(
     describeFirstFault(first, more.length),
-    'line 2: type must be one of breakfast, lunch, dinner, snack, got "brunch" (and 2 more bad records)',
+    'Line 2: type must be one of breakfast, lunch, dinner, snack, got "brunch" (and 2 more bad records).',
   );
 });
 
 test('one fault is reported alone, and one more as "1 more bad record"', () => {
-  assert.equal(describeFirstFault({ line: 7, message: 'date is required' }, 0), 'line 7: date is required');
-  assert.equal(describeFirstFault({ line: 7, message: 'x' }, 1), 'line 7: x (and 1 more bad record)');
-  assert.equal(describeFirstFault({ line: 7, message: 'x' }, 3), 'line 7: x (and 3 more bad records)');
+  assert.equal(describeFirstFault({ line: 7, message: 'date is required.' }, 0), 'Line 7: date is required.');
+  assert.equal(describeFirstFault({ line: 7, message: 'x' }, 1), 'Line 7: x (and 1 more bad record).');
+  assert.equal(describeFirstFault({ line: 7, message: 'x' }, 3), 'Line 7: x (and 3 more bad records).');
 });
 
 test('CSV cells are checked as CSV: an empty number cell is null', async () => {

@@ -39,7 +39,7 @@ describe('an import record with a sourceVersion', () => {
     ];
     for (const [value, shown] of cases) {
       assert.deepEqual(fault({ ...VALID, sourceVersion: value }), {
-        message: `${RANGE} ${shown}`,
+        message: `${RANGE} ${shown}.`,
         field: 'sourceVersion',
       });
     }
@@ -51,7 +51,7 @@ describe('an import record with a sourceVersion', () => {
     assert.deepEqual(versionOf({ ...CELLS, sourceVersion: '' }, 'csv'), { has: false, value: undefined });
     for (const text of ['-1', '1.5', '1e3', ' 7', '0x10', '9007199254740992', 'abc']) {
       assert.deepEqual(fault({ ...CELLS, sourceVersion: text }, 'csv'), {
-        message: `${RANGE} ${JSON.stringify(text)}`,
+        message: `${RANGE} ${JSON.stringify(text)}.`,
         field: 'sourceVersion',
       });
     }
@@ -65,21 +65,21 @@ describe('an import record with a sourceVersion', () => {
 describe('a refused record names the field at fault', () => {
   test('each field by its name, an unknown field by its own name, with the messages as before', () => {
     const cases: [Record<string, unknown>, string, string][] = [
-      [{ ...VALID, id: 42 }, 'id', 'id must be a string, got 42'],
-      [{ ...VALID, title: 5 }, 'title', 'title must be a string or null, got 5'],
-      [{ ...VALID, description: ['a'] }, 'description', 'description must be a string or null, got ["a"]'],
-      [{ ...VALID, type: undefined }, 'type', 'type is required'],
+      [{ ...VALID, id: 42 }, 'id', 'id must be a string, got 42.'],
+      [{ ...VALID, title: 5 }, 'title', 'title must be a string or null, got 5.'],
+      [{ ...VALID, description: ['a'] }, 'description', 'description must be a string or null, got ["a"].'],
+      [{ ...VALID, type: undefined }, 'type', 'type is required.'],
       [
         { ...VALID, date: 'yesterday' },
         'date',
-        'date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got "yesterday"',
+        'date must be an ISO 8601 date-time such as 2025-03-01T12:30:00Z, got "yesterday".',
       ],
-      [{ ...VALID, iron_mg: -1 }, 'iron_mg', 'iron_mg must be 0 or more, got -1'],
-      [{ ...VALID, calories: 5 }, 'calories', 'unknown field "calories"'],
+      [{ ...VALID, iron_mg: -1 }, 'iron_mg', 'iron_mg must be 0 or more, got -1.'],
+      [{ ...VALID, calories: 5 }, 'calories', 'Unknown field "calories".'],
     ];
     for (const [fields, field, message] of cases) assert.deepEqual(fault(fields), { message, field });
     assert.deepEqual(fault({ ...CELLS, fats_g: 'abc' }, 'csv'), {
-      message: 'fats_g must be a number or empty, got "abc"',
+      message: 'fats_g must be a number or empty, got "abc".',
       field: 'fats_g',
     });
   });

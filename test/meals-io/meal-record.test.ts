@@ -52,7 +52,8 @@ describe('an import record', () => {
     assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00Z' }).utcOffset, null);
     assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00-00:00' }).utcOffset, null, 'RFC 3339: an unknown offset');
     assert.equal(meal({ ...VALID, date: '2026-11-25T09:15:00+15:00' }).utcOffset, null, 'no place is 15 hours east');
-    assert.equal(meal({ ...dinner, utcOffset: '+09:00' }).utcOffset, '+09:00', "the record's own wins");
+    assert.equal(meal({ ...dinner, utcOffset: '-08:00' }).utcOffset, '-08:00', 'the same offset twice agrees');
+    assert.equal(meal({ ...VALID, date: '2026-11-26T03:30:00Z', utcOffset: '+09:00' }).utcOffset, '+09:00');
     assert.equal(meal({ ...dinner, utcOffset: null }).utcOffset, '-08:00');
     assert.equal(meal({ ...VALID, utcOffset: '-14:00' }).utcOffset, '-14:00');
     assert.equal(meal({ ...VALID, utcOffset: '+14:00' }).utcOffset, '+14:00');
@@ -78,14 +79,14 @@ describe('an import record', () => {
 
   test('keeps an id of 200 characters and refuses one of 201, a number and control characters', () => {
     assert.equal(meal({ ...VALID, id: 'x'.repeat(200) }).id.length, 200);
-    assert.equal(message({ ...VALID, id: 'x'.repeat(201) }), 'id must be at most 200 characters');
-    assert.equal(message({ ...VALID, id: 42 }), 'id must be a string, got 42');
+    assert.equal(message({ ...VALID, id: 'x'.repeat(201) }), 'id must be at most 200 characters.');
+    assert.equal(message({ ...VALID, id: 42 }), 'id must be a string, got 42.');
     assert.match(message({ ...VALID, id: 'a\nb' }), /^id must not contain control characters/);
     assert.match(message({ ...VALID, id: 'a\u0085b' }), /^id must not contain control characters/);
   });
 
   test('refuses an id or a text with a lone surrogate, which would collide with others once stored as UTF-8', () => {
-    assert.equal(message({ ...VALID, id: '\ud800' }), 'id must be well-formed Unicode, got "\\ud800"');
+    assert.equal(message({ ...VALID, id: '\ud800' }), 'id must be well-formed Unicode, got "\\ud800".');
     assert.match(message({ ...VALID, id: 'a\udc00b' }), /^id must be well-formed Unicode/);
     assert.match(message({ ...VALID, title: 'x\ud83d' }), /^title must be well-formed Unicode/);
     assert.equal(meal({ ...VALID, id: 'm_😀' }).id, 'm_😀');
@@ -96,8 +97,55 @@ describe('an import record', () => {
   });
 
   test('naming a field the Meal does not have is refused with that name', () => {
-    assert.equal(message({ ...VALID, calories: 5 }), 'unknown field "calories"');
-    assert.equal(message({ ...VALID, deleted: false }), 'unknown field "deleted"');
+    assert.equal(message({ ...VALID, calories: 5 }), 'Unknown field "calories".');
+    assert.equal(message({ ...VALID, deletedAt: null }), 'Unknown field "deletedAt".');
+  });
+
+  test('refuses a utcOffset that differs from a place offset written in date, naming utcOffset', () => {
+    const refused = { ...VALID, date: '2025-03-01T10:00:00+01:00', utcOffset: '+05:30' };
+    assert.equal(message(refused), 'utcOffset must be the offset written in date (+01:00), or absent, got "+05:30".');
+    assert.equal(field(refused), 'utcOffset');
+    assert.equal(field({ ...VALID, date: '2025-03-01T10:00:00+15:00', utcOffset: '+01:00' }), 'utcOffset');
+    assert.equal(
+      message({ ...VALID, date: '2025-03-01T10:00:00+01:00', utcOffset: '+05:30' }, 'csv'),
+      'utcOffset must be the offset written in date (+01:00), or absent, got "+05:30".',
+    );
+    // Z, +00:00 and -00:00 name the instant, not a place: the record's offset is the person's.
+    for (const date of ['2025-03-01T10:00:00Z', '2025-03-01T10:00:00+00:00', '2025-03-01T10:00:00-00:00']) {
+      assert.equal(meal({ ...VALID, date, utcOffset: '+05:30' }).utcOffset, '+05:30', date);
+    }
+  });
+
+  test('takes back the read-only fields a GET answers: id, modifiedAt ignored, deleted false, sourceVersion null', () => {
+    const read = {
+      ...VALID,
+      utcOffset: null,
+      modifiedAt: '2025-03-02T00:00:00.000Z',
+      deleted: false,
+      sourceVersion: null,
+    };
+    assert.deepEqual(meal(read), { ...VALID, date: Date.UTC(2025, 2, 1, 12, 30), utcOffset: null });
+    assert.equal(
+      message({ ...VALID, deleted: true }),
+      'deleted must be false or absent (a delete removes a meal), got true.',
+    );
+    assert.equal(field({ ...VALID, deleted: true }), 'deleted');
+    assert.equal(field({ ...VALID, deleted: 'false' }), 'deleted', 'JSON carries a boolean');
+    assert.equal(meal({ ...VALID, deleted: 'false' }, 'csv').id, 'm_1', 'a CSV cell carries text');
+  });
+
+  test("with a PUT's path id takes a record without an id, or with that id, and refuses another, naming id", () => {
+    const { id: _, ...noId } = VALID;
+    const parsed = (fields: Record<string, unknown>) => parseMealRecord(fields, 'json', 'm_path');
+    assert.deepEqual(parsed(noId), parseMealRecord({ ...noId, id: 'm_path' }, 'json'));
+    assert.equal(parsed({ ...noId, id: 'm_path' }).ok, true);
+    assert.equal(parsed({ ...noId, id: null }).ok, true);
+    const other = parsed({ ...noId, id: 'm_other' });
+    assert.deepEqual(other, {
+      ok: false,
+      field: 'id',
+      message: 'id must be the path\'s meal id "m_path" or absent, got "m_other".',
+    });
   });
 
   test('has "" for an absent or null title and description, and refuses other types', () => {
@@ -106,24 +154,24 @@ describe('an import record', () => {
     assert.equal(bare.title, '');
     assert.equal(bare.description, '');
     assert.equal(meal({ ...VALID, title: null }).title, '');
-    assert.equal(message({ ...VALID, title: 5 }), 'title must be a string or null, got 5');
-    assert.equal(message({ ...VALID, description: ['a'] }), 'description must be a string or null, got ["a"]');
+    assert.equal(message({ ...VALID, title: 5 }), 'title must be a string or null, got 5.');
+    assert.equal(message({ ...VALID, description: ['a'] }), 'description must be a string or null, got ["a"].');
   });
 
   test('keeps text of 10000 characters, counted as code points, and refuses 10001', () => {
     assert.equal(meal({ ...VALID, description: '😀'.repeat(10_000) }).description.length, 20_000);
     assert.equal(
       message({ ...VALID, description: 'a'.repeat(10_001) }),
-      'description must be at most 10000 characters',
+      'description must be at most 10000 characters.',
     );
   });
 
   test('needs a type among breakfast, lunch, dinner and snack', () => {
     const { type: _, ...rest } = VALID;
-    assert.equal(message(rest), 'type is required');
+    assert.equal(message(rest), 'type is required.');
     assert.equal(
       message({ ...VALID, type: 'brunch' }),
-      'type must be one of breakfast, lunch, dinner, snack, got "brunch"',
+      'type must be one of breakfast, lunch, dinner, snack, got "brunch".',
     );
     assert.match(message({ ...VALID, type: 'Lunch' }), /^type must be one of/);
     for (const type of ['breakfast', 'lunch', 'dinner', 'snack']) assert.equal(meal({ ...VALID, type }).type, type);
@@ -131,19 +179,19 @@ describe('an import record', () => {
 
   test('needs a date the contract can read, with its offset: a local time or a bare day is refused, not taken as UTC', () => {
     const { date: _, ...rest } = VALID;
-    assert.equal(message(rest), 'date is required');
+    assert.equal(message(rest), 'date is required.');
     assert.equal(meal({ ...VALID, date: '2025-03-01T13:30:00+01:00' }).date, Date.UTC(2025, 2, 1, 12, 30));
     assert.equal(meal({ ...VALID, date: '2025-03-01T12:30:00z' }).date, Date.UTC(2025, 2, 1, 12, 30));
     for (const naive of ['2025-03-01T12:30:00', '2025-03-01T12:30:00.123456', '2025-03-01']) {
       assert.equal(
         message({ ...VALID, date: naive }),
-        `date must carry its offset from UTC (Z or ±HH:MM), such as 2025-03-01T12:30:00Z or 2025-03-01T12:30:00+01:00, got "${naive}"`,
+        `date must carry its offset from UTC (Z or ±HH:MM), such as 2025-03-01T12:30:00Z or 2025-03-01T12:30:00+01:00, got "${naive}".`,
       );
       assert.equal(field({ ...VALID, date: naive }), 'date');
     }
     assert.match(
       message({ ...VALID, date: '2025-02-30' }),
-      /^date must be an ISO 8601 date-time .*, got "2025-02-30"$/,
+      /^date must be an ISO 8601 date-time .*, got "2025-02-30"\.$/,
     );
     assert.match(message({ ...VALID, date: 'yesterday' }), /^date must be an ISO 8601 date-time/);
     assert.match(message({ ...VALID, date: 1740832200000 }), /^date must be an ISO 8601 date-time/);
@@ -154,9 +202,9 @@ describe('an import record', () => {
     assert.equal(meal(rest).caloriesTotal, null);
     assert.equal(meal({ ...VALID, iron_mg: null }).iron_mg, null);
     assert.equal(meal({ ...VALID, fats_g: 0 }).fats_g, 0);
-    assert.equal(message({ ...VALID, caloriesTotal: '512' }), 'caloriesTotal must be a number or null, got "512"');
-    assert.equal(message({ ...VALID, calcium_mg: true }), 'calcium_mg must be a number or null, got true');
-    assert.equal(message({ ...VALID, sodium_mg: -1 }), 'sodium_mg must be 0 or more, got -1');
+    assert.equal(message({ ...VALID, caloriesTotal: '512' }), 'caloriesTotal must be a number or null, got "512".');
+    assert.equal(message({ ...VALID, calcium_mg: true }), 'calcium_mg must be a number or null, got true.');
+    assert.equal(message({ ...VALID, sodium_mg: -1 }), 'sodium_mg must be 0 or more, got -1.');
   });
 
   test('reports the leftmost faulty field first', () => {
@@ -191,11 +239,11 @@ describe('a CSV import record', () => {
     for (const text of ['abc', ' 5', '5 ', '0x10', 'Infinity', '1,5', '+5', '1e', 'NaN']) {
       assert.equal(
         message({ ...cells, fats_g: text }, 'csv'),
-        `fats_g must be a number or empty, got ${JSON.stringify(text)}`,
+        `fats_g must be a number or empty, got ${JSON.stringify(text)}.`,
       );
     }
-    assert.equal(message({ ...cells, fats_g: '-2' }, 'csv'), 'fats_g must be 0 or more, got "-2"');
-    assert.equal(message({ ...cells, fats_g: '1e400' }, 'csv'), 'fats_g must be a finite number, got "1e400"');
+    assert.equal(message({ ...cells, fats_g: '-2' }, 'csv'), 'fats_g must be 0 or more, got "-2".');
+    assert.equal(message({ ...cells, fats_g: '1e400' }, 'csv'), 'fats_g must be a finite number, got "1e400".');
   });
 
   test('stores -0 as 0', () => {
@@ -203,7 +251,7 @@ describe('a CSV import record', () => {
   });
 
   test('with an empty type or date cell says the field is required', () => {
-    assert.equal(message({ ...cells, type: '' }, 'csv'), 'type is required');
-    assert.equal(message({ ...cells, date: '' }, 'csv'), 'date is required');
+    assert.equal(message({ ...cells, type: '' }, 'csv'), 'type is required.');
+    assert.equal(message({ ...cells, date: '' }, 'csv'), 'date is required.');
   });
 });

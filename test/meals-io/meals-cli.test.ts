@@ -135,7 +135,7 @@ describe('meals import', () => {
     assert.equal(run.stdout, '');
     assert.equal(
       run.stderr,
-      'meal-export: line 4: type must be one of breakfast, lunch, dinner, snack, got "brunch" (and 1 more bad record)\n',
+      'meal-export: Line 4: type must be one of breakfast, lunch, dinner, snack, got "brunch" (and 1 more bad record).\n',
     );
     assert.deepEqual(await exported(user), []);
   });
@@ -148,7 +148,7 @@ describe('meals import', () => {
     const bad = 'c2,dinner,2025-03-01T18:00:00Z,x,y,abc,,,,,,,\r\n';
     const failed = await importFile(user, 'bad.csv', `${header}\r\n${good}${bad}`);
     assert.equal(failed.code, 1);
-    assert.equal(failed.stderr, 'meal-export: line 4: caloriesTotal must be a number or empty, got "abc"\n');
+    assert.equal(failed.stderr, 'meal-export: Line 4: caloriesTotal must be a number or empty, got "abc".\n');
     assert.deepEqual(await exported(user), []);
 
     const run = await importFile(user, 'good.csv', `${header}\r\n${good}`);
@@ -170,7 +170,7 @@ describe('meals import', () => {
       jsonl([record('fresh'), record('shared-id', { title: 'mine now' })]),
     );
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, 'meal-export: line 2: id "shared-id" belongs to another user\n');
+    assert.equal(run.stderr, 'meal-export: Line 2: id "shared-id" belongs to another user.\n');
     assert.deepEqual(await exported(other), []);
     assert.equal((await exported(owner))[0]?.title, 'title shared-id');
   });
@@ -228,8 +228,41 @@ describe('meals import: utcOffset (docs/cli.md#formats)', () => {
     const text = jsonl([record('uo-b1'), record('uo-b2', { utcOffset: '+15:00' })]);
     const run = await importFile(user, 'bad.jsonl', text);
     assert.notEqual(run.code, 0);
-    assert.match(run.stderr, /line 2: utcOffset must be an offset from UTC ±HH:MM, at most 14 hours/);
+    assert.match(run.stderr, /Line 2: utcOffset must be an offset from UTC ±HH:MM, at most 14 hours/);
     assert.deepEqual(await exported(user), []);
+  });
+
+  test("a utcOffset unlike the offset written in date is refused by line, naming utcOffset; beside Z it is the meal's", async () => {
+    const user = newUser();
+    const clash = record('uo-x2', { date: '2025-03-01T10:00:00+01:00', utcOffset: '+05:30' });
+    const run = await importFile(user, 'clash.jsonl', jsonl([record('uo-x1'), clash]));
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stderr,
+      'meal-export: Line 2: utcOffset must be the offset written in date (+01:00), or absent, got "+05:30".\n',
+    );
+    assert.deepEqual(await exported(user), []);
+    const utc = record('uo-x3', { date: '2025-03-01T10:00:00Z', utcOffset: '+05:30' });
+    assert.equal((await importFile(user, 'utc.jsonl', jsonl([utc]))).code, 0);
+    assert.deepEqual(
+      (await exported(user)).map((m) => m.utcOffset),
+      ['+05:30'],
+    );
+  });
+
+  test('lines a page or a GET answered import as they are: modifiedAt ignored, deleted false, sourceVersion null', async () => {
+    const user = newUser();
+    assert.equal((await importFile(user, 'first.jsonl', jsonl([record('rb-1')]))).code, 0);
+    const [read] = await exported(user);
+    const again = jsonl([{ ...read, deleted: false, sourceVersion: null, modifiedAt: '2000-01-01T00:00:00.000Z' }]);
+    const run = await importFile(user, 'again.jsonl', again);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await exported(user), [read], 'equal in every field: unchanged, its modifiedAt kept');
+    const tombstone = await importFile(user, 'gone.jsonl', jsonl([{ ...read, deleted: true }]));
+    assert.equal(
+      tombstone.stderr,
+      'meal-export: Line 1: deleted must be false or absent (a delete removes a meal), got true.\n',
+    );
   });
 });
 

@@ -85,7 +85,7 @@ describe('meals import with sourceVersion (docs/cli.md#importing-meals)', () => 
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
-      'meal-export: line 2: sourceVersion must be an integer from 0 to 9007199254740991, got -3\n',
+      'meal-export: Line 2: sourceVersion must be an integer from 0 to 9007199254740991, got -3.\n',
     );
     assert.deepEqual(await titles(user), {});
   });
