@@ -17,6 +17,7 @@ import { HOST_API_WHERE, noSuchResource } from '../listener/not-found.js';
 import { createRequestReport, type RequestMetrics } from '../listener/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
 import { isImportBody, MAX_IMPORT_BYTES, MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
+import { endJsonAnswersWithNewline } from './host-json-line.js';
 import { checkPathAndQuery, refusedPathId } from './host-paths.js';
 import type { HostRouteConfig } from './host-resource.js';
 
@@ -104,6 +105,7 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
   app.decorateRequest('serviceTokenId', undefined);
   app.decorateRequest('hostQuery', undefined);
   registerBodyParsers(app);
+  endJsonAnswersWithNewline(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(commonHeaders(tls));

@@ -140,6 +140,27 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
       assertError(tooLong, 400, 'invalid_parameter', { param: 'mealId' });
     });
 
+    test('every JSON answer ends with a newline, so curl prints one a line; /healthz stays {"ok":true} exactly', async () => {
+      const server = open();
+      const userId = newUserId('newline');
+      const mealId = `${userId}-m`;
+      const answers = [
+        await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: hostRecord() }),
+        await hostCall(server, { path: mealPath(userId, mealId) }),
+        await hostCall(server, { method: 'PUT', path: mealPath(userId, mealId), json: { type: 'tea' } }),
+        await hostCall(server, { path: mealPath(userId, 'none') }),
+        await hostCall(server, { path: mealPath(userId, mealId), token: null }),
+        await hostCall(server, { method: 'PATCH', path: mealPath(userId, mealId) }),
+        await hostCall(server, { path: '/host/v2/nothing' }),
+        await hostCall(server, { path: '/host/v1/openapi.json', token: null }),
+      ];
+      for (const answer of answers) {
+        assert.ok(answer.text.endsWith('}\n'), `${answer.status}: ${JSON.stringify(answer.text.slice(-40))}`);
+        assert.equal(answer.text.indexOf('\n'), answer.text.length - 1, 'one line');
+      }
+      assert.equal((await hostCall(server, { path: '/healthz', token: null })).text, '{"ok":true}');
+    });
+
     test('/healthz answers on this listener too, without a token', async () => {
       const server = open();
       const res = await hostCall(server, { path: '/healthz', token: null });
@@ -244,9 +265,10 @@ export function hostErrorRules(name: string, open: () => HostApiServer) {
         [hostRecord({ sourceVersion: -1 }), 'sourceVersion'],
         [hostRecord({ sourceVersion: 2 ** 53 }), 'sourceVersion'],
         [hostRecord({ calories: 300 }), 'calories'],
-        [hostRecord({ id: 'm' }), 'id'],
+        // A GET's read-only fields are taken back, but an id must be the path's and deleted false.
+        [hostRecord({ id: 'another' }), 'id'],
+        [hostRecord({ deleted: true }), 'deleted'],
         [hostRecord({ userId: 'u' }), 'userId'],
-        [hostRecord({ modifiedAt: '2026-01-01T00:00:00Z' }), 'modifiedAt'],
         [{ ...hostRecord(), type: undefined }, 'type'],
       ];
       for (const [record, param] of cases) {

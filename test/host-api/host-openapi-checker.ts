@@ -74,7 +74,11 @@ export function useHostConformance() {
     const served = await request(server.hostApi, { path: '/host/v1/openapi.json' });
     assert.equal(served.status, 200);
     // The linted document (host-openapi-lint.test.ts) is the one served.
-    assert.equal(served.text, JSON.stringify(buildHostOpenApiDocument(PACKAGE_VERSION)));
+    assert.equal(
+      served.text,
+      `${JSON.stringify(buildHostOpenApiDocument(PACKAGE_VERSION))}\n`,
+      'the document, and a final newline',
+    );
     const document = served.json as Record<string, unknown>;
     paths = document['paths'] as typeof paths;
     checker = createAnswerChecker(document);
