@@ -282,7 +282,9 @@ def sync(api, state_path, copy_path, until_caught_up, limit):
             query["cursor"] = state["cursor"]
         if following:
             query["includeDeleted"] = "true"
-            if api.wait > 0:
+            # Held only when following on: a run that stops once caught up stops at the first
+            # page that says so, rather than holding it for up to --wait seconds first.
+            if api.wait > 0 and not until_caught_up:
                 query["wait"] = api.wait
         status, headers, body = api.get(query)
 
@@ -337,7 +339,7 @@ def main():
     parser.add_argument("--state", required=True, help="the state file (JSON)")
     parser.add_argument("--copy", required=True, help="the copy (JSON Lines, one meal a line)")
     parser.add_argument("--wait", type=int, default=120, help="the follow's long poll, 1 to 120 s; 0 for none")
-    parser.add_argument("--until-caught-up", action="store_true", help="stop once the copy is up to date")
+    parser.add_argument("--until-caught-up", action="store_true", help="stop at the first page that finds the copy up to date (no long poll)")
     parser.add_argument("--limit", type=int, default=PAGE_SIZE, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 0 <= args.wait <= 120:

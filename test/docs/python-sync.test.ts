@@ -92,6 +92,16 @@ function state(follower: Follower): Record<string, unknown> {
 }
 
 describe('the Python sync recipe against the real server', { skip: SKIP }, () => {
+  test("--until-caught-up with the page's --wait 120 stops at the first caught-up page, without holding a long poll", async () => {
+    const follower = await newFollower('pyquick');
+    await server.importMeals(follower.userId, [makeMeal('q1'), makeMeal('q2')]);
+    const started = Date.now();
+    // docs/api.md's command, --wait 120, with --until-caught-up: nothing changes while it runs.
+    await caughtUp(follower, ['--wait', '120']);
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms: it waited out a long poll`);
+    await assertCopyIsLive(follower);
+  });
+
   test('a first pass, then changes and a deletion, then a copy edited by hand are all put right', async () => {
     const follower = await newFollower('pysync');
     const ids = ['café-☕', 'måltid-ø', '食事-1', 'a', 'b', 'c', 'd'];
