@@ -8,8 +8,8 @@ difference or on 410 resync_required (once: never in a loop), 429's Retry-After 
 capped, 5xx and network failures retried with backoff, and the per-key interval kept.
 
     export MEAL_EXPORT_API_KEY=mxk_...
-    python3 sync_meals.py --url https://localhost:8443 --ca data/tls/cert.pem \\
-      --state meals-state.json --copy meals.jsonl --wait 120
+    python3 docs/examples/sync_meals.py --url https://localhost:8443 --ca data/tls/cert.pem \\
+      --state data/meals-state.json --copy data/meals.jsonl --wait 120
 
 The key is read from MEAL_EXPORT_API_KEY only: a command line is visible to every user of the
 machine. The copy is rewritten whole after each page, which suits a file; a larger copy belongs

@@ -22,29 +22,59 @@ const ALL_PAGES = new Map(
     .map((page) => [page, PAGES.get(page) ?? readFileSync(path.join(PROJECT_ROOT, page), 'utf8')]),
 );
 
-/** The ports each server a page starts listens on (`npm start` and `… serve …` lines of its code blocks). */
-function serversOf(markdown: string): { command: string; ports: string[] }[] {
-  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-  return blocks
-    .flatMap((block) => block.split('\n'))
-    .map((line) => line.replace(/#.*$/, '').trim())
-    .filter((command) => /\bnpm start\b|\bmeal-export serve\b/.test(command))
-    .map((command) => {
-      const flag = (name: string) => new RegExp(`--${name}[ =](\\d+)`).exec(command)?.[1];
-      const ports = [flag('port') ?? DEFAULT_PORT, flag('admin-port'), flag('app-port'), flag('host-api-port')];
-      return { command, ports: ports.filter((p): p is string => p !== undefined) };
-    });
+/** The one set of ports every page's examples use, by listener. */
+const PORTS = { api: DEFAULT_PORT, app: '8444', hostApi: '8445' } as const;
+/** The API port of a second instance started beside the first in one block (the scale-out's B). */
+const BESIDE_PORT = '8543';
+const KNOWN_PORTS: ReadonlySet<string> = new Set([...Object.values(PORTS), BESIDE_PORT]);
+
+interface Server {
+  readonly command: string;
+  /** Where it stands among the servers its code block starts side by side: 0 for the first. */
+  readonly beside: number;
+  readonly api: string;
+  readonly app: string | undefined;
+  readonly hostApi: string | undefined;
+  readonly admin: string | undefined;
 }
 
-test('the servers the README and the docs start listen on ports that do not collide', () => {
-  // The same command on two pages is the same server, described twice.
-  const servers = new Map([...PAGES.values()].flatMap(serversOf).map((server) => [server.command, server]));
-  assert.ok(servers.size >= 4, `servers found: ${[...servers.keys()].join('\n')}`);
-  const seen = new Map<string, string>();
-  for (const { command, ports } of servers.values()) {
-    for (const port of ports) {
-      assert.ok(!seen.has(port), `port ${port} of\n  ${command}\nis already taken by\n  ${seen.get(port)}`);
-      seen.set(port, command);
+/** Each server a page starts (`npm start` and `… serve …` lines of its code blocks) and its ports. */
+function serversOf(markdown: string): Server[] {
+  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  return blocks.flatMap((block) =>
+    block
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter((command) => /\bnpm start\b|\bmeal-export serve\b/.test(command))
+      .map((command, beside) => {
+        const flag = (name: string) => new RegExp(`--${name}[ =](\\d+)`).exec(command)?.[1];
+        const [app, hostApi, admin] = [flag('app-port'), flag('host-api-port'), flag('admin-port')];
+        return { command, beside, api: flag('port') ?? DEFAULT_PORT, app, hostApi, admin };
+      }),
+  );
+}
+
+test('every page starts its servers on one set of ports: the API on 8443, the page on 8444, the host API on 8445', () => {
+  const servers = [...PAGES].flatMap(([page, markdown]) => serversOf(markdown).map((server) => ({ page, ...server })));
+  assert.ok(servers.length >= 6, `servers found: ${servers.map((s) => s.command).join('\n')}`);
+  const listeners: readonly string[] = Object.values(PORTS);
+  for (const { page, command, beside, api, app, hostApi, admin } of servers) {
+    const where = `${page}: ${command}`;
+    // A second instance started beside the first in one block cannot share its port: it takes one of its own.
+    if (beside === 0) assert.equal(api, PORTS.api, where);
+    else assert.equal(api, BESIDE_PORT, `${where}: an instance beside another takes a port of its own`);
+    if (app !== undefined) assert.equal(app, PORTS.app, where);
+    if (hostApi !== undefined) assert.equal(hostApi, PORTS.hostApi, where);
+    if (admin !== undefined) assert.ok(!listeners.includes(admin), where);
+  }
+});
+
+test('every address a page or an example names is on the port of its listener', () => {
+  const examples = readdirSync(path.join(PROJECT_ROOT, 'docs', 'examples')).map((name) => `docs/examples/${name}`);
+  const texts = [...PAGES, ...examples.map((file) => [file, readFileSync(path.join(PROJECT_ROOT, file), 'utf8')])];
+  for (const [file, text] of texts) {
+    for (const [address, port] of String(text).matchAll(/(?:127\.0\.0\.1|localhost):(8\d{3})\b/g)) {
+      assert.ok(port !== undefined && KNOWN_PORTS.has(port), `${file}: ${address}`);
     }
   }
 });
@@ -92,5 +122,27 @@ test("the files the README's commands write land where git ignores them, not in 
       () => execFileSync('git', ['check-ignore', '-q', file], { cwd: PROJECT_ROOT }),
       `the README writes ${file}, which git status would show`,
     );
+  }
+});
+
+test('curl in the docs trusts the certificate as the README teaches (--cacert), never skips the check (-k)', () => {
+  for (const [page, markdown] of PAGES) {
+    for (const [line] of markdown.matchAll(/^.*\bcurl\b.*$/gm)) {
+      assert.doesNotMatch(line, /\s(-k|--insecure)\b/, `${page}: ${line}`);
+    }
+  }
+});
+
+test("the examples write their files under data/, which git ignores, not into the clone's root", () => {
+  assert.match(readFileSync(path.join(PROJECT_ROOT, '.gitignore'), 'utf8'), /^data\/$/m);
+  for (const [page, markdown] of PAGES) {
+    const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    // A command continued with a backslash is one line.
+    for (const line of blocks.flatMap((block) => block.replace(/\\\n\s*/g, ' ').split('\n'))) {
+      if (!/\bmeal-export pull\b|sync_meals\.py/.test(line)) continue;
+      for (const [, flag, file] of line.matchAll(/--(state|out|copy)[ =](\S+)/g)) {
+        assert.ok(file?.startsWith('data/'), `${page}: --${flag} ${file} in\n  ${line}`);
+      }
+    }
   }
 });

@@ -83,9 +83,9 @@ describe('docs/host-api.md, run', () => {
       const clone = cloneFolder();
       // The page's ports, on free ones: the same commands, on a machine where tests run side by side.
       const ports = new Map<string, string>();
-      for (const port of ['8843', '8445', '8446']) ports.set(port, String(await freePort()));
+      for (const port of ['8443', '8444', '8445']) ports.set(port, String(await freePort()));
       const onFreePorts = (script: string) =>
-        script.replace(/\b(8843|8445|8446)\b/g, (port) => ports.get(port) ?? port);
+        script.replace(/\b(8443|8444|8445)\b/g, (port) => ports.get(port) ?? port);
       const [run, ...rest] = pageBlocks();
       assert.equal(run?.marker, 'host-run', 'the page starts the server first');
       assert.deepEqual(

@@ -39,7 +39,7 @@ const FIXED = {
   key: 'mxk_hAnX5PjzCWw8yAzlrgTDezDOCoa5hfjOOQHufGnuIt0UZuR8v',
   prefixes: ['mxk_qlIrBkD0', 'mxk_XCkwgqMT', 'mxk_6G1x6BU4'],
   secret: 'whsec_mBn3tvd5wNqaQyYzuLOvhPIx1WitI0lVunzAyuEUZTY=',
-  apiPort: '8643',
+  apiPort: '8443',
 };
 
 /**

@@ -78,7 +78,7 @@ test('the page lists the commands this test runs, in this order', () => {
   assert.match(String(openssl), /^openssl req -x509 .*-addext subjectAltName=DNS:localhost,IP:127\.0\.0\.1 /);
   assert.match(String(openssl), / -keyout key\.pem -out cert\.pem$/);
   // The test's server listens on a free port rather than the page's --port.
-  assert.equal(serve, 'meal-export serve --port 8743 --webhook-allow-private --webhook-ca cert.pem');
+  assert.equal(serve, 'meal-export serve --port 8443 --webhook-allow-private --webhook-ca cert.pem');
   const [create, key, run] = linesAfter('one-machine-receiver');
   assert.equal(create, 'meal-export webhooks create --user u_1 --url https://127.0.0.1:3443/hook');
   assert.equal(key, 'meal-export keys create --user u_1');
