@@ -146,3 +146,14 @@ test("the examples write their files under data/, which git ignores, not into th
     }
   }
 });
+
+test('the README says what the first npx costs, and its quick way runs a command as written', () => {
+  const readme = PAGES.get('README.md') ?? '';
+  assert.match(readme.replace(/\s+/g, ' '), /The first `npx meal-export` in a clone takes about 11 s/);
+  const quick = /The quick way, the same command at once: `(node dist\/bin\.js) …`/.exec(readme.replace(/\s+/g, ' '));
+  assert.ok(quick?.[1] !== undefined, 'the README shows the quick way');
+  const started = Date.now();
+  const help = execFileSync('sh', ['-c', `${quick[1]} --help`], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  assert.match(help, /keys create/);
+  assert.ok(Date.now() - started < 5_000, 'at once, without npx');
+});
