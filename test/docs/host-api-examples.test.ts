@@ -35,10 +35,9 @@ after(async () => {
   work.remove();
 });
 
-/** Answers printed one after the other, as JSON values. */
+/** Answers printed one after the other, as JSON values: each on a line of its own, as the API ends each with a newline. */
 function jsonValues(output: string): Array<Record<string, unknown>> {
   return output
-    .replace(/}\s*{/g, '}\n{')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
