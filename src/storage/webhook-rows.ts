@@ -42,13 +42,10 @@ export function endpointRecordOf(row: EndpointRow): WebhookEndpointRecord {
 }
 
 /** What a claim returns per event: the event's columns and its endpoint's. */
-export interface ClaimedRow {
+export type ClaimedRow = ClaimedEventColumns & ClaimedEndpointColumns;
+
+interface ClaimedEventColumns {
   readonly endpoint_id: string;
-  readonly user_id: string;
-  readonly url: string;
-  readonly secret: string;
-  readonly previous_secret: string | null;
-  readonly previous_secret_expires_at: number | null;
   readonly seq: number;
   readonly id: string;
   readonly type: string;
@@ -56,8 +53,16 @@ export interface ClaimedRow {
   readonly through_at: number | null;
   readonly attempts: number;
   readonly step_due_at: number | null;
-  readonly last_delivered_at: number | null;
   readonly created_at: number;
+}
+
+interface ClaimedEndpointColumns {
+  readonly user_id: string;
+  readonly url: string;
+  readonly secret: string;
+  readonly previous_secret: string | null;
+  readonly previous_secret_expires_at: number | null;
+  readonly last_delivered_at: number | null;
   /** Whether the endpoint's user was erased (SQLite answers 0 or 1). */
   readonly erased: boolean | number;
 }

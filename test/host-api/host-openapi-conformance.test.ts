@@ -72,6 +72,19 @@ describe('webhook endpoints answer as the document describes', () => {
   });
 });
 
+describe('erasing a user answers as the document describes', () => {
+  test('DELETE: 200 with what there was, 200 with zeros again; 400 for a bad user id', async () => {
+    const user = newUserId('host-openapi-erase');
+    const place = '/host/v1/users/{userId}';
+    await check(KEYS, { method: 'POST', path: `/host/v1/users/${user}/keys` }, 201, 'a key to erase');
+    const erased = await check(place, { method: 'DELETE', path: `/host/v1/users/${user}` }, 200, 'erased');
+    assert.deepEqual(field(erased, 'erased'), { meals: 0, keys: 1, webhooks: 0 });
+    const again = await check(place, { method: 'DELETE', path: `/host/v1/users/${user}` }, 200, 'again');
+    assert.deepEqual(field(again, 'erased'), { meals: 0, keys: 0, webhooks: 0 });
+    await check(place, { method: 'DELETE', path: `/host/v1/users/${'x'.repeat(201)}` }, 400, 'user id');
+  });
+});
+
 describe('the refusals of every request answer as the document describes', () => {
   const at = () => `/host/v1/users/${newUserId('host-openapi')}/keys`;
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { cliJson, runCli } from '../support/cli.js';
@@ -172,4 +172,23 @@ test('a receiver on its own certificate gets a verified call for an import, and 
   );
   const position = JSON.parse(readFileSync(path.join(dir, 'position.json'), 'utf8')) as Record<string, unknown>;
   assert.ok(typeof position.lastModifiedSince === 'string', 'the receiver saved its position');
+  const copy = JSON.parse(readFileSync(path.join(dir, 'copy.json'), 'utf8')) as Record<string, { title: string }>;
+  assert.deepEqual(
+    Object.values(copy).map((meal) => meal.title),
+    ['Porridge'],
+    'the receiver keeps its copy',
+  );
+
+  // The person leaves: the page's erase, and the receiver deletes its copy.
+  const [erase] = linesAfter('one-machine-erase');
+  const erased = await runCli(cliArgs(String(erase), userId, port, server.db));
+  assert.equal(erased.code, 0, erased.stderr);
+  await waitFor(
+    () => `the user.erased call; the receiver wrote:\n${output}`,
+    () => output.includes(`erased ${userId}: copy deleted`),
+    10_000,
+  );
+  assert.match(output, /^verified user\.erased msg_\S+$/m);
+  assert.equal(existsSync(path.join(dir, 'copy.json')), false, 'the copy is deleted');
+  assert.equal(existsSync(path.join(dir, 'position.json')), false, 'and the position');
 });
