@@ -12,7 +12,7 @@ const GROUPS: Readonly<Record<string, readonly string[]>> = {
   keys: ['create', 'list', 'revoke'],
   'service-tokens': ['create', 'list', 'revoke'],
   webhooks: ['create', 'list', 'delete', 'enable', 'rotate-secret', 'test', 'attempts'],
-  users: ['login-link'],
+  users: ['login-link', 'erase'],
   meals: ['import', 'delete', 'prune', 'export'],
 };
 

@@ -192,6 +192,7 @@ export function runWebhookOutboxSuite(options: StoreSuiteOptions): void {
               stepDueAt: undefined,
               lastDeliveredAt: undefined,
               createdAt: T0,
+              erased: false,
             },
           );
         });
