@@ -1,5 +1,5 @@
-import type { MealContent } from '../../src/domain/meal.js';
 import { openStorage } from '../../src/storage/open-storage.js';
+import { plainMeal } from '../../test/support/contract.js';
 
 /**
  * A writer beside the erasure benchmark (bench/erasure.ts), in a process of its own as another
@@ -9,22 +9,6 @@ import { openStorage } from '../../src/storage/open-storage.js';
  *
  *   node --import tsx bench/harness/save-probe.ts STORE
  */
-const PROBE_MEAL: MealContent = {
-  id: '',
-  title: 'probe',
-  description: '',
-  type: 'snack',
-  date: Date.UTC(2026, 10, 29, 10),
-  utcOffset: null,
-  caloriesTotal: 100,
-  proteins_g: null,
-  fats_g: null,
-  carbs_g: null,
-  fibers_g: null,
-  sodium_mg: null,
-  iron_mg: null,
-  calcium_mg: null,
-};
 const storage = await openStorage(process.argv[2] ?? '');
 const saves: [number, number][] = [];
 let open = true;
@@ -35,7 +19,7 @@ process.stdin.resume();
 for (let n = 0; open; n += 1) {
   const startedAt = Date.now();
   const start = performance.now();
-  await storage.writes.saveMeal(`probe-${n % 8}`, { ...PROBE_MEAL, id: `probe-${process.pid}-${n}` }, startedAt);
+  await storage.writes.saveMeal(`probe-${n % 8}`, plainMeal(`probe-${process.pid}-${n}`), startedAt);
   saves.push([startedAt, performance.now() - start]);
   await new Promise((resolve) => setTimeout(resolve, 5));
 }
