@@ -1,3 +1,4 @@
+import { APP_SECRET_PREFIX } from './app-secret.js';
 import { credentialFormat } from './credential-format.js';
 import { credentialLikePattern, redactCredentials } from './credential-redaction.js';
 import type { ApiKeyRecord } from './key-records.js';
@@ -32,11 +33,12 @@ export function displayPrefix(key: string): string {
 }
 
 // Every kind of credential the service hands out: a log line must hold none of them.
-const CREDENTIAL_LIKE_RE = credentialLikePattern([KEY_PREFIX, SERVICE_TOKEN_PREFIX]);
+const CREDENTIAL_LIKE_RE = credentialLikePattern([KEY_PREFIX, SERVICE_TOKEN_PREFIX, APP_SECRET_PREFIX]);
 
 /**
- * Text safe for logs: every API key and service token in it, even percent-encoded once or
- * twice, becomes `mxk_[redacted]` or `mxs_[redacted]` (domain/credential-redaction.ts).
+ * Text safe for logs: every API key, service token and app client secret in it, even
+ * percent-encoded once or twice, becomes `mxk_[redacted]`, `mxs_[redacted]` or
+ * `mxa_[redacted]` (domain/credential-redaction.ts).
  */
 export function redactApiKeys(text: string): string {
   return redactCredentials(text, CREDENTIAL_LIKE_RE);

@@ -14,6 +14,8 @@ export interface ApiKeyRecord {
   readonly expiresAt: number | null;
   readonly lastUsedAt: number | null;
   readonly revokedAt: number | null;
+  /** The app the person granted this key to (docs/host-api.md#apps-connect); null for a key made otherwise. */
+  readonly appId: string | null;
 }
 
 export interface NewApiKey {

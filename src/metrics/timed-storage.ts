@@ -57,6 +57,7 @@ export function createTimedStorage(storage: Storage, timer: StorageTimer): Stora
     signIns: concern(storage.signIns),
     webhooks: concern(storage.webhooks),
     serviceTokens: concern(storage.serviceTokens),
+    apps: concern(storage.apps),
     erasure: concern(storage.erasure),
     settings: concern(storage.settings),
     signals: storage.signals,

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord } from '../domain/key-records.js';
 
 /** The api_keys columns every adapter reads, in one order (never the digest). */
-export const KEY_COLUMNS = 'id, user_id, name, prefix, created_at, expires_at, last_used_at, revoked_at';
+export const KEY_COLUMNS = 'id, user_id, name, prefix, created_at, expires_at, last_used_at, revoked_at, app_id';
 
 /** A row of those columns, as both SQLite and PostgreSQL (int8 parsed as numbers) return it. */
 export interface KeyRow {
@@ -13,6 +13,7 @@ export interface KeyRow {
   readonly expires_at: number | null;
   readonly last_used_at: number | null;
   readonly revoked_at: number | null;
+  readonly app_id: string | null;
 }
 
 export function keyRecordOf(row: KeyRow): ApiKeyRecord {
@@ -25,5 +26,6 @@ export function keyRecordOf(row: KeyRow): ApiKeyRecord {
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    appId: row.app_id,
   };
 }

@@ -1,3 +1,4 @@
+import type { AppStore } from './app-store.js';
 import type { ChangeSignals } from './change-signals.js';
 import type { KeyStore } from './key-store.js';
 import type { MealFeed } from './meal-feed.js';
@@ -27,6 +28,7 @@ export interface Storage {
   readonly signIns: SignInStore;
   readonly webhooks: WebhookStore;
   readonly serviceTokens: ServiceTokenStore;
+  readonly apps: AppStore;
   readonly erasure: UserErasure;
   readonly settings: SettingsStore;
   readonly signals: ChangeSignals;

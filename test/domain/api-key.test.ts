@@ -8,6 +8,7 @@ import {
   isWellFormedApiKey,
   redactApiKeys,
 } from '../../src/domain/api-key.js';
+import { generateAppSecret } from '../../src/domain/app-secret.js';
 import { generateServiceToken } from '../../src/domain/service-token.js';
 import { assertEverySingleChangeFails, publishedChecksum } from '../support/credential-rule.js';
 
@@ -115,7 +116,23 @@ describe('API keys', () => {
     }
     assert.equal(redactApiKeys(`Bearer ${token}`), 'Bearer mxs_[redacted]');
     assert.equal(redactApiKeys(`Bearer ${key}`), 'Bearer mxk_[redacted]');
-    assert.equal(redactApiKeys('mxa_abcdefgh mxs_ab'), 'mxa_abcdefgh mxs_ab', 'other prefixes and short runs are kept');
+    assert.equal(redactApiKeys('mxz_abcdefgh mxs_ab'), 'mxz_abcdefgh mxs_ab', 'other prefixes and short runs are kept');
+  });
+
+  test("redaction removes apps' client secrets too, as mxa_[redacted], encoded or not, beside keys", () => {
+    const key = generateApiKey();
+    const secret = generateAppSecret();
+    for (const text of [
+      `client_secret=${secret}&client_id=app_x`,
+      `/oauth/token?client_secret=${secret.replace('_', '%5F')}&key=${key}`,
+      `/oauth/token?client_secret=${secret.replace('_', '%255F')}&x=%ZZ`,
+    ]) {
+      const redacted = redactApiKeys(text);
+      assert.equal(redacted.includes(secret.slice(4, 20)), false, `${text} -> ${redacted}`);
+      assert.equal(redacted.includes(key.slice(4, 20)), false, `${text} -> ${redacted}`);
+      assert.ok(redacted.includes('mxa_[redacted]'), redacted);
+    }
+    assert.equal(redactApiKeys(`"clientSecret":"${secret}"`), '"clientSecret":"mxa_[redacted]"');
   });
 
   test('10000 generated keys are all distinct', () => {

@@ -22,6 +22,7 @@ export function runKeyStoreSuite(options: StoreSuiteOptions): void {
           expiresAt: T0 + DAY_MS,
           lastUsedAt: null,
           revokedAt: null,
+          appId: null,
         };
         assert.deepEqual(created, { ok: true, key: expected });
         assert.deepEqual(await storage.keys.findApiKeysByDigests([key.digest]), [expected]);

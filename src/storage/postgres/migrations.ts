@@ -253,4 +253,22 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'Connect: apps registered by the operator, the app a key was issued through',
+    // As SQLite's migration 12.
+    sql: `
+      CREATE TABLE apps (
+        id                text   COLLATE "C" NOT NULL PRIMARY KEY,
+        name              text   NOT NULL,
+        redirect_uris     text   NOT NULL,
+        homepage_url      text,
+        secret_digest     bytea  NOT NULL UNIQUE,
+        created_at        bigint NOT NULL,
+        secret_rotated_at bigint
+      );
+      ALTER TABLE api_keys ADD COLUMN app_id text COLLATE "C";
+      CREATE INDEX api_keys_by_app ON api_keys (app_id, user_id) WHERE app_id IS NOT NULL;
+    `,
+  },
 ];

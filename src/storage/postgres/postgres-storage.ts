@@ -11,6 +11,7 @@ import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migratePostgres } from './migrate.js';
 import { rewritePostgresBodies } from './postgres-body-rewrite.js';
 import { backfillPostgresDigests } from './postgres-digest-backfill.js';
+import { createPostgresApps } from './postgres-apps.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
 import { createPostgresChangePoll } from './postgres-change-poll.js';
 import { connectPostgres } from './postgres-connect.js';
@@ -108,6 +109,7 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
     signIns: guard(createPostgresSignIns(sql), SIGN_IN_STORE_TRAITS),
     webhooks: guard(createPostgresWebhooks(sql), WEBHOOK_STORE_TRAITS),
     serviceTokens: guard(createPostgresServiceTokens(sql), SERVICE_TOKEN_TRAITS),
+    apps: guard(createPostgresApps(sql)),
     erasure: guard(createPostgresUserErasure(sql), USER_ERASURE_TRAITS),
     settings: guard(createPostgresSettings(sql)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },

@@ -253,4 +253,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhook_endpoints ADD COLUMN erased_user_id TEXT;
     `,
   },
+  {
+    version: 12,
+    name: 'Connect: apps registered by the operator, the app a key was issued through',
+    // docs/host-api.md#apps-connect. An app's redirect URIs are a JSON array of strings; its client
+    // secret is kept as a SHA-256 digest only. api_keys.app_id names the app a key was granted
+    // to (null: made by the person or the operator), kept after the app is deleted, which
+    // revokes its keys; no foreign key, so a revoked key still says whose it was.
+    sql: `
+      CREATE TABLE apps (
+        id                TEXT    NOT NULL PRIMARY KEY,
+        name              TEXT    NOT NULL,
+        redirect_uris     TEXT    NOT NULL,
+        homepage_url      TEXT,
+        secret_digest     BLOB    NOT NULL UNIQUE,
+        created_at        INTEGER NOT NULL,
+        secret_rotated_at INTEGER
+      );
+      ALTER TABLE api_keys ADD COLUMN app_id TEXT;
+      CREATE INDEX api_keys_by_app ON api_keys (app_id, user_id) WHERE app_id IS NOT NULL;
+    `,
+  },
 ];

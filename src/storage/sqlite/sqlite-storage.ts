@@ -13,6 +13,7 @@ import { USER_ERASURE_TRAITS } from '../user-erasure.js';
 import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migrateSqlite } from './migrate.js';
 import { BUSY_TIMEOUT_MS, createSqliteCallPolicy, reported } from './sqlite-call-policy.js';
+import { createSqliteApps } from './sqlite-apps.js';
 import { createSqliteCommit } from './sqlite-commit.js';
 import { createSqliteFeed } from './sqlite-feed.js';
 import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
@@ -89,6 +90,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     signIns: guard(createSqliteSignIns(db), SIGN_IN_STORE_TRAITS),
     webhooks: guard(createSqliteWebhooks(db, commit), WEBHOOK_STORE_TRAITS),
     serviceTokens: guard(createSqliteServiceTokens(db), SERVICE_TOKEN_TRAITS),
+    apps: guard(createSqliteApps(db)),
     erasure: guard(createSqliteUserErasure(db, commit), USER_ERASURE_TRAITS),
     settings: guard(createSqliteSettings(db)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },
