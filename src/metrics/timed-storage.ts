@@ -58,6 +58,7 @@ export function createTimedStorage(storage: Storage, timer: StorageTimer): Stora
     webhooks: concern(storage.webhooks),
     serviceTokens: concern(storage.serviceTokens),
     apps: concern(storage.apps),
+    codes: concern(storage.codes),
     erasure: concern(storage.erasure),
     settings: concern(storage.settings),
     signals: storage.signals,

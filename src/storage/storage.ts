@@ -1,4 +1,5 @@
 import type { AppStore } from './app-store.js';
+import type { AuthorizationCodeStore } from './authorization-code-store.js';
 import type { ChangeSignals } from './change-signals.js';
 import type { KeyStore } from './key-store.js';
 import type { MealFeed } from './meal-feed.js';
@@ -29,6 +30,7 @@ export interface Storage {
   readonly webhooks: WebhookStore;
   readonly serviceTokens: ServiceTokenStore;
   readonly apps: AppStore;
+  readonly codes: AuthorizationCodeStore;
   readonly erasure: UserErasure;
   readonly settings: SettingsStore;
   readonly signals: ChangeSignals;

@@ -25,6 +25,7 @@ import { runSourceVersionsSuite } from './source-versions.suite.js';
 import { runStoreOpeningSuite, type StoreOpeningSuiteOptions } from './store-opening.suite.js';
 import { runTombstonesSuite } from './tombstones.suite.js';
 import { runWebhookClaimsSuite } from './webhook-claims.suite.js';
+import { runAuthorizationCodesSuite } from './authorization-codes.suite.js';
 import { runUserErasureSuite } from './user-erasure.suite.js';
 import { runWebhookOutboxSuite } from './webhook-outbox.suite.js';
 
@@ -70,6 +71,7 @@ runServiceTokenStoreSuite(backend);
 runAppStoreSuite(backend);
 runWebhookOutboxSuite(backend);
 runUserErasureSuite(backend);
+runAuthorizationCodesSuite(backend);
 runWebhookClaimsSuite(backend);
 runStoreOpeningSuite(backend);
 

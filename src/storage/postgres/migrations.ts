@@ -271,4 +271,26 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_by_app ON api_keys (app_id, user_id) WHERE app_id IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'Connect: authorization codes',
+    // As SQLite's migration 13.
+    sql: `
+      CREATE TABLE oauth_codes (
+        digest         bytea  NOT NULL PRIMARY KEY,
+        app_id         text   COLLATE "C" NOT NULL,
+        user_id        text   COLLATE "C" NOT NULL,
+        redirect_uri   text   NOT NULL,
+        code_challenge text   NOT NULL,
+        scope          text   NOT NULL,
+        created_at     bigint NOT NULL,
+        expires_at     bigint NOT NULL,
+        used_at        bigint,
+        key_id         text   COLLATE "C",
+        replayed_at    bigint
+      );
+      CREATE INDEX oauth_codes_by_expiry ON oauth_codes (expires_at);
+      CREATE INDEX oauth_codes_by_user ON oauth_codes (user_id);
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ const ERASED_TABLES = [
   'api_keys',
   'key_daily_requests',
   'login_tokens',
+  'oauth_codes',
   'app_sessions',
   'app_session_flashes',
   'webhook_endpoints',

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { AUTHORIZATION_CODE_TRAITS } from '../authorization-code-store.js';
 import { type CallTraits, guardConcern, type Implementation } from '../guarded-concerns.js';
 import { MEAL_FEED_TRAITS } from '../meal-feed.js';
 import { MEAL_WRITES_TRAITS } from '../meal-writes.js';
@@ -12,6 +13,7 @@ import { migratePostgres } from './migrate.js';
 import { rewritePostgresBodies } from './postgres-body-rewrite.js';
 import { backfillPostgresDigests } from './postgres-digest-backfill.js';
 import { createPostgresApps } from './postgres-apps.js';
+import { createPostgresAuthorizationCodes } from './postgres-authorization-codes.js';
 import { POSTGRES_CALL_POLICY, reported } from './postgres-call-policy.js';
 import { createPostgresChangePoll } from './postgres-change-poll.js';
 import { connectPostgres } from './postgres-connect.js';
@@ -110,6 +112,7 @@ export async function openPostgresStorage(url: string, options: StorageOptions =
     webhooks: guard(createPostgresWebhooks(sql), WEBHOOK_STORE_TRAITS),
     serviceTokens: guard(createPostgresServiceTokens(sql), SERVICE_TOKEN_TRAITS),
     apps: guard(createPostgresApps(sql)),
+    codes: guard(createPostgresAuthorizationCodes(sql), AUTHORIZATION_CODE_TRAITS),
     erasure: guard(createPostgresUserErasure(sql), USER_ERASURE_TRAITS),
     settings: guard(createPostgresSettings(sql)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },

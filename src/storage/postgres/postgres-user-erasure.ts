@@ -44,6 +44,7 @@ export function createPostgresUserErasure(sql: Sql): UserErasure {
         await query('DELETE FROM key_daily_requests WHERE key_id IN (SELECT id FROM api_keys WHERE user_id = $1)');
         await query('DELETE FROM api_keys WHERE user_id = $1');
         await query('DELETE FROM login_tokens WHERE user_id = $1');
+        await query('DELETE FROM oauth_codes WHERE user_id = $1');
         await query(
           'DELETE FROM app_session_flashes WHERE session_digest IN (SELECT digest FROM app_sessions WHERE user_id = $1)',
         );

@@ -274,4 +274,27 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_by_app ON api_keys (app_id, user_id) WHERE app_id IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'Connect: authorization codes',
+    // docs/connect.md#the-grant: a code's digest, what it is bound to, when it was used, the key
+    // it gave (revoked when the code comes again) and when it came again.
+    sql: `
+      CREATE TABLE oauth_codes (
+        digest         BLOB    NOT NULL PRIMARY KEY,
+        app_id         TEXT    NOT NULL,
+        user_id        TEXT    NOT NULL,
+        redirect_uri   TEXT    NOT NULL,
+        code_challenge TEXT    NOT NULL,
+        scope          TEXT    NOT NULL,
+        created_at     INTEGER NOT NULL,
+        expires_at     INTEGER NOT NULL,
+        used_at        INTEGER,
+        key_id         TEXT,
+        replayed_at    INTEGER
+      ) WITHOUT ROWID;
+      CREATE INDEX oauth_codes_by_expiry ON oauth_codes (expires_at);
+      CREATE INDEX oauth_codes_by_user ON oauth_codes (user_id);
+    `,
+  },
 ];

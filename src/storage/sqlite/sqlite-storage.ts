@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AppError } from '../../errors.js';
+import { AUTHORIZATION_CODE_TRAITS } from '../authorization-code-store.js';
 import { type CallTraits, guardConcern, type Implementation } from '../guarded-concerns.js';
 import { MEAL_FEED_TRAITS } from '../meal-feed.js';
 import { MEAL_WRITES_TRAITS } from '../meal-writes.js';
@@ -14,6 +15,7 @@ import { WEBHOOK_STORE_TRAITS } from '../webhook-store.js';
 import { migrateSqlite } from './migrate.js';
 import { BUSY_TIMEOUT_MS, createSqliteCallPolicy, reported } from './sqlite-call-policy.js';
 import { createSqliteApps } from './sqlite-apps.js';
+import { createSqliteAuthorizationCodes } from './sqlite-authorization-codes.js';
 import { createSqliteCommit } from './sqlite-commit.js';
 import { createSqliteFeed } from './sqlite-feed.js';
 import { createSqliteFeedSignals } from './sqlite-feed-signals.js';
@@ -91,6 +93,7 @@ export async function openSqliteStorage(file: string, options: StorageOptions = 
     webhooks: guard(createSqliteWebhooks(db, commit), WEBHOOK_STORE_TRAITS),
     serviceTokens: guard(createSqliteServiceTokens(db), SERVICE_TOKEN_TRAITS),
     apps: guard(createSqliteApps(db)),
+    codes: guard(createSqliteAuthorizationCodes(db), AUTHORIZATION_CODE_TRAITS),
     erasure: guard(createSqliteUserErasure(db, commit), USER_ERASURE_TRAITS),
     settings: guard(createSqliteSettings(db)),
     signals: { watchFeeds: (watcher) => signals.watch(watcher) },

@@ -35,6 +35,7 @@ export function createSqliteUserErasure(db: Database, commit: SqliteCommit): Imp
     run('DELETE FROM key_daily_requests WHERE key_id IN (SELECT id FROM api_keys WHERE user_id = ?)'),
     run('DELETE FROM api_keys WHERE user_id = ?'),
     run('DELETE FROM login_tokens WHERE user_id = ?'),
+    run('DELETE FROM oauth_codes WHERE user_id = ?'),
     run('DELETE FROM app_session_flashes WHERE session_digest IN (SELECT digest FROM app_sessions WHERE user_id = ?)'),
     run('DELETE FROM app_sessions WHERE user_id = ?'),
     run(`DELETE FROM webhook_events WHERE endpoint_id IN (${endpointsOf})`),
