@@ -70,7 +70,7 @@ async function listKeys(argv: string[]): Promise<void> {
   ).map(keyListView);
   const lines = keys.map(
     (k) =>
-      `${k.id}  ${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.name === '' ? '' : `  ${k.name}`}`,
+      `${k.id}  ${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.appId === null ? '' : `  app ${k.appId}`}${k.name === '' ? '' : `  ${k.name}`}`,
   );
   printResult(values.json, keys, lines.length === 0 ? `no keys for user ${userId}` : lines.join('\n'));
 }

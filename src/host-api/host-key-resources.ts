@@ -100,7 +100,15 @@ export const KEYS_RESOURCE: HostResource = {
         '200': success("The user's keys.", 'KeyList', {
           keys: {
             summary: 'One key, used',
-            value: [{ ...KEY, prefix: 'mxk_4Fq94Fq9', lastUsedAt: '2026-11-20T06:12:00.000Z', revokedAt: null }],
+            value: [
+              {
+                ...KEY,
+                prefix: 'mxk_4Fq94Fq9',
+                lastUsedAt: '2026-11-20T06:12:00.000Z',
+                revokedAt: null,
+                appId: null,
+              },
+            ],
           },
           none: { summary: 'No key', value: [] },
         }),

@@ -62,6 +62,10 @@ export const keySummarySchema = object({
   expiresAt,
   lastUsedAt: instantOrNull('About when the key was last accepted; null: never.'),
   revokedAt: instantOrNull('When the key was revoked; null: it was not.'),
+  appId: {
+    type: ['string', 'null'],
+    description: 'The app the user granted the key to (app_…, Connect); null for a key made otherwise.',
+  },
 });
 
 export const revokedKeySchema = object({ id: keyId, revoked: yes });

@@ -1,5 +1,6 @@
 import { okSchema, openApiDocumentSchema } from '../http/schemas.js';
 import { ACCOUNT_SCHEMAS } from './host-openapi-account-schemas.js';
+import { APP_SCHEMAS } from './host-openapi-app-schemas.js';
 import { HOST_RESPONSES_WITHOUT_OPERATION } from './host-openapi-answers.js';
 import { pathItemOf } from './host-openapi-operations.js';
 import {
@@ -16,7 +17,7 @@ import {
 import { HOST_RESOURCES } from './host-routes.js';
 
 const DESCRIPTION = [
-  "The host API: the diet app's own back end records its users' meals and manages their keys, webhook endpoints and sign-in links, on a listener of its own (serve --host-api-port), never the public one.",
+  "The host API: the diet app's own back end records its users' meals, manages their keys, webhook endpoints and sign-in links, and registers third-party apps, on a listener of its own (serve --host-api-port), never the public one.",
   'Every request but GET /host/v1/openapi.json and /healthz carries Authorization: Bearer <service token> (mxs_…, made by the operator with service-tokens create).',
   'Every answer is JSON, errors included ({"error":{"message","code","param"?,"line"?}}: line only on the import), with Cache-Control: no-store and X-Content-Type-Options: nosniff.',
   "Bodies are JSON (application/json, at most 1 MiB) but the import's JSON Lines; the ids of a path are percent-decoded; a query parameter an operation does not list is 400 invalid_parameter.",
@@ -43,6 +44,11 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
       { name: 'Webhooks', description: "A user's webhook endpoints, called when the user's meals change." },
       { name: 'Sign-in links', description: 'One-time links that sign a user in to the app page.' },
       { name: 'Users', description: 'A user as a whole: erased when their account is deleted in the diet app.' },
+      {
+        name: 'Apps',
+        description:
+          'Third-party apps registered by the operator (Connect): each will ask people for a key of their own.',
+      },
       { name: 'Service', description: 'This document and the health check: no token needed.' },
     ],
     'x-responses-without-operation': HOST_RESPONSES_WITHOUT_OPERATION,
@@ -65,6 +71,7 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
         DeletedMeal: deletedMealSchema,
         ImportedMeals: importedMealsSchema,
         ...ACCOUNT_SCHEMAS,
+        ...APP_SCHEMAS,
         Error: hostErrorSchema,
         OpenApiDocument: openApiDocumentSchema,
         Health: okSchema,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_RESOURCES } from './host-app-resources.js';
 import { KEY_RESOURCE, KEYS_RESOURCE, LOGIN_LINKS_RESOURCE } from './host-key-resources.js';
 import { IMPORT_RESOURCE, MEAL_RESOURCE } from './host-meal-resources.js';
 import { registerResource } from './host-resource.js';
@@ -16,6 +17,7 @@ export const HOST_RESOURCES: readonly HostResource[] = [
   LOGIN_LINKS_RESOURCE,
   ...WEBHOOK_RESOURCES,
   USER_RESOURCE,
+  ...APP_RESOURCES,
   OPENAPI_RESOURCE,
   HEALTH_RESOURCE,
 ];

@@ -56,6 +56,8 @@ export interface KeyInfo {
   readonly expiresAt: string | null;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
+  /** The app the person granted the key to (docs/host-api.md#apps-connect); null for a key made otherwise. */
+  readonly appId: string | null;
 }
 
 export interface CreatedServiceToken {
@@ -74,6 +76,21 @@ export interface ServiceTokenInfo {
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
+}
+
+/** A third-party app as `apps list` shows it (docs/host-api.md#apps-connect): never its secret. */
+export interface AppInfo {
+  /** Its OAuth client_id. */
+  readonly id: string;
+  readonly name: string;
+  readonly redirectUris: string[];
+  readonly homepageUrl: string | null;
+  readonly createdAt: string;
+}
+
+export interface CreatedApp extends AppInfo {
+  /** The client secret (`mxa_…`): hand it to the app's developer once; it is stored only as a digest. */
+  readonly clientSecret: string;
 }
 
 export interface CreatedWebhook {
@@ -184,5 +201,17 @@ export interface MealHost {
   listServiceTokens(): Promise<ServiceTokenInfo[]>;
   /** Refused on every instance within 1 s; false when no token has that id (true again for a revoked one). */
   revokeServiceToken(id: string): Promise<boolean>;
+  /**
+   * Registers a third-party app, as `apps create` does: invalid_argument for a name that is not 1
+   * to 100 characters, redirect URIs that are not 1 to 10 https:// or loopback http:// URLs, or
+   * a homepage that is not https://.
+   */
+  createApp(options: { name: string; redirectUris: readonly string[]; homepageUrl?: string }): Promise<CreatedApp>;
+  /** Every app, oldest first. */
+  listApps(): Promise<AppInfo[]>;
+  /** Deletes the app; every key people granted it is refused within 1 s. False when no app has that id. */
+  deleteApp(id: string): Promise<boolean>;
+  /** A new client secret, shown once: the previous one is refused at once. */
+  rotateAppSecret(id: string): Promise<{ id: string; clientSecret: string } | undefined>;
   close(): Promise<void>;
 }

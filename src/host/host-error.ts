@@ -17,8 +17,9 @@ export type MealHostErrorCode =
   | 'invalid_user_id'
   /**
    * An `expiresIn` that is not like 90s, 30m, 12h or 30d, a public URL that is not an origin,
-   * a webhook name over 100 characters, a service token name not 1 to 100 characters, or a
-   * deleteMeal sourceVersion that is not an integer 0 … 2^53 - 1.
+   * a webhook name over 100 characters, a service token name not 1 to 100 characters, an app
+   * registration that breaks its rules (docs/host-api.md#apps-connect), or a deleteMeal
+   * sourceVersion that is not an integer 0 … 2^53 - 1.
    */
   | 'invalid_argument';
 

@@ -21,6 +21,7 @@ export function keyInfo(record: ApiKeyRecord, now: number): KeyInfo {
     expiresAt: orNull(record.expiresAt),
     lastUsedAt: orNull(record.lastUsedAt),
     revokedAt: orNull(record.revokedAt),
+    appId: record.appId,
   };
 }
 
@@ -75,6 +76,7 @@ export function keyListView(record: ApiKeyRecord) {
     expiresAt: orNull(record.expiresAt),
     lastUsedAt: orNull(record.lastUsedAt),
     revokedAt: orNull(record.revokedAt),
+    appId: record.appId,
   };
 }
 

@@ -9,6 +9,8 @@
  */
 export { MealHostError, type MealHostErrorCode } from './host-error.js';
 export type {
+  AppInfo,
+  CreatedApp,
   CreatedKey,
   CreatedServiceToken,
   CreatedWebhook,

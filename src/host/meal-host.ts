@@ -11,6 +11,7 @@ import type { MealHost, MealHostOptions } from './host-api.js';
 import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './host-error.js';
 import { createdKeyView, erasedUserView, keyInfo, loginLinkView } from './host-records.js';
+import { createHostApps } from './host-apps.js';
 import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
@@ -104,6 +105,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
     ...createHostMeals(storage),
     ...createHostWebhooks(storage),
     ...createHostServiceTokens(storage),
+    ...createHostApps(storage),
     close: () => storage.close(),
   };
 }

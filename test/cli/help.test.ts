@@ -11,6 +11,7 @@ const PACKAGE = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'),
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   keys: ['create', 'list', 'revoke'],
   'service-tokens': ['create', 'list', 'revoke'],
+  apps: ['create', 'list', 'delete', 'rotate-secret'],
   webhooks: ['create', 'list', 'delete', 'enable', 'rotate-secret', 'test', 'attempts'],
   users: ['login-link', 'erase'],
   meals: ['import', 'delete', 'prune', 'export'],

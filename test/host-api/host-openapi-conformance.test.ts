@@ -72,6 +72,42 @@ describe('webhook endpoints answer as the document describes', () => {
   });
 });
 
+describe('apps answer as the document describes', () => {
+  test('POST, GET, HEAD, DELETE and rotate-secret: 200 and 201, 400, 404 and 422', async () => {
+    const apps = '/host/v1/apps';
+    const app = '/host/v1/apps/{appId}';
+    const rotate = '/host/v1/apps/{appId}/rotate-secret';
+    const create = (body: unknown) => ({ method: 'POST', path: apps, headers: JSON_TYPE, body: json(body) });
+    const uris = ['https://coach.example/cb', 'http://[::1]:8765/cb'];
+    const created = await check(
+      apps,
+      create({ name: 'Coach', redirectUris: uris, homepageUrl: 'https://c.example' }),
+      201,
+      'app',
+    );
+    await check(apps, create({ name: 'Bare', redirectUris: [uris[0]] }), 201, 'no homepage');
+    await check(apps, create({ name: 'C', redirectUris: ['http://coach.example/cb'] }), 422, 'plain http');
+    await check(apps, create({ name: 'C', redirectUris: ['https://coach.example/cb#x'] }), 422, 'fragment');
+    await check(apps, create({ name: 'C', redirectUris: [] }), 422, 'no redirect URI');
+    await check(apps, create({ name: ' ', redirectUris: uris }), 422, 'no name');
+    await check(apps, create({ name: 'C', redirectUris: uris, homepageUrl: 'http://c.example' }), 422, 'homepage');
+    await check(apps, create({ name: 'C', redirectUris: uris, scope: 'all' }), 422, 'unknown field');
+    await check(apps, { method: 'POST', path: apps }, 400, 'no body');
+    await check(apps, { method: 'POST', path: apps, headers: JSON_TYPE, body: '{' }, 400, 'not JSON');
+    await check(apps, { path: apps }, 200, 'list');
+    await check(apps, { method: 'HEAD', path: apps }, 200, 'HEAD list');
+    await check(apps, { path: `${apps}?all=1` }, 400, 'query');
+    const id = String(field(created, 'id'));
+    await check(app, { path: `${apps}/${id}` }, 200, 'one app');
+    await check(app, { method: 'HEAD', path: `${apps}/${id}` }, 200, 'HEAD one app');
+    await check(app, { path: `${apps}/app_none` }, 404, 'unknown');
+    await check(rotate, { method: 'POST', path: `${apps}/${id}/rotate-secret` }, 200, 'rotated');
+    await check(rotate, { method: 'POST', path: `${apps}/app_none/rotate-secret` }, 404, 'rotate unknown');
+    await check(app, { method: 'DELETE', path: `${apps}/${id}` }, 200, 'deleted');
+    await check(app, { method: 'DELETE', path: `${apps}/${id}` }, 404, 'gone');
+  });
+});
+
 describe('erasing a user answers as the document describes', () => {
   test('DELETE: 200 with what there was, 200 with zeros again; 400 for a bad user id', async () => {
     const user = newUserId('host-openapi-erase');
@@ -108,7 +144,7 @@ describe('the refusals of every request answer as the document describes', () =>
 
 describe('the answers to requests no operation describes are those under x-responses-without-operation', () => {
   test('405 on every path with the Allow its description names; 404, 403 for OPTIONS, 400', async () => {
-    const ids: Record<string, string> = { userId: 'u', mealId: 'm', keyId: 'k', webhookId: 'w' };
+    const ids: Record<string, string> = { userId: 'u', mealId: 'm', keyId: 'k', webhookId: 'w', appId: 'a' };
     for (const [template, item] of Object.entries(paths())) {
       const path = template.replace(/\{(\w+)\}/g, (_all, name: string) => ids[name] ?? name);
       const res = await check('without-operation', { method: 'PATCH', path, token: null }, 405, `PATCH ${path}`);

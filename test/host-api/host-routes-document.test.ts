@@ -74,6 +74,6 @@ test("a JSON body's fields are those of the component the document names for it"
       assert.equal(schemas[body.component], body.schema, `${operation?.operationId}: ${body.component}`);
     }
   }
-  // Keys, sign-in links and webhook endpoints.
-  assert.equal(bodies, 3);
+  // Keys, sign-in links, webhook endpoints and apps.
+  assert.equal(bodies, 4);
 });

@@ -1,0 +1,87 @@
+import { MAX_APP_NAME_LENGTH, MAX_APP_URL_LENGTH, MAX_REDIRECT_URIS } from '../domain/app-registration.js';
+import { instantSchema } from '../http/schemas.js';
+
+/**
+ * The JSON Schemas of the apps in the host API (docs/host-api.md#apps-connect): field for field
+ * what host-app-resources.ts answers.
+ */
+
+const object = (properties: Readonly<Record<string, object>>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+const appId = { type: 'string', pattern: '^app_[0-9A-Za-z]{16}$', description: 'The app id: its OAuth client_id.' };
+const appName = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_APP_NAME_LENGTH,
+  description: 'What the person is shown on the consent page.',
+};
+const redirectUris = {
+  type: 'array',
+  minItems: 1,
+  maxItems: MAX_REDIRECT_URIS,
+  items: {
+    type: 'string',
+    maxLength: MAX_APP_URL_LENGTH,
+    pattern:
+      '^([Hh][Tt][Tt][Pp][Ss]://[^/?#]|[Hh][Tt][Tt][Pp]://(127\\.0\\.0\\.1|\\[::1\\]|localhost)(:[0-9]+)?([/?]|$))',
+    description:
+      'An https:// URL without a fragment, or http:// to 127.0.0.1, [::1] or localhost with any port (RFC 8252): matched character for character.',
+  },
+  description: 'Where the person may be sent back after the grant.',
+};
+const homepageUrl = {
+  type: ['string', 'null'],
+  maxLength: MAX_APP_URL_LENGTH,
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]://',
+  description: "The app's homepage, https://; null when none.",
+};
+const clientSecret = {
+  type: 'string',
+  pattern: '^mxa_[0-9A-Za-z]{49}$',
+  description: "The client secret: shown here once, stored only as a digest. Hand it to the app's developer now.",
+};
+
+export const createAppRequestSchema = {
+  ...object(
+    {
+      name: { ...appName, description: 'What the person is shown on the consent page; trimmed.' },
+      redirectUris,
+      homepageUrl: { ...homepageUrl, description: "The app's homepage, https://; absent or null: none." },
+    },
+    ['name', 'redirectUris'],
+  ),
+  description: 'A third-party app to register.',
+};
+
+export const appSchema = object({ id: appId, name: appName, redirectUris, homepageUrl, createdAt: instantSchema });
+
+export const createdAppSchema = {
+  ...object({
+    id: appId,
+    name: appName,
+    redirectUris,
+    homepageUrl,
+    createdAt: instantSchema,
+    clientSecret,
+  }),
+  description: 'A new app, with its client secret.',
+};
+
+const yes = { type: 'boolean', enum: [true] };
+
+export const APP_SCHEMAS = {
+  CreateAppRequest: createAppRequestSchema,
+  App: appSchema,
+  AppList: { type: 'array', items: { $ref: '#/components/schemas/App' } },
+  CreatedApp: createdAppSchema,
+  DeletedApp: object({ id: appId, deleted: yes }),
+  RotatedAppSecret: {
+    ...object({ id: appId, clientSecret }),
+    description: 'The new client secret; the previous one is refused from now on.',
+  },
+};
