@@ -80,7 +80,7 @@ test('a page has the seven envelope fields and each meal the fifteen Meal fields
 });
 
 test('a meal eaten at a time written with an offset comes back as YYYY-MM-DDTHH:mm:ss.sssZ in UTC', async () => {
-  const meal = makeMeal(undefined, { date: '2025-03-01T12:00:00+02:00' });
+  const meal = makeMeal(undefined, { date: '2025-03-01T12:00:00+02:00', utcOffset: '+02:00' });
   const { key } = await userWithMeals([meal]);
   const page = assertPage(await getMeals(server, key, { lastModifiedSince: OLD }));
   assert.equal(page.meals[0]?.date, '2025-03-01T10:00:00.000Z');
