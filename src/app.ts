@@ -16,6 +16,8 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { frameworkRefusal } from './listener/failure.js';
 import { createFrontDoor, openFrontDoor } from './http/front-door.js';
 import { registerInfoRoutes } from './http/info-routes.js';
+import { registerOAuthEndpoints } from './http/oauth-endpoints.js';
+import { type ConnectAddresses, registerOAuthMetadata } from './http/oauth-metadata.js';
 import { registerKeyEndpoint } from './http/key-endpoint.js';
 import { createLargePageGate, type LargePageObserver } from './http/large-page-gate.js';
 import { createMealsEndpoint } from './http/meals-endpoint.js';
@@ -49,6 +51,8 @@ export interface AppDeps {
   readonly trustedProxies?: TrustedProxies | undefined;
   /** `--max-waiting`: long polls held at most by this process (docs/api.md#changes-as-they-happen-wait). */
   readonly maxWaiting: number;
+  /** Where Connect's parts are once the app page listens (server.ts sets them): the discovery document's. */
+  readonly connectAddresses?: () => ConnectAddresses | undefined;
 }
 
 export interface AppMetrics extends RequestMetrics {
@@ -160,6 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustedProxies: deps.trustedProxies,
     policy: deps.policy,
   });
+  registerOAuthMetadata(app, deps.connectAddresses ?? (() => undefined));
+  await registerOAuthEndpoints(app, { storage: deps.storage, authGuard, trustedProxies: deps.trustedProxies });
   registerInfoRoutes(app, {
     checkReady: async () => {
       await Promise.all([deps.storage.ping(), deps.limiter.ping()]);

@@ -9,7 +9,7 @@ import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
 import { NO_LIMITER_OBSERVER } from './ratelimit/limiter-observer.js';
 import type { Limiters } from './ratelimit/limiter-set.js';
-import { startServedAppPage } from './serve/app-page-listener.js';
+import { appPageOrigin, startServedAppPage } from './serve/app-page-listener.js';
 import { startServedHostApi } from './serve/host-api-listener.js';
 import type { RunningHostApi } from './host-api/host-listener.js';
 import type { ServeConfig } from './serve/serve-config.js';
@@ -22,6 +22,8 @@ import type { Storage } from './storage/storage.js';
 import type { TlsMaterial } from './tls/certificate.js';
 import { PACKAGE_VERSION } from './version.js';
 import type { RunningAppPage } from './web/app-page.js';
+import { AUTHORIZE_PATH } from './web/oauth-routes.js';
+import type { ConnectAddresses } from './http/oauth-metadata.js';
 
 /** How this process serves: alone (the default), or as one worker of a cluster. */
 export interface ServerOptions {
@@ -99,7 +101,10 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   const tls = tlsMaterial !== undefined;
 
   const api = createApiListener(tlsMaterial, config.maxWaiting);
+  // Connect's discovery document names the app page's address, known once it listens.
+  let connect: ConnectAddresses | undefined;
   const app = await buildApp({
+    connectAddresses: () => connect,
     storage,
     limiter,
     authFailures,
@@ -142,6 +147,10 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     // is released first, or its timers and connections would keep the process alive.
     try {
       appPage = await startServedAppPage(page);
+      connect = {
+        issuer: config.apiPublicUrl ?? url.replace(/\/$/, ''),
+        authorizationEndpoint: `${appPageOrigin(appPage.url, config.publicUrl)}${AUTHORIZE_PATH}`,
+      };
     } catch (error) {
       startupLog.discard();
       await close();

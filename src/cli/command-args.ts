@@ -144,6 +144,31 @@ export function parseAppHomeUrl(value: string | undefined): string | undefined {
 }
 
 /**
+ * `--app-sign-in-url`: where the app page sends a person who is not signed in when a third
+ * party asks for their consent (docs/connect.md#signing-in-first), with `?return=` the request
+ * to come back to. https:// only, no user or password, no fragment.
+ *
+ * `--api-public-url`: the public API's address as third parties reach it, the issuer of
+ * Connect (docs/connect.md#discovery). https:// only, no query or fragment.
+ */
+export function parseHttpsSetting(
+  flag: 'app-sign-in-url' | 'api-public-url',
+  value: string | undefined,
+): string | undefined {
+  if (value === undefined) return undefined;
+  const url = parsedUrl(value);
+  const bare = url !== undefined && url.username === '' && url.password === '' && url.hash === '';
+  if (url === undefined || url.protocol !== 'https:' || !bare || (flag === 'api-public-url' && url.search !== '')) {
+    throw new CliError(
+      `--${flag} must be an https:// address such as https://${flag === 'api-public-url' ? 'api.diet.example' : 'diet.example.com/sign-in'}, got ${JSON.stringify(redactedUrl(value))}`,
+      { usage: true },
+    );
+  }
+  // The issuer is compared as a string (RFC 8414 section 3.3): one spelling, without a final slash.
+  return flag === 'api-public-url' ? url.href.replace(/\/$/, '') : url.href;
+}
+
+/**
  * `--public-url` (or MEAL_EXPORT_PUBLIC_URL): the app page's origin as browsers reach it. An
  * origin only: the page's routes sit at the root (`/login`, `/keys`, `/static/…`).
  */

@@ -7,6 +7,7 @@ import type { ServeConfig } from '../serve/serve-config.js';
 import { isPostgresUrl } from '../storage/open-storage.js';
 import {
   parseAppHomeUrl,
+  parseHttpsSetting,
   parseCommandArgs,
   parseIntegerFlag,
   parsePublicUrl,
@@ -85,6 +86,8 @@ export function serveConfigOf(argv: readonly string[]): ServeConfig {
     hostApiHost: values['host-api-host'] ?? DEFAULT_HOST_API_HOST,
     publicUrl: parsePublicUrl(setting(values, 'public-url')),
     appHomeUrl: parseAppHomeUrl(setting(values, 'app-home-url')),
+    appSignInUrl: parseHttpsSetting('app-sign-in-url', values['app-sign-in-url']),
+    apiPublicUrl: parseHttpsSetting('api-public-url', values['api-public-url']),
     trustedProxies: parseTrustProxyFlag(values['trust-proxy']),
     maxWaiting: parseIntegerFlag(values['max-waiting'], 'max-waiting', DEFAULT_MAX_WAITING, 0),
     webhooks: { allowPrivate: values['webhook-allow-private'], caFile: values['webhook-ca'] },

@@ -125,6 +125,18 @@ export const SERVE_FLAGS = {
     env: 'appHomeUrl',
     help: "the diet app's https:// page the app page links back to",
   },
+  'app-sign-in-url': {
+    type: 'string',
+    value: 'URL',
+    shown: 'none: the page asks the person to sign in to the app first',
+    help: "the diet app's https:// sign-in page, for a person asked for consent before signing in",
+  },
+  'api-public-url': {
+    type: 'string',
+    value: 'URL',
+    shown: 'the public listener as served',
+    help: "the API's https:// address as third parties reach it (Connect's issuer)",
+  },
   'trust-proxy': {
     type: 'string',
     value: 'ADDRESSES',

@@ -1,5 +1,6 @@
 import { resolveDatabase, resolveSetting } from '../config.js';
 import { formatInstant } from '../domain/instant.js';
+import { pagePathFault } from '../domain/page-path.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { erasedUserView, loginLinkView } from '../host/host-records.js';
@@ -9,7 +10,7 @@ import { runGroup } from './command-group.js';
 import { printNotice, printResult } from './output.js';
 import { nothingListensAt } from './page-probe.js';
 
-const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--public-url URL] [--db FILE] [--json]';
+const LOGIN_LINK_USAGE = 'meal-export users login-link --user ID [--next PATH] [--public-url URL] [--db FILE] [--json]';
 
 /**
  * `users login-link`: a one-time link that signs the user in to the app page
@@ -30,12 +31,21 @@ async function runLoginLink(argv: string[]): Promise<void> {
         env: 'publicUrl',
         help: "the app page's origin as browsers reach it",
       },
+      next: {
+        type: 'string',
+        value: 'PATH',
+        shown: 'the page itself',
+        help: 'a path of the page the link lands on once signed in (a Connect request)',
+      },
     },
     LOGIN_LINK_USAGE,
   );
   expectPositionals(positionals, 0, LOGIN_LINK_USAGE);
   const userId = requireUserId(values.user, LOGIN_LINK_USAGE);
   const publicUrl = parsePublicUrl(resolveSetting(values['public-url'], 'publicUrl'));
+  const next = values.next;
+  const fault = next === undefined ? undefined : pagePathFault(next);
+  if (fault !== undefined) throw new CliError(`--${fault}`, { usage: true });
   const link = await withStorage(
     resolveDatabase(values.db),
     async (storage) => {
@@ -43,7 +53,7 @@ async function runLoginLink(argv: string[]): Promise<void> {
       if (origin === undefined) {
         throw new CliError('no app page has started on this store: run serve --app-port N, or pass --public-url');
       }
-      return mintLoginLink(storage, userId, origin, Date.now());
+      return mintLoginLink(storage, userId, origin, Date.now(), next);
     },
     EXISTING_STORE,
   );

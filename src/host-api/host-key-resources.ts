@@ -1,5 +1,6 @@
 import { parseDuration } from '../domain/duration.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
+import { pagePathFault } from '../domain/page-path.js';
 import { AppError } from '../errors.js';
 import { createdKeyView, keyListView, loginLinkView, revokedView } from '../host/host-records.js';
 import { retryAfterHeader, UNAVAILABLE_RETRY_AFTER } from '../http/openapi-headers.js';
@@ -163,7 +164,13 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
         component: 'LoginLinkRequest',
         schema: loginLinkRequestSchema,
         required: false,
-        examples: { none: { summary: 'No field', value: {} } },
+        examples: {
+          none: { summary: 'No field: the link lands on the page', value: {} },
+          next: {
+            summary: 'Back to a Connect request once signed in',
+            value: { next: '/oauth/authorize?response_type=code&client_id=app_7Qm2xV9cLp4RtY3s&state=…' },
+          },
+        },
       },
       answers: {
         '201': success('The link.', 'LoginLink', {
@@ -176,8 +183,9 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
           },
         }),
         '422': invalidRecord(
-          'the body has a field, or is not a JSON object.',
+          'the body has another field than next, next is not a path of the page, or the body is not a JSON object.',
           errorExample('invalid_record', 'Unknown field "ttl".', 'ttl'),
+          errorExample('invalid_record', pagePathFault('//elsewhere.example') ?? '', 'next', 'next elsewhere'),
         ),
         '503': error(
           'unavailable: no app page address is known (serve runs with neither --app-port nor --public-url), or storage does not answer; try again after Retry-After.',
@@ -189,7 +197,10 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       async handle(call, deps) {
         const origin = deps.publicUrl ?? (await deps.storage.settings.appPageOrigin());
         if (origin === undefined) throw new AppError('unavailable', NO_APP_PAGE);
-        const link = await mintLoginLink(deps.storage, call.id('userId'), origin, Date.now());
+        const next = optionalText(call.body, 'next');
+        const fault = next === undefined ? undefined : pagePathFault(next);
+        if (fault !== undefined) throw new AppError('invalid_record', fault, { param: 'next' });
+        const link = await mintLoginLink(deps.storage, call.id('userId'), origin, Date.now(), next);
         return { status: 201, body: loginLinkView(link) };
       },
     },

@@ -1,4 +1,5 @@
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
+import { MAX_NEXT_LENGTH } from '../domain/page-path.js';
 import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
 import { instantSchema } from '../http/schemas.js';
 
@@ -151,8 +152,19 @@ export const webhookAttemptSchema = object({
 });
 
 export const loginLinkRequestSchema = {
-  ...object({}),
-  description: 'No field: send no body, or {}.',
+  ...object(
+    {
+      next: {
+        type: 'string',
+        maxLength: MAX_NEXT_LENGTH,
+        pattern: '^/(?![/\\\\])',
+        description:
+          'Where the link lands once the person is signed in: a path of the app page, such as a Connect authorization request (/oauth/authorize?…). Never another site.',
+      },
+    },
+    [],
+  ),
+  description: 'Optional: `next`. Send no body, or {}, to land on the page itself.',
 };
 
 export const loginLinkSchema = object({

@@ -177,7 +177,11 @@ export interface MealHost {
   createKey(userId: string, options?: { name?: string; expiresIn?: string }): Promise<CreatedKey>;
   listKeys(userId: string): Promise<KeyInfo[]>;
   revokeKey(userId: string, keyId: string): Promise<boolean>;
-  createLoginLink(userId: string, options?: { publicUrl?: string }): Promise<{ url: string; expiresAt: string }>;
+  /** `next`: a path of the page the link lands on once signed in, such as a Connect request (docs/connect.md). */
+  createLoginLink(
+    userId: string,
+    options?: { publicUrl?: string; next?: string },
+  ): Promise<{ url: string; expiresAt: string }>;
   /**
    * Erases the user, as DELETE /host/v1/users/{userId} does (docs/host-api.md#erasing-a-user):
    * what there was; zeros for a user with nothing (a retry).

@@ -2,6 +2,7 @@ import { parseDuration } from '../domain/duration.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import type { MealSave } from '../domain/meal.js';
+import { pagePathFault } from '../domain/page-path.js';
 import { isSourceVersion, sourceVersionFault } from '../domain/source-version.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -93,7 +94,9 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
       if (base === undefined) {
         throw new MealHostError('invalid_argument', 'no publicUrl: pass it to openMealHost or createLoginLink');
       }
-      const link = await mintLoginLink(storage, userId, base, Date.now());
+      const fault = linkOptions.next === undefined ? undefined : pagePathFault(linkOptions.next);
+      if (fault !== undefined) throw new MealHostError('invalid_argument', fault);
+      const link = await mintLoginLink(storage, userId, base, Date.now(), linkOptions.next);
       return loginLinkView(link);
     },
 

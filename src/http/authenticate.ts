@@ -12,11 +12,8 @@ export const BEARER_CHALLENGE = 'Bearer realm="meal-export"';
 const WWW_AUTHENTICATE = { 'www-authenticate': BEARER_CHALLENGE };
 const BEARER_RE = /^bearer(?:\s+(.*))?$/i;
 
-type Credentials =
-  { readonly kind: 'missing' } | { readonly kind: 'token'; readonly token: string } | { readonly kind: 'other' };
-
 /** Reads the key from the Authorization header only (docs/api.md#keys); the scheme is case-insensitive. */
-function readCredentials(header: string | undefined): Credentials {
+function readCredentials(header: string | undefined): ReadCredentials<string> {
   const value = header?.trim() ?? '';
   if (value === '') return { kind: 'missing' };
   const m = BEARER_RE.exec(value);
@@ -33,8 +30,10 @@ export interface AuthFailureGuard {
 
 /** The two refusals of a listener's credentials: none given, and any other fault (one answer: no oracle). */
 export interface CredentialRefusals {
-  readonly missing: () => AppError;
-  readonly invalid: () => AppError;
+  readonly missing: () => Error;
+  readonly invalid: () => Error;
+  /** The refusal of an address that failed too often; the contract's 429 when absent. */
+  readonly tooMany?: (waitMs: number) => Error;
 }
 
 const API_KEY_REFUSALS: CredentialRefusals = {
@@ -49,7 +48,7 @@ const API_KEY_REFUSALS: CredentialRefusals = {
  * memory: a blocked address's request is refused without asking the guard, and its
  * credential, which must still pass if valid, is looked up with `paced` set.
  */
-export async function authenticateBearer<T>(
+export function authenticateBearer<T>(
   authorization: string | undefined,
   /** Read only when some address is blocked or the credential is refused (the first read on a connection is a system call). */
   clientAddress: () => string,
@@ -58,7 +57,26 @@ export async function authenticateBearer<T>(
   now: number,
   refusals: CredentialRefusals,
 ): Promise<T> {
-  const credentials = readCredentials(authorization);
+  return authenticateGuarded(readCredentials(authorization), clientAddress, lookup, guard, now, refusals);
+}
+
+/** Credentials as a listener read them: none, some of its kind `C`, or something else. */
+export type ReadCredentials<C> =
+  { readonly kind: 'missing' } | { readonly kind: 'token'; readonly token: C } | { readonly kind: 'other' };
+
+/**
+ * authenticateBearer's rule for any kind of credential (a bearer token; an OAuth client's id and
+ * secret, http/oauth-client-auth.ts): the address's block first, from memory; the lookup; a
+ * failure counted per address, and 429 once it has failed too often.
+ */
+export async function authenticateGuarded<C, T>(
+  credentials: ReadCredentials<C>,
+  clientAddress: () => string,
+  lookup: (token: C, paced: boolean) => Promise<T | undefined>,
+  guard: AuthFailureGuard,
+  now: number,
+  refusals: CredentialRefusals,
+): Promise<T> {
   // Read at most once: behind trusted proxies it walks X-Forwarded-For (listener/client-address.ts).
   let address: string | undefined;
   const addressOnce = () => (address ??= clientAddress());
@@ -72,12 +90,14 @@ export async function authenticateBearer<T>(
     waitMs = await guard.limiter.registerFailure(addressOnce(), now);
     if (waitMs > 0) guard.known.note(addressOnce(), waitMs, now);
   }
-  if (waitMs > 0) {
-    throw new AppError('rate_limited', 'Too many failed authentications from this address: retry later.', {
-      headers: { 'retry-after': retryAfterSeconds(waitMs) },
-    });
-  }
+  if (waitMs > 0) throw refusals.tooMany?.(waitMs) ?? tooManyFailures(waitMs);
   throw credentials.kind === 'missing' ? refusals.missing() : refusals.invalid();
+}
+
+function tooManyFailures(waitMs: number): AppError {
+  return new AppError('rate_limited', 'Too many failed authentications from this address: retry later.', {
+    headers: { 'retry-after': retryAfterSeconds(waitMs) },
+  });
 }
 
 /**

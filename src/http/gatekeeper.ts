@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import { noSuchResource, PUBLIC_API_WHERE } from '../listener/not-found.js';
 import { pathOf } from '../listener/request-report.js';
-import { PUBLIC_METHODS, PUBLIC_PATHS } from './public-routes.js';
+import { PUBLIC_METHODS, PUBLIC_ROUTES } from './public-routes.js';
 
 /** A URL over 8 KiB is 414 (docs/errors.md), counted as the request line sent it. */
 export const MAX_URL_BYTES = 8 * 1024;
@@ -59,10 +59,12 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
   const path = pathOf(request.url ?? '/');
   if (!decodes(path)) return malformed();
   if (request.method === 'OPTIONS') return browserForbidden();
-  if (!PUBLIC_PATHS.has(path)) return notFound();
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return new AppError('method_not_allowed', `${request.method} is not allowed here: use GET or HEAD.`, {
-      headers: { allow: PUBLIC_METHODS },
+  const methods = PUBLIC_ROUTES.get(path);
+  if (methods === undefined) return notFound();
+  if (!methods.split(', ').includes(request.method ?? '')) {
+    const use = methods === PUBLIC_METHODS ? 'GET or HEAD' : methods;
+    return new AppError('method_not_allowed', `${request.method} is not allowed here: use ${use}.`, {
+      headers: { allow: methods },
     });
   }
   if (request.headers.origin !== undefined) return browserForbidden();

@@ -2,7 +2,7 @@ import { pathOf } from '../listener/request-report.js';
 
 /**
  * The routes of the public listener, in one place (docs/api.md#the-rest-of-the-transport): static
- * paths, each answering GET and HEAD only. The gatekeeper refuses every other path and method, the
+ * paths, each answering GET and HEAD but Connect's forms, POST. The gatekeeper refuses every other path and method, the
  * front door sends /v1/meals to its own endpoint, Fastify registers the others, and /metrics labels
  * requests by them.
  */
@@ -12,10 +12,29 @@ export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
 export const OPENAPI_PATH = '/v1/openapi.json';
 
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set([MEALS_PATH, KEY_PATH, HEALTH_PATH, READY_PATH, OPENAPI_PATH]);
+/** Connect (docs/connect.md): the app's code for a key, a key given back, and the server's metadata (RFC 8414). */
+export const OAUTH_TOKEN_PATH = '/oauth/token';
+export const OAUTH_REVOKE_PATH = '/oauth/revoke';
+export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
-/** The methods every public route answers (the `Allow` of a 405). */
+/** The methods the API's own routes answer (the `Allow` of a 405). */
 export const PUBLIC_METHODS = 'GET, HEAD';
+/** The methods Connect's token and revocation endpoints answer. */
+export const OAUTH_FORM_METHODS = 'POST';
+
+/** Every public route, with the methods it answers. */
+export const PUBLIC_ROUTES: ReadonlyMap<string, string> = new Map([
+  [MEALS_PATH, PUBLIC_METHODS],
+  [KEY_PATH, PUBLIC_METHODS],
+  [HEALTH_PATH, PUBLIC_METHODS],
+  [READY_PATH, PUBLIC_METHODS],
+  [OPENAPI_PATH, PUBLIC_METHODS],
+  [OAUTH_TOKEN_PATH, OAUTH_FORM_METHODS],
+  [OAUTH_REVOKE_PATH, OAUTH_FORM_METHODS],
+  [OAUTH_METADATA_PATH, PUBLIC_METHODS],
+]);
+
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(PUBLIC_ROUTES.keys());
 
 // scheme "://" authority, then the path and query (RFC 3986 section 3).
 const ABSOLUTE_FORM_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;

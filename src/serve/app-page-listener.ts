@@ -43,6 +43,8 @@ export async function startServedAppPage(options: ServedAppPageOptions): Promise
     publicUrl: config.publicUrl,
     appHomeUrl: config.appHomeUrl,
     apiUrl: options.apiUrl,
+    apiPublicUrl: config.apiPublicUrl,
+    appSignInUrl: config.appSignInUrl,
     dailyLimit: config.dailyLimit,
     log,
   });

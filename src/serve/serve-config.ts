@@ -34,6 +34,10 @@ export interface ServeConfig {
   readonly publicUrl?: string | undefined;
   /** `--app-home-url`: the diet app's page the app page links back to; undefined: it says how in words. */
   readonly appHomeUrl?: string | undefined;
+  /** `--app-sign-in-url`: the diet app's sign-in page, for a consent asked of a person not signed in. */
+  readonly appSignInUrl?: string | undefined;
+  /** `--api-public-url`: the public API's address as third parties reach it (Connect's issuer). */
+  readonly apiPublicUrl?: string | undefined;
   /** `--trust-proxy`: proxies whose X-Forwarded-For names the client (listener/client-address.ts). */
   readonly trustedProxies?: TrustedProxies | undefined;
   /** `--max-waiting`: long polls (`wait`) held at most by each serving process. */

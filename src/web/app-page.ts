@@ -19,6 +19,7 @@ import { renderMessagePage } from './pages/layout.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { createSessions } from './sessions.js';
 import { registerStaticFiles } from './static-files.js';
+import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerWebhookRoutes } from './webhook-routes.js';
 
 export interface AppPageConfig {
@@ -33,6 +34,10 @@ export interface AppPageConfig {
   readonly appHomeUrl?: string | undefined;
   /** The API's base URL, shown in the quick start. */
   readonly apiUrl: string;
+  /** `--api-public-url`: Connect's issuer when the API is reached at another address than apiUrl. */
+  readonly apiPublicUrl?: string | undefined;
+  /** `--app-sign-in-url`: the diet app's sign-in page, for a consent asked of a person not signed in. */
+  readonly appSignInUrl?: string | undefined;
   readonly dailyLimit: number;
   readonly log: FastifyBaseLogger;
 }
@@ -125,6 +130,8 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
     tls: tls !== undefined,
     publicOrigin: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).origin,
     appHomeUrl: config.appHomeUrl,
+    issuer: config.apiPublicUrl ?? config.apiUrl.replace(/\/$/, ''),
+    appSignInUrl: config.appSignInUrl,
   };
   registerHealthRoute(app);
   registerStaticFiles(app);
@@ -132,6 +139,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   registerKeyRoutes(app, deps);
   registerCsvRoutes(app, deps);
   registerWebhookRoutes(app, deps);
+  registerOAuthRoutes(app, deps);
   return app;
 }
 

@@ -29,6 +29,10 @@ export interface PageDeps {
   readonly publicOrigin: string | undefined;
   /** The diet app's page (--app-home-url), where the page's way back leads; undefined: said in words. */
   readonly appHomeUrl: string | undefined;
+  /** Connect's issuer (--api-public-url, else the API's own address): the `iss` of every answer to an app. */
+  readonly issuer: string;
+  /** The diet app's sign-in page (--app-sign-in-url), for a consent asked of a person not signed in. */
+  readonly appSignInUrl: string | undefined;
 }
 
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -88,11 +92,16 @@ export async function requireSession(
   return session;
 }
 
-/** True when a POST comes from this page's own origin (csrf.ts). */
-export function isFromThisPage(deps: PageDeps, request: FastifyRequest): boolean {
+/** The origins this page has for a request: its own, as the request's Host names it, and --public-url's. */
+export function pageOrigins(deps: PageDeps, request: FastifyRequest): ReadonlySet<string> {
   const origins = new Set([`${deps.tls ? 'https' : 'http'}://${request.headers.host ?? ''}`]);
   if (deps.publicOrigin !== undefined) origins.add(deps.publicOrigin);
-  return isSameOriginPost(request.headers, origins);
+  return origins;
+}
+
+/** True when a POST comes from this page's own origin (csrf.ts). */
+export function isFromThisPage(deps: PageDeps, request: FastifyRequest): boolean {
+  return isSameOriginPost(request.headers, pageOrigins(deps, request));
 }
 
 /**

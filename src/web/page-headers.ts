@@ -7,6 +7,20 @@
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * The consent page's own headers (docs/connect.md#what-the-person-sees): its form's answer
+ * redirects to the app, and browsers hold a form's redirects to `form-action` too, so the
+ * app's redirect URI's origin is allowed there, for this page alone; and no Referer at all, as
+ * its URL holds the request's state.
+ */
+export function consentHeaders(redirectUri: string): Readonly<Record<string, string>> {
+  const origin = new URL(redirectUri).origin;
+  return {
+    'content-security-policy': CONTENT_SECURITY_POLICY.replace("form-action 'self'", `form-action 'self' ${origin}`),
+    'referrer-policy': 'no-referrer',
+  };
+}
+
 export function pageHeaders(tls: boolean): Readonly<Record<string, string>> {
   return {
     'content-security-policy': CONTENT_SECURITY_POLICY,

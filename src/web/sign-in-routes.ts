@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { pagePathFault } from '../domain/page-path.js';
 import { LOGIN_PATH } from './login-link.js';
 import {
   type PageDeps,
@@ -24,12 +25,13 @@ const BACK_PATH_RE = /^\/(?!\/)[\w./-]*(?:\?[\w.~%!$&'()*+,;=:@/?-]*)?$/;
 /** Sign-in by one-time link, and sign-out. */
 export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void {
   // Opening the link changes nothing: it shows the button that signs in (pages/login-page.ts).
-  app.get<{ Querystring: { token?: string } }>(LOGIN_PATH, (request, reply) => {
+  app.get<{ Querystring: { token?: string; next?: string } }>(LOGIN_PATH, (request, reply) => {
     const token = typeof request.query.token === 'string' ? request.query.token : '';
+    const next = typeof request.query.next === 'string' ? request.query.next : undefined;
     if (token === '') {
       return sendSignedOutPage(deps, reply, 400, 'This sign-in link is incomplete', []);
     }
-    return sendPage(reply, 200, renderLoginPage(token, signedOut(deps)));
+    return sendPage(reply, 200, renderLoginPage(token, next, signedOut(deps)));
   });
 
   app.post(LOGIN_PATH, async (request, reply) => {
@@ -46,7 +48,10 @@ export function registerSignInRoutes(app: FastifyInstance, deps: PageDeps): void
     // A browser signing in again leaves its previous session behind: end it.
     const previous = await deps.sessions.current(request.headers.cookie, now);
     if (previous !== undefined) await deps.sessions.signOut(previous);
-    return reply.code(303).header('set-cookie', sessionCookie(session, now)).header('location', '/').send();
+    // A link made with `next` lands there, a path of this page only, checked again here.
+    const next = formOf(request).get('next');
+    const landing = next !== null && pagePathFault(next) === undefined ? next : '/';
+    return reply.code(303).header('set-cookie', sessionCookie(session, now)).header('location', landing).send();
   });
 
   app.post('/logout', async (request, reply) => {
