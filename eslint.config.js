@@ -33,6 +33,13 @@ export default tseslint.config(
     },
   },
   {
+    // The docs' Node.js examples (docs/examples/*.mjs): plain JavaScript run by Node.
+    files: ['docs/examples/**/*.mjs'],
+    languageOptions: {
+      globals: { console: 'readonly', process: 'readonly', URL: 'readonly', URLSearchParams: 'readonly' },
+    },
+  },
+  {
     files: ['test/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -1,8 +1,11 @@
 import type { FastifyReply } from 'fastify';
+import { isActiveKey } from '../domain/api-key.js';
+import type { ApiKeyRecord } from '../domain/key-records.js';
 import { newKeyId } from '../domain/key-request.js';
 import { newWebhookEndpointId } from '../domain/webhook-ids.js';
 import type { FormResult } from './flash.js';
 import { type PageDeps, sendPage, signedInAs } from './page-context.js';
+import type { ConnectedApp } from './pages/connected-apps.js';
 import { type KeysPageView, renderKeysPage } from './pages/keys-page.js';
 import { ATTEMPTS_SHOWN, type WebhookRow, type WebhooksSectionView } from './pages/webhooks-section.js';
 import type { Session } from './sessions.js';
@@ -50,6 +53,17 @@ function resultView(
   };
 }
 
+/** The active keys of apps the person connected, each under its app's name (its key's when the app is gone). */
+async function connectedApps(deps: PageDeps, keys: readonly ApiKeyRecord[], now: number): Promise<ConnectedApp[]> {
+  const granted = keys.filter((key) => key.appId !== null && isActiveKey(key, now));
+  return Promise.all(
+    granted.map(async (key) => {
+      const appId = key.appId ?? '';
+      return { appId, name: (await deps.storage.apps.findApp(appId))?.name ?? key.name, key };
+    }),
+  );
+}
+
 /** The signed-in page (Resources → Export): keys, use, webhooks, the CSV download, from the store now. */
 export async function sendHomePage(
   deps: PageDeps,
@@ -77,7 +91,14 @@ export async function sendHomePage(
   const signedIn = signedInAs(deps, session);
   const view: KeysPageView = {
     signedIn,
-    keys,
+    keys: keys.filter((key) => key.appId === null),
+    connected: {
+      apps: await connectedApps(deps, keys, now),
+      requests,
+      now,
+      dailyLimit: deps.dailyLimit,
+      csrf: signedIn.csrf,
+    },
     requests,
     now,
     dailyLimit: deps.dailyLimit,

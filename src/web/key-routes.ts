@@ -40,8 +40,11 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     if (session === undefined) return reply;
     const revokedId = request.query.revoked;
     const revoked = typeof revokedId === 'string' ? await ownKey(session, revokedId) : undefined;
-    const notice =
-      revoked === undefined ? undefined : { kind: 'done' as const, text: `The key ${keyLabel(revoked)} was revoked.` };
+    const text =
+      revoked?.appId === null
+        ? `The key ${keyLabel(revoked)} was revoked.`
+        : `${revoked?.name ?? ''} is disconnected: its key no longer works.`;
+    const notice = revoked === undefined ? undefined : { kind: 'done' as const, text };
     const webhooks = await webhookNotice(deps, session, request.query);
     const csv = await csvFormView(deps, session, request.query);
     return sendHomePage(deps, reply, 200, session, {
@@ -83,6 +86,21 @@ export function registerKeyRoutes(app: FastifyInstance, deps: PageDeps): void {
     }
     // Shown once, on the page the redirect opens: never in its URL, and a reload finds it gone.
     return sendResult(deps, reply, session, { form: 'key', newKey: { keyId: issued.record.id, key: issued.key } });
+  });
+
+  // Disconnect (docs/connect.md#revocation-and-disconnecting): the app's key of this person, revoked at once.
+  app.post<{ Params: { appId: string } }>('/connected-apps/:appId/disconnect', async (request, reply) => {
+    const session = await requireSession(deps, request, reply);
+    if (session === undefined || !checkForm(deps, request, reply, session)) return reply;
+    const now = Date.now();
+    const keys = await deps.storage.keys.listApiKeys(session.userId);
+    const key = keys.find((candidate) => candidate.appId === request.params.appId && isActiveKey(candidate, now));
+    if (key === undefined) return noSuchKey(reply, session);
+    await deps.storage.keys.revokeApiKey(key.id, now);
+    return reply
+      .code(303)
+      .header('location', `/?revoked=${encodeURIComponent(key.id)}`)
+      .send();
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {

@@ -92,9 +92,20 @@ describe('Connect: a third party gets a key by the person’s consent, in Chromi
     callback?.server.close();
   });
 
-  test('discovery, sign-in with next, consent, the code exchanged, the key used, then revoked', async () => {
+  /** Whether the key is refused within 1 s (a revoked key is, on every instance). */
+  async function refusedWithinASecond(key: string): Promise<boolean> {
+    const started = performance.now();
+    for (;;) {
+      const status = (await getMeals(server, key, { lastModifiedSince: '1970-01-01T00:00:00Z' })).status;
+      if (status === 401) return true;
+      if (performance.now() - started > 1_000) return false;
+    }
+  }
+
+  test('discovery, sign-in with next, consent, the key used, the code twice, revocation, Disconnect, one key per app', async () => {
     const ca = readFileSync(path.join(server.dir, 'tls', 'cert.pem'), 'utf8');
     const customFetch = trustingFetch(ca);
+    const fetchOptions = { [oauth.customFetch]: customFetch };
     const registered = await hostCall(server, {
       method: 'POST',
       path: '/host/v1/apps',
@@ -109,32 +120,53 @@ describe('Connect: a third party gets a key by the person’s consent, in Chromi
     const issuer = new URL(server.url.replace(/\/$/, ''));
     const as = await oauth.processDiscoveryResponse(
       issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.customFetch]: customFetch }),
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...fetchOptions }),
     );
     assert.equal(as.authorization_endpoint, `${app.replace(/\/$/, '')}/oauth/authorize`);
     const client: oauth.Client = { client_id: clientId };
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const authorize = new URL(as.authorization_endpoint ?? '');
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: callback.url,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      scope: 'meals:read',
-    }).toString();
+    const auth = oauth.ClientSecretBasic(clientSecret);
+
+    /** An authorization request as the library makes one, with its verifier and state. */
+    async function request() {
+      const verifier = oauth.generateRandomCodeVerifier();
+      const state = oauth.generateRandomState();
+      const url = new URL(as.authorization_endpoint ?? '');
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: callback.url,
+        state,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        scope: 'meals:read',
+      }).toString();
+      return { url, verifier, state };
+    }
+
+    /** The person presses Allow on `page`; the library checks the answer and exchanges the code. */
+    async function allowAndExchange(page: Page, asked: Awaited<ReturnType<typeof request>>) {
+      await page
+        .getByRole('heading', { level: 1, name: /Coach Anna \(coach\.example\) asks to read your meals/ })
+        .waitFor();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((url) => url.href.startsWith(callback.url));
+      const returned = callback.hits.at(-1);
+      assert.ok(returned !== undefined);
+      assert.equal(returned.searchParams.get('iss'), issuer.href.replace(/\/$/, ''));
+      const params = oauth.validateAuthResponse(as, client, returned, asked.state);
+      const exchange = () =>
+        oauth.authorizationCodeGrantRequest(as, client, auth, params, callback.url, asked.verifier, fetchOptions);
+      return { token: await oauth.processAuthorizationCodeResponse(as, client, await exchange()), exchange };
+    }
 
     // The person, not signed in: sent to the diet app's sign-in with the way back.
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
-    const page: Page = await context.newPage();
-    const unsigned = await pageRequest(app, { path: `${authorize.pathname}${authorize.search}` });
+    const first = await request();
+    const unsigned = await pageRequest(app, { path: `${first.url.pathname}${first.url.search}` });
     assert.equal(unsigned.status, 303);
     const signIn = new URL(String(unsigned.headers.location));
     assert.equal(`${signIn.origin}${signIn.pathname}`, SIGN_IN);
     const returnTo = signIn.searchParams.get('return');
-    assert.equal(returnTo, `${authorize.pathname}${authorize.search}`);
+    assert.equal(returnTo, `${first.url.pathname}${first.url.search}`);
 
     // The diet app signs the person in and sends them to a sign-in link made with `next`.
     const link = await hostCall(server, {
@@ -143,34 +175,19 @@ describe('Connect: a third party gets a key by the person’s consent, in Chromi
       json: { next: returnTo },
     });
     assert.equal(link.status, 201, link.text);
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    const page: Page = await context.newPage();
     await page.goto((link.json as { url: string }).url);
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page
-      .getByRole('heading', { level: 1, name: /Coach Anna \(coach\.example\) asks to read your meals/ })
-      .waitFor();
+    await page.getByRole('heading', { level: 1, name: /asks to read your meals/ }).waitFor();
     assert.match(await page.content(), /127\.0\.0\.1/);
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
       await expectNoAxeViolations(page, `consent page at ${viewport.width}px`);
     }
     await page.screenshot({ path: screenshotPath('connect-consent.png') });
-    await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL((url) => url.href.startsWith(callback.url));
-
-    const returned = callback.hits.at(-1);
-    assert.ok(returned !== undefined);
-    assert.equal(returned.searchParams.get('iss'), issuer.href.replace(/\/$/, ''));
-    const params = oauth.validateAuthResponse(as, client, returned, state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(clientSecret),
-      params,
-      callback.url,
-      verifier,
-      { [oauth.customFetch]: customFetch },
-    );
-    const token = await oauth.processAuthorizationCodeResponse(as, client, response);
+    const granted = await allowAndExchange(page, first);
+    const { token } = granted;
     assert.equal(token.token_type.toLowerCase(), 'bearer');
     assert.match(token.access_token, /^mxk_/);
     assert.equal(token.user_id, userId);
@@ -182,34 +199,62 @@ describe('Connect: a third party gets a key by the person’s consent, in Chromi
       (meals.json as { meals: { title: string }[] }).meals.map((meal) => meal.title),
       ['Porridge'],
     );
-    const keys = (await hostCall(server, { path: `/host/v1/users/${encodeURIComponent(userId)}/keys` })).json as {
-      id: string;
-      name: string;
-      appId: string | null;
-    }[];
+    const keysPath = `/host/v1/users/${encodeURIComponent(userId)}/keys`;
+    const keys = (await hostCall(server, { path: keysPath })).json as { id: string; name: string; appId: string }[];
     assert.deepEqual(
       keys.map((key) => [key.id, key.name, key.appId]),
       [[token.key_id, 'Coach Anna', clientId]],
     );
 
+    // The person's page: the app under Connected apps, apart from the keys they made.
+    await page.goto(app);
+    const connected = page.getByRole('region', { name: 'Connected apps' });
+    await connected.getByRole('row', { name: /Coach Anna/ }).waitFor();
+    await page.getByText('You have no API keys yet.').waitFor();
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize({ width: viewport.width, height: viewport.height });
+      await expectNoAxeViolations(page, `connected apps at ${viewport.width}px`);
+    }
+
     // The same code again: refused, and the key it gave is revoked.
-    const again = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(clientSecret),
-      params,
-      callback.url,
-      verifier,
-      { [oauth.customFetch]: customFetch },
-    );
+    const again = await granted.exchange();
     assert.equal(again.status, 400);
     assert.equal(((await again.json()) as { error: string }).error, 'invalid_grant');
-    const revokedAt = performance.now();
-    let status = 200;
-    while (status !== 401 && performance.now() - revokedAt < 1_000) {
-      status = (await getMeals(server, token.access_token, { lastModifiedSince: '1970-01-01T00:00:00Z' })).status;
-    }
-    assert.equal(status, 401, 'the key of a code presented twice is refused within 1 s');
+    assert.ok(await refusedWithinASecond(token.access_token), 'the key of a code presented twice is refused');
+
+    // Revocation by the app (RFC 7009), with the library.
+    const second = await (async () => {
+      const asked = await request();
+      await page.goto(asked.url.href);
+      return allowAndExchange(page, asked);
+    })();
+    const revoked = await oauth.revocationRequest(as, client, auth, second.token.access_token, fetchOptions);
+    await oauth.processRevocationResponse(revoked);
+    assert.ok(await refusedWithinASecond(second.token.access_token), 'a key the app revoked is refused');
+
+    // One key per app and person: a new grant revokes the app's earlier key.
+    const third = await (async () => {
+      const asked = await request();
+      await page.goto(asked.url.href);
+      return allowAndExchange(page, asked);
+    })();
+    const fourth = await (async () => {
+      const asked = await request();
+      await page.goto(asked.url.href);
+      return allowAndExchange(page, asked);
+    })();
+    assert.ok(await refusedWithinASecond(third.token.access_token), 'the earlier key of the app is revoked');
+    assert.equal(
+      (await getMeals(server, fourth.token.access_token, { lastModifiedSince: '1970-01-01T00:00:00Z' })).status,
+      200,
+    );
+
+    // Disconnect on the page.
+    await page.goto(app);
+    await page.getByRole('button', { name: 'Disconnect Coach Anna' }).click();
+    await page.getByText('Coach Anna is disconnected: its key no longer works.').waitFor();
+    assert.ok(await refusedWithinASecond(fourth.token.access_token), 'a disconnected app is refused');
+    await page.getByText('No app is connected.', { exact: false }).waitFor();
     await context.close();
   });
 });

@@ -1,3 +1,4 @@
+import { type ConnectedAppsView, renderConnectedApps } from './connected-apps.js';
 import { type ApiKeyRecord } from '../../domain/key-records.js';
 import { isActiveKey } from '../../domain/api-key.js';
 import { MAX_ACTIVE_KEYS } from '../../domain/key-request.js';
@@ -16,6 +17,8 @@ export interface KeysPageView extends KeysListView {
   readonly nextKeyId: string;
   /** The webhooks section (webhooks-section.ts). */
   readonly webhooks: WebhooksSectionView;
+  /** The apps the person connected (connected-apps.ts); `keys` holds the keys they made. */
+  readonly connected: ConnectedAppsView;
   /** A key just generated: the one time it is shown. */
   readonly newKey?: { readonly key: string; readonly record: ApiKeyRecord };
   /** A one-line outcome ("The key “my website” was revoked."), shown above the forms. */
@@ -123,6 +126,7 @@ export function renderKeysPage(view: KeysPageView): string {
         <h2 id="keys-title">Your API keys</h2>
         ${renderKeysList(view)}
       </section>
-      ${renderWebhooksSection(view.webhooks)} ${renderCsvSection(view.csv)} ${renderQuickStart(view.apiUrl)}`,
+      ${renderConnectedApps(view.connected)} ${renderWebhooksSection(view.webhooks)} ${renderCsvSection(view.csv)}
+      ${renderQuickStart(view.apiUrl)}`,
   );
 }
