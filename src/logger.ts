@@ -1,14 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Logger, pino } from 'pino';
-import { redactApiKeys } from './domain/api-key.js';
+import { loggedUrl } from './domain/api-key.js';
 
 function loggerOn(level: string, destination: LogDestination): Logger {
   return pino(
     {
       level,
-      // A key must never reach the logs, not even one sent in a query string by mistake.
+      // A key or a Connect code must never reach the logs, not even one sent in a query string by mistake.
       serializers: {
-        req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactApiKeys(req.url ?? '') }),
+        req: (req: { method?: string; url?: string }) => ({ method: req.method, url: loggedUrl(req.url ?? '') }),
       },
     },
     destination,
@@ -77,6 +77,6 @@ export function logRequest(
   message = 'request',
   extra?: Readonly<Record<string, unknown>>,
 ): void {
-  const fields = { method, url: redactApiKeys(url), status, ms: Math.round(ms) };
+  const fields = { method, url: loggedUrl(url), status, ms: Math.round(ms) };
   log.info(extra === undefined ? fields : { ...fields, ...extra }, message);
 }

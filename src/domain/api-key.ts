@@ -1,6 +1,6 @@
 import { APP_SECRET_PREFIX } from './app-secret.js';
 import { credentialFormat } from './credential-format.js';
-import { credentialLikePattern, redactCredentials } from './credential-redaction.js';
+import { credentialLikePattern, redactCredentials, redactOAuthQuery } from './credential-redaction.js';
 import type { ApiKeyRecord } from './key-records.js';
 import { SERVICE_TOKEN_PREFIX } from './service-token.js';
 
@@ -42,6 +42,11 @@ const CREDENTIAL_LIKE_RE = credentialLikePattern([KEY_PREFIX, SERVICE_TOKEN_PREF
  */
 export function redactApiKeys(text: string): string {
   return redactCredentials(text, CREDENTIAL_LIKE_RE);
+}
+
+/** A request's URL as logs show it: its credentials redacted (redactApiKeys), and Connect's query secrets. */
+export function loggedUrl(url: string): string {
+  return redactOAuthQuery(redactApiKeys(url));
 }
 
 /** True while a key authenticates: not revoked, not expired (docs/api.md#keys). */

@@ -31,3 +31,14 @@ export function redactCredentials(text: string, pattern: RegExp): string {
   const redacted = decoded.replace(pattern, '$1[redacted]');
   return redacted === decoded ? text : redacted;
 }
+
+/**
+ * Connect's secrets that have no prefix of their own (docs/connect.md#the-grant): a code, its
+ * verifier, a client secret or a token sent in a URL's query by mistake are logged as
+ * `code=[redacted]`; the rest of the URL as it came.
+ */
+const OAUTH_QUERY_SECRET_RE = /([?&](?:code|code_verifier|client_secret|token|access_token)=)[^&#]*/gi;
+
+export function redactOAuthQuery(url: string): string {
+  return url.replace(OAUTH_QUERY_SECRET_RE, '$1[redacted]');
+}
