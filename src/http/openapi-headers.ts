@@ -2,7 +2,7 @@ import { BEARER_CHALLENGE } from './authenticate.js';
 import { ENCODINGS } from './compression.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
 import { ALWAYS_SENT_HEADERS, HSTS } from '../listener/json-response.js';
-import { PUBLIC_METHODS } from './public-routes.js';
+import { OAUTH_FORM_METHODS, PUBLIC_METHODS } from './public-routes.js';
 import { instantSchema } from './schemas.js';
 
 /**
@@ -113,7 +113,13 @@ export const WWW_AUTHENTICATE_HEADER: Headers = wwwAuthenticateHeader(BEARER_CHA
 
 /** On every 405 (section 5). */
 export const ALLOW_HEADER: Headers = {
-  Allow: fixed(PUBLIC_METHODS, 'The methods every path of this API answers.', true),
+  Allow: {
+    description:
+      "The path's methods: GET, HEAD for the API's own paths; POST for Connect's token and revocation endpoints.",
+    required: true,
+    schema: { type: 'string', enum: [PUBLIC_METHODS, OAUTH_FORM_METHODS] },
+    example: PUBLIC_METHODS,
+  },
 };
 
 /** On a 200 of /v1/meals. */

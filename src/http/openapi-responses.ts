@@ -256,7 +256,7 @@ export const RESPONSES_WITHOUT_OPERATION: Responses = responsesOf(
       errorExample('not_found', notFoundMessage(PUBLIC_API_WHERE)),
     ),
     '405': error(
-      'method_not_allowed: a method other than GET and HEAD (POST, PUT, PATCH, DELETE…) on a path of this document.',
+      "method_not_allowed: a method the path does not answer (POST, PUT, PATCH, DELETE… on the API's paths; GET on Connect's forms) on a path of this document.",
       ALLOW_HEADER,
       errorExample('method_not_allowed', 'POST is not allowed here: use GET or HEAD.'),
     ),

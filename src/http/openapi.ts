@@ -16,8 +16,10 @@ import {
   okSchema,
   openApiDocumentSchema,
   tombstoneSchema,
+  userErasedEventSchema,
   webhookTestEventSchema,
 } from './schemas.js';
+import { CONNECT_SCHEMAS, CONNECT_SECURITY_SCHEMES, connectPaths } from './openapi-connect.js';
 
 /** The Standard Webhooks headers of every call (docs/webhooks.md#the-call). */
 const WEBHOOK_HEADERS = {
@@ -96,11 +98,15 @@ export function buildOpenApiDocument(version: string): object {
       { name: 'Meals', description: "A user's meals, read incrementally with an API key." },
       KEYS_TAG,
       { name: 'Service', description: 'Liveness, readiness and this document: no key needed.' },
+      { name: 'Connect', description: 'A third party gets a key by the person’s consent: OAuth 2.0 with PKCE.' },
       { name: 'Webhooks', description: "Calls the service makes to a user's own endpoint when their meals change." },
     ],
     'x-responses-without-operation': RESPONSES_WITHOUT_OPERATION,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'mxk_… key from the app.' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'mxk_… key from the app.' },
+        ...CONNECT_SECURITY_SCHEMES,
+      },
       schemas: {
         LiveMeal: liveMealSchema,
         Tombstone: tombstoneSchema,
@@ -110,6 +116,8 @@ export function buildOpenApiDocument(version: string): object {
         OpenApiDocument: openApiDocumentSchema,
         MealsChangedEvent: mealsChangedEventSchema,
         WebhookTestEvent: webhookTestEventSchema,
+        UserErasedEvent: userErasedEventSchema,
+        ...CONNECT_SCHEMAS,
         KeyInfo: keyInfoSchema,
       },
     },
@@ -131,6 +139,7 @@ export function buildOpenApiDocument(version: string): object {
                   oneOf: [
                     { $ref: '#/components/schemas/MealsChangedEvent' },
                     { $ref: '#/components/schemas/WebhookTestEvent' },
+                    { $ref: '#/components/schemas/UserErasedEvent' },
                   ],
                 },
                 examples: WEBHOOK_EXAMPLES,
@@ -186,6 +195,7 @@ export function buildOpenApiDocument(version: string): object {
         "No key is needed. The same on every server, whatever its settings: the limits are in each answer's RateLimit-Policy.",
         openApiResponses,
       ),
+      ...connectPaths(),
     },
   };
 }

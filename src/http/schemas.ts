@@ -176,6 +176,12 @@ export const webhookTestEventSchema = {
   additionalProperties: false,
 } as const;
 
+/** The last call to an erased user's endpoint (docs/webhooks.md#when-a-user-is-erased): delete your copy. */
+export const userErasedEventSchema = {
+  ...webhookTestEventSchema,
+  properties: { ...webhookTestEventSchema.properties, type: { const: 'user.erased' } },
+} as const;
+
 /** The body of /healthz and /readyz when they answer 200. */
 export const okSchema = {
   type: 'object',

@@ -39,7 +39,7 @@ function expectDocumented(place: AnswerPlace, method: string, res: CheckedAnswer
 async function check(
   target: ServedApp,
   place: AnswerPlace,
-  options: { method?: string; path: string; key?: string; headers?: Record<string, string> },
+  options: { method?: string; path: string; key?: string; headers?: Record<string, string>; body?: string },
   status: number,
   label: string,
 ): Promise<TestResponse> {
@@ -227,6 +227,47 @@ describe('the routes without a key answer as the OpenAPI document describes', ()
     const path = '/v1/openapi.json';
     const res = await check(server, { method: 'GET', path }, { path, headers: { 'accept-encoding': 'br' } }, 200, 'br');
     assert.equal(res.headers['content-encoding'], 'br');
+  });
+});
+
+describe("Connect's token and revocation endpoints and metadata answer as the OpenAPI document describes", () => {
+  const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+  const TOKEN = { method: 'POST', path: '/oauth/token' } as const;
+  const REVOKE = { method: 'POST', path: '/oauth/revoke' } as const;
+  const stranger = `Basic ${Buffer.from(`app_none:mxa_${'0'.repeat(49)}`).toString('base64')}`;
+
+  test('POST /oauth/token: 400 for a body not a form, 401 for an unknown app', async () => {
+    await check(server, TOKEN, { ...TOKEN, body: '{}', headers: { 'content-type': 'application/json' } }, 400, 'JSON');
+    const exchange = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: 'x',
+      code_verifier: 'x',
+    });
+    const res = await check(
+      server,
+      TOKEN,
+      { ...TOKEN, body: exchange.toString(), headers: { ...FORM, authorization: stranger } },
+      401,
+      'unknown app',
+    );
+    assert.equal(res.headers['www-authenticate'], 'Basic realm="meal-export"');
+    assert.equal((res.json as { error: string }).error, 'invalid_client');
+  });
+
+  test('POST /oauth/revoke: 400 without a form, 401 without a client', async () => {
+    await check(server, REVOKE, { ...REVOKE, body: 'token', headers: { 'content-type': 'text/plain' } }, 400, 'text');
+    await check(server, REVOKE, { ...REVOKE, body: 'token=mxk_x', headers: FORM }, 401, 'no client');
+  });
+
+  test('GET the metadata: 404 while the app page does not run', async () => {
+    const path = '/.well-known/oauth-authorization-server';
+    await check(server, { method: 'GET', path }, { path }, 404, 'no app page');
+  });
+
+  test('GET /oauth/token: 405 with Allow: POST', async () => {
+    const res = await check(server, 'without-operation', { path: '/oauth/token' }, 405, 'GET');
+    assert.equal(res.headers.allow, 'POST');
   });
 });
 
