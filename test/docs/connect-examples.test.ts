@@ -7,7 +7,8 @@ import { type HostApiServer, hostCall, startHostApiServer } from '../support/hos
 import { startInProcessServer } from '../support/in-process-server.js';
 import { cleanEnv, makeTempDir, PROJECT_ROOT } from '../support/project.js';
 import { getMeals, makeMeal, newUserId } from '../support/server.js';
-import { appPageUrl, pageRequest } from '../web/page-client.js';
+import { appPageUrl } from '../web/page-client.js';
+import { allowOnPage, signedInCookie } from '../support/connect-person.js';
 
 // docs/connect.md's two third-party clients, run as written (docs/examples/connect-client.mjs
 // with oauth4webapi, docs/examples/connect_client.py with Authlib) against the real service:
@@ -47,34 +48,9 @@ describe('docs/connect.md: the third-party examples, run', () => {
 
   /** The person, signed in by a sign-in link, opens `authorizeUrl` and presses Allow: where they are sent back. */
   async function personAllows(userId: string, authorizeUrl: string): Promise<string> {
-    const link = await hostCall(server, {
-      method: 'POST',
-      path: `/host/v1/users/${encodeURIComponent(userId)}/login-links`,
-      json: {},
-    });
-    const origin = new URL(app).origin;
-    const token = new URL((link.json as { url: string }).url).searchParams.get('token') ?? '';
-    const signedIn = await pageRequest(app, { path: '/login', headers: { origin }, form: { token } });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0] ?? '';
     const asked = new URL(authorizeUrl);
-    const consent = await pageRequest(app, { path: `${asked.pathname}${asked.search}`, headers: { cookie } });
-    assert.equal(consent.status, 200, consent.text);
-    const fields = Object.fromEntries(
-      [...consent.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
-        m[1] ?? '',
-        (m[2] ?? '')
-          .replace(/&amp;/g, '&')
-          .replace(/&quot;/g, '"')
-          .replace(/&#39;/g, "'"),
-      ]),
-    );
-    const allowed = await pageRequest(app, {
-      path: '/oauth/authorize',
-      headers: { cookie, origin },
-      form: { ...fields, decision: 'allow' },
-    });
-    assert.equal(allowed.status, 303, allowed.text);
-    return String(allowed.headers.location);
+    const cookie = await signedInCookie(server, app, userId);
+    return (await allowOnPage(app, cookie, `${asked.pathname}${asked.search}`)).href;
   }
 
   async function registerApp(name: string): Promise<{ id: string; clientSecret: string }> {

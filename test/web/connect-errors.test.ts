@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { type HostApiServer, hostCall, startHostApiServer } from '../support/host-api.js';
 import { startInProcessServer } from '../support/in-process-server.js';
 import { newUserId, request, type TestResponse } from '../support/server.js';
-import { appPageUrl, type PageResponse, pageRequest } from './page-client.js';
+import { allowOnPage, formFields, redirectOf, signedInCookie } from '../support/connect-person.js';
+import { appPageUrl, pageRequest } from './page-client.js';
 
 // Every fault of Connect's authorization request in its place (docs/connect.md#errors): no
 // redirect to an unknown app or redirect URI, an error redirect with state and iss for the rest;
@@ -35,6 +36,7 @@ after(async () => {
   await server?.stop();
 });
 
+const cookieOf = (userId: string) => signedInCookie(server, app, userId);
 const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 const VERIFIER = randomBytes(32).toString('base64url');
 
@@ -51,31 +53,6 @@ function authorizeQuery(overrides: Record<string, string | null> = {}): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(base)) if (value !== null) query.append(name, value);
   return `/oauth/authorize?${query.toString()}`;
-}
-
-async function signedInCookie(userId: string): Promise<string> {
-  const link = await hostCall(server, {
-    method: 'POST',
-    path: `/host/v1/users/${encodeURIComponent(userId)}/login-links`,
-  });
-  const token = new URL((link.json as { url: string }).url).searchParams.get('token') ?? '';
-  const signedIn = await pageRequest(app, { path: '/login', headers: { origin }, form: { token } });
-  return String(signedIn.headers['set-cookie']).split(';')[0] ?? '';
-}
-
-function redirectOf(res: PageResponse): URL {
-  assert.equal(res.status, 303, res.text);
-  return new URL(String(res.headers.location));
-}
-
-/** The consent page's form fields, as a browser would post them back. */
-function formFields(page: PageResponse): Record<string, string> {
-  return Object.fromEntries(
-    [...page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
-      m[1] ?? '',
-      (m[2] ?? '').replace(/&amp;/g, '&'),
-    ]),
-  );
 }
 
 describe('the authorization request, fault by fault', () => {
@@ -117,7 +94,7 @@ describe('the authorization request, fault by fault', () => {
   });
 
   test("a loopback redirect URI may come back on another port, the registered one's path", async () => {
-    const cookie = await signedInCookie(newUserId('loopback'));
+    const cookie = await cookieOf(newUserId('loopback'));
     const res = await pageRequest(app, {
       path: authorizeQuery({ redirect_uri: 'http://127.0.0.1:51234/callback' }),
       headers: { cookie },
@@ -129,7 +106,7 @@ describe('the authorization request, fault by fault', () => {
 
 describe('the consent form', () => {
   test('without its token, or from another site, issues nothing; Cancel answers access_denied', async () => {
-    const cookie = await signedInCookie(newUserId('forged'));
+    const cookie = await cookieOf(newUserId('forged'));
     const page = await pageRequest(app, { path: authorizeQuery(), headers: { cookie } });
     assert.equal(page.status, 200);
     assert.equal(page.headers['referrer-policy'], 'no-referrer');
@@ -158,7 +135,7 @@ describe('the consent form', () => {
   test('with 10 active keys the page says so and offers no Allow, and an Allow posted anyway issues nothing', async () => {
     const userId = newUserId('full');
     for (let i = 0; i < 10; i += 1) await server.createKey(userId);
-    const cookie = await signedInCookie(userId);
+    const cookie = await cookieOf(userId);
     const page = await pageRequest(app, { path: authorizeQuery(), headers: { cookie } });
     assert.equal(page.status, 200);
     assert.match(page.text, /already have 10 active API keys/);
@@ -184,14 +161,7 @@ describe('the token endpoint', () => {
     });
 
   async function freshCode(userId: string): Promise<string> {
-    const cookie = await signedInCookie(userId);
-    const page = await pageRequest(app, { path: authorizeQuery(), headers: { cookie } });
-    const allowed = await pageRequest(app, {
-      path: '/oauth/authorize',
-      headers: { cookie, origin },
-      form: { ...formFields(page), decision: 'allow' },
-    });
-    return redirectOf(allowed).searchParams.get('code') ?? '';
+    return (await allowOnPage(app, await cookieOf(userId), authorizeQuery())).searchParams.get('code') ?? '';
   }
 
   const errorOf = (res: TestResponse) => (res.json as { error: string }).error;
