@@ -151,16 +151,21 @@ test('bad bytes after a complete request get their 400 after that request’s an
   assert.deepEqual(statusesOf(brokenBody), [200], 'one request, one answer');
 });
 
+/** The request lines logged for a URL holding `fragment`, once its answer is sent (then it is logged). */
+async function requestLinesWith(fragment: string): Promise<string[]> {
+  await sleep(200);
+  return server
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('"msg":"request"') && line.includes(fragment));
+}
+
 test("Connect's secrets sent in a URL by mistake are logged redacted: a client secret, a code, a verifier", async () => {
   const secret = `mxa_${'Q7'.repeat(20)}abc123456`;
   const code = 'c0deC0deC0deC0deC0deC0deC0deC0deC0deC0deC0d';
   const path = `/oauth/token?client_secret=${secret}&code=${code}&code_verifier=${code}v`;
   assert.equal((await request(server, { path })).status, 405, 'the token endpoint takes a POST');
-  await sleep(200); // a request is logged after its answer is sent
-  const lines = server
-    .logs()
-    .split('\n')
-    .filter((line) => line.includes('"msg":"request"') && line.includes('/oauth/token'));
+  const lines = await requestLinesWith('/oauth/token');
   assert.equal(lines.length, 1, 'the request is logged');
   assert.ok(lines[0]?.includes('code=[redacted]'), lines[0]);
   assert.ok(!server.logs().includes(code), 'no code is logged');
@@ -171,11 +176,7 @@ test('a request refused before any route is logged, its key redacted', async () 
   const stray = generateApiKey();
   const path = `/v1/meals/%ZZ/${stray.replace('_', '%5F')}`;
   assertError(await request(server, { path }), 400, 'bad_request', { param: null });
-  await sleep(200); // a request is logged after its answer is sent
-  const lines = server
-    .logs()
-    .split('\n')
-    .filter((line) => line.includes('"msg":"request"') && line.includes('/v1/meals/%ZZ/'));
+  const lines = await requestLinesWith('/v1/meals/%ZZ/');
   assert.equal(lines.length, 1, 'the request is logged');
   assert.ok(lines[0]?.includes('mxk_[redacted]'), lines[0]);
   assert.ok(!server.logs().includes(stray.slice(4)), 'the key is not logged');
