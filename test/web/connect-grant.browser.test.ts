@@ -150,7 +150,8 @@ describe('Connect: a third party gets a key by the person’s consent, in Chromi
         .waitFor();
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.waitForURL((url) => url.href.startsWith(callback.url));
-      const returned = callback.hits.at(-1);
+      // The last request to the callback itself (the browser asks for /favicon.ico after it).
+      const returned = callback.hits.filter((hit) => hit.pathname === '/callback').at(-1);
       assert.ok(returned !== undefined);
       assert.equal(returned.searchParams.get('iss'), issuer.href.replace(/\/$/, ''));
       const params = oauth.validateAuthResponse(as, client, returned, asked.state);
@@ -211,6 +212,7 @@ describe('Connect: a third party gets a key by the person’s consent, in Chromi
     const connected = page.getByRole('region', { name: 'Connected apps' });
     await connected.getByRole('row', { name: /Coach Anna/ }).waitFor();
     await page.getByText('You have no API keys yet.').waitFor();
+    await page.getByText('1 of 10 active keys.').waitFor(); // the app's key counts toward the person's limit
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
       await expectNoAxeViolations(page, `connected apps at ${viewport.width}px`);

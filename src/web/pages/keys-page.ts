@@ -65,7 +65,8 @@ export const KEY_ID_FIELD = 'keyId';
  * could only fail and throw the typed name away (as the webhooks section does).
  */
 function renderGenerateForm(view: KeysPageView): Html {
-  const active = view.keys.filter((key) => isActiveKey(key, view.now)).length;
+  // Connected apps' keys count too: the limit is the person's, whoever holds the key.
+  const active = view.keys.filter((key) => isActiveKey(key, view.now)).length + view.connected.apps.length;
   const problem = view.generate?.problem;
   const draft = view.generate?.draft;
   if (active >= MAX_ACTIVE_KEYS) {
@@ -73,8 +74,8 @@ function renderGenerateForm(view: KeysPageView): Html {
       <h2 id="generate-title">Generate a key</h2>
       ${renderFormRefusal(problem)}
       <p>
-        You have ${active} of ${MAX_ACTIVE_KEYS} active keys, the most allowed: revoke one you no longer use to generate
-        another.
+        You have ${active} of ${MAX_ACTIVE_KEYS} active keys, connected apps' included, the most allowed: revoke one you
+        no longer use, or disconnect an app, to generate another.
       </p>
     </section>`;
   }
