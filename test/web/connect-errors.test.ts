@@ -225,3 +225,31 @@ describe('the token endpoint', () => {
     assert.deepEqual([res.status, errorOf(res)], [400, 'invalid_grant']);
   });
 });
+
+describe('failed client authentications', () => {
+  let guarded: HostApiServer;
+
+  before(async () => {
+    guarded = await startHostApiServer({}, startInProcessServer);
+  });
+
+  after(async () => {
+    await guarded?.stop();
+  });
+
+  test('count per address as failed keys do: after 20, 429 rate_limited with Retry-After', async () => {
+    const wrong = `Basic ${Buffer.from(`app_none:mxa_${'2'.repeat(49)}`).toString('base64')}`;
+    const attempt = () =>
+      request(guarded, {
+        method: 'POST',
+        path: '/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: wrong },
+        body: 'token=mxk_x',
+      });
+    for (let i = 0; i < 20; i += 1) assert.equal((await attempt()).status, 401, `attempt ${i + 1}`);
+    const blocked = await attempt();
+    assert.equal(blocked.status, 429, blocked.text);
+    assert.equal((blocked.json as { error: string }).error, 'rate_limited');
+    assert.match(String(blocked.headers['retry-after']), /^[1-9][0-9]*$/);
+  });
+});
