@@ -32,7 +32,7 @@ export interface MealFieldSpec {
   /**
    * The version of stored meal bodies that added it (0: the first fields). A field added
    * later is written `null` into every older body by the store's rewrite
-   * (storage/meal-body-version.ts); an import's CSV header may leave it out.
+   * (storage/meal-body-rewrite.ts); an import's CSV header may leave it out.
    */
   readonly since: number;
 }

@@ -39,7 +39,7 @@ export function sendPage(reply: FastifyReply, status: number, body: string): Fas
   return reply.code(status).header('content-type', HTML_CONTENT_TYPE).send(body);
 }
 
-/** The form fields of a POST (form-body.ts), or none. */
+/** The form fields of a POST (app-page.ts parses every form into URLSearchParams), or none. */
 export function formOf(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }

@@ -2,7 +2,7 @@
  * The signature of a webhook call (docs/webhooks.md#the-call), after the Standard Webhooks
  * specification (standardwebhooks.com): `v1,` + the base64 of the HMAC-SHA256 of
  * `<webhook-id>.<webhook-timestamp>.<body>`. The secret's form and the HMAC are the SDK's own
- * code (client/webhook-secret.ts, client/webhook-digest.ts), so what is signed here is what
+ * code (domain/webhook-secret.ts, client/webhook-digest.ts), so what is signed here is what
  * verifyWebhook checks. The secrets and ids themselves are made in webhook-ids.ts.
  */
 import { webhookDigest } from '../client/webhook-digest.js';

@@ -5,7 +5,7 @@ import type { Migration } from '../../src/storage/sqlite/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 
-// Released migrations are never edited (sqlite/migrations.ts, postgres/migrations.ts): a store
+// Released migrations are never edited (storage/sqlite/migrations.ts, storage/postgres/migrations.ts): a store
 // that applied one never applies it again, so an edit would leave stores of one version with
 // two schemas. The SHA-256 of every migration that has shipped is held here; one edited (or an
 // exported constant it is built from, as PostgreSQL's migration 10 is built from the functions'

@@ -48,7 +48,7 @@ export interface PostgresFeedSignals {
 type ListenOptions = postgres.Options<Record<string, never>> & { onnotify: (channel: string, payload: string) => void };
 
 /**
- * Change signals on PostgreSQL (storage/feed-signals.ts): one `LISTEN` connection per process,
+ * Change signals on PostgreSQL (storage/change-signals.ts): one `LISTEN` connection per process,
  * opened when the first watcher comes (a CLI command never opens one), whoever wrote: this
  * process, another process, another instance. When that connection drops, it is opened again
  * (after 100 ms, then up to every second) until it listens, and every watcher is told that
