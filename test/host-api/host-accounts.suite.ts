@@ -122,5 +122,19 @@ export function hostAccountRules(name: string, open: () => HostApiServer) {
       assert.deepEqual(Object.keys(link), ['url', 'expiresAt']);
       assert.match(link.url, /^https:\/\/meals\.example\.com\/login\?token=/);
     });
+
+    test('sign-in links with next: where they land once signed in, a path of the page only', async () => {
+      const server = open();
+      const path = `/host/v1/users/${newUserId('next')}/login-links`;
+      const next = '/oauth/authorize?response_type=code&state=a%2Fb';
+      const res = await hostCall(server, { method: 'POST', path, json: { next } });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(new URL((res.json as { url: string }).url).searchParams.get('next'), next);
+      for (const elsewhere of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'oauth/authorize']) {
+        const refused = await hostCall(server, { method: 'POST', path, json: { next: elsewhere } });
+        assert.equal(refused.status, 422, elsewhere);
+        assert.equal((refused.json as { error: { param: string } }).error.param, 'next', elsewhere);
+      }
+    });
   });
 }

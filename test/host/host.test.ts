@@ -162,6 +162,30 @@ describe('the host module (meal-export/host)', () => {
     assert.equal(again.status, 400);
   });
 
+  test('a login link made with next lands there once signed in; next elsewhere is refused', async () => {
+    const next = '/oauth/authorize?client_id=app_1&state=s';
+    const { url } = await host.createLoginLink(newUserId('next'), { next });
+    const opened = await pageRequest(app, { path: new URL(url).pathname + new URL(url).search });
+    assert.match(opened.text, /name="next" value="\/oauth\/authorize\?client_id=app_1&amp;state=s"/);
+    const signedIn = await pageRequest(app, {
+      path: '/login',
+      headers: { origin: app },
+      form: { token: tokenOf(url), next },
+    });
+    assert.equal(signedIn.status, 303);
+    assert.equal(signedIn.headers.location, next);
+    const forged = await host.createLoginLink(newUserId('forged'));
+    const elsewhere = await pageRequest(app, {
+      path: '/login',
+      headers: { origin: app },
+      form: { token: tokenOf(forged.url), next: '//evil.example/' },
+    });
+    assert.equal(elsewhere.headers.location, '/', 'a next that is not a path of the page lands on the page');
+    await assert.rejects(host.createLoginLink(newUserId('x'), { next: 'https://evil.example/' }), {
+      code: 'invalid_argument',
+    });
+  });
+
   test('the package exports meal-export/host, with its types, from the build', () => {
     assert.ok(existsSync(path.join(PROJECT_ROOT, 'dist', 'host', 'index.d.ts')));
     const child = spawnSync(
