@@ -11,7 +11,7 @@ import type { HostResource } from './host-route-table.js';
 
 /**
  * Third-party apps, registered by the operator (docs/host-api.md#apps-connect): each gets an id
- * and a client secret, with which it will ask people for a key of their own.
+ * and a client secret, with which it asks people for a key of their own (docs/connect.md).
  */
 
 const TAG = 'Apps';

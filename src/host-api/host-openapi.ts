@@ -46,8 +46,7 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
       { name: 'Users', description: 'A user as a whole: erased when their account is deleted in the diet app.' },
       {
         name: 'Apps',
-        description:
-          'Third-party apps registered by the operator (Connect): each will ask people for a key of their own.',
+        description: 'Third-party apps registered by the operator (Connect): each asks people for a key of their own.',
       },
       { name: 'Service', description: 'This document and the health check: no token needed.' },
     ],
