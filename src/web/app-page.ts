@@ -143,7 +143,7 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
   return app;
 }
 
-/** Builds and listens; prunes expired sign-ins and old daily counts at start and hourly. */
+/** Builds and listens; prunes expired sign-ins, Connect codes and old daily counts at start and hourly. */
 export async function startAppPage(config: AppPageConfig): Promise<RunningAppPage> {
   const app = await buildAppPage(config);
   if (config.tls === undefined && config.publicUrl === undefined) {
@@ -154,6 +154,8 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
     try {
       const now = Date.now();
       await config.storage.signIns.pruneExpiredSignIns(now);
+      // Connect's codes live 60 s: the used and the expired go with the sign-ins.
+      await config.storage.codes.pruneAuthorizationCodes(now);
       await config.storage.quota.pruneKeyRequests(Math.floor(now / DAY_MS) - KEEP_REQUEST_DAYS);
     } catch (err) {
       config.log.warn({ err }, 'could not prune expired sign-ins');
