@@ -154,8 +154,9 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
     try {
       const now = Date.now();
       await config.storage.signIns.pruneExpiredSignIns(now);
-      // Connect's codes live 60 s: the used and the expired go with the sign-ins.
-      await config.storage.codes.pruneAuthorizationCodes(now);
+      // Connect's codes live 60 s; each is kept a day past that, so that one presented again
+      // later still revokes the key it gave (docs/connect.md#the-grant).
+      await config.storage.codes.pruneAuthorizationCodes(now - DAY_MS);
       await config.storage.quota.pruneKeyRequests(Math.floor(now / DAY_MS) - KEEP_REQUEST_DAYS);
     } catch (err) {
       config.log.warn({ err }, 'could not prune expired sign-ins');
