@@ -5,14 +5,16 @@ import { allowOnPage, formFields, signedInCookie } from '../support/connect-pers
 import { type HostApiServer, hostCall, startHostApiServer } from '../support/host-api.js';
 import { startInProcessServer } from '../support/in-process-server.js';
 import { pgbouncerSkipReason, startPgBouncer, type TestPgBouncer } from '../support/pgbouncer.js';
-import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { redisSkipReason } from '../support/redis.js';
+import { newScaleOutStore, type ScaleOutStore } from '../support/scale-out-store.js';
 import { getMeals, newUserId, request } from '../support/server.js';
 import { appPageUrl, pageRequest } from '../web/page-client.js';
 
-// Connect on two instances of one PostgreSQL (docs/connect.md): a code the page of one issued is
+// Connect on two instances of one PostgreSQL and Redis (docs/connect.md): a code the page of one issued is
 // redeemed at the other's token endpoint, and a Disconnect on one is refused by the other within
 // 1 s; the same behind a transaction-pooling PgBouncer.
-const pgSkip = await postgresSkipReason();
+const pgSkip = (await postgresSkipReason()) ?? (await redisSkipReason());
 const REDIRECT = 'https://coach.example/callback';
 const SINCE = { lastModifiedSince: '1970-01-01T00:00:00Z' };
 
@@ -25,15 +27,15 @@ async function refusedWithin(server: HostApiServer, key: string, ms: number): Pr
 }
 
 function connectAcrossInstances(name: string, skip: string | undefined, through: (url: string) => Promise<string>) {
-  describe(`Connect on two instances of one PostgreSQL (${name})`, { skip: skip ?? false }, () => {
-    let store: TestPostgresStore;
+  describe(`Connect on two instances of one PostgreSQL and Redis (${name})`, { skip: skip ?? false }, () => {
+    let store: ScaleOutStore;
     let first: HostApiServer;
     let second: HostApiServer;
 
     before(async () => {
-      store = await newPostgresDatabase('connect');
-      const db = await through(store.url);
-      const options = { db, extraArgs: ['--app-port', '0'] };
+      store = await newScaleOutStore('connect');
+      const db = await through(store.db);
+      const options = { db, redis: store.redis, extraArgs: ['--app-port', '0'] };
       first = await startHostApiServer(options, startInProcessServer);
       second = await startHostApiServer(options, startInProcessServer);
     });
