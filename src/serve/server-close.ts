@@ -13,6 +13,7 @@ export interface ServerParts {
   readonly app: FastifyInstance;
   /** The API listener's connections, cut when the drain's deadline passes. */
   readonly connections: ConnectionDrain | undefined;
+  /** The app page: drained with the public listener, under the same deadline. */
   readonly appPage: RunningAppPage | undefined;
   /** The host API: drained with the public listener, under the same deadline. */
   readonly hostApi?: RunningHostApi | undefined;
@@ -34,7 +35,8 @@ export async function closeServer(parts: ServerParts): Promise<void> {
   jobs.stopErasureVacuum();
   const webhooksStopped = jobs.webhooks?.stop();
   // server.close() drains through the server's closeIdleConnections (listener/connection-drain.ts).
-  const drained = Promise.all([app.close(), parts.hostApi?.close()]);
+  // The app page is drained with them: a page or CSV download in flight is answered too.
+  const drained = Promise.all([app.close(), parts.hostApi?.close(), parts.appPage?.close()]);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {
     timer = setTimeout(() => resolve('deadline'), DRAIN_TIMEOUT_MS);
@@ -43,10 +45,10 @@ export async function closeServer(parts: ServerParts): Promise<void> {
     app.log.warn('responses still in flight after 30 s: closing their connections');
     parts.connections?.destroyAll();
     parts.hostApi?.connections?.destroyAll();
+    parts.appPage?.connections?.destroyAll();
     await drained;
   }
   clearTimeout(timer);
-  await parts.appPage?.close();
   await webhooksStopped;
   // After the last response: every accepted request is in the store before the process ends.
   await jobs.keyUseFlush.stop();

@@ -7,6 +7,8 @@ import Fastify, {
 } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerHealthRoute } from '../http/info-routes.js';
+import type { ConnectionDrain } from '../listener/connection-drain.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
 import { createListener, describeListenFailure } from '../listener/listener.js';
 import { createRequestReport } from '../listener/request-report.js';
 import type { Storage } from '../storage/storage.js';
@@ -45,6 +47,9 @@ export interface AppPageConfig {
 export interface RunningAppPage {
   /** The listener's own address, with the port actually bound. */
   readonly url: string;
+  /** Its connections: the drain's deadline cuts them as it cuts the API's (serve/server-close.ts). */
+  readonly connections: ConnectionDrain | undefined;
+  /** Stops accepting and answers the requests in flight, as the API listener does (listener/connection-drain.ts). */
   close(): Promise<void>;
 }
 
@@ -62,11 +67,13 @@ function formatHost(host: string): string {
  * separate from the JSON API, which refuses them. Forms only (application/x-www-form-urlencoded,
  * parsed by URLSearchParams); every response carries the page's security headers (page-headers.ts).
  */
-export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstance> {
+async function buildAppPage(config: AppPageConfig, serverFactory: FastifyServerFactory): Promise<FastifyInstance> {
   const tls = config.tls;
-  // The API's bounds on connections (handshake, stalled readers, their number), Node's parser.
-  const serverFactory: FastifyServerFactory = (handler) => createListener(handler, { tls }).server;
   const app = Fastify({
+    // As the API's: a request in flight at SIGTERM is answered, an idle connection closed by
+    // the drain (listener/connection-drain.ts), and none is answered 503 by Fastify meanwhile.
+    return503OnClosing: false,
+    forceCloseConnections: false,
     loggerInstance: config.log,
     // One line per request below, without the query: a login link's token travels in it.
     logController: new LogController({ disableRequestLogging: true }),
@@ -100,8 +107,9 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
     }
     if (error instanceof AppError && error.code === 'unavailable') {
       request.log.warn({ err: error.cause ?? error }, 'storage unavailable');
+      // As every 503 of the service: when to try again (listener/failure.ts).
       return sendPage(
-        reply,
+        reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS),
         503,
         renderMessagePage('Try again in a moment', ['The service is unavailable just now.'], signedOut),
       );
@@ -145,7 +153,13 @@ export async function buildAppPage(config: AppPageConfig): Promise<FastifyInstan
 
 /** Builds and listens; prunes expired sign-ins, Connect codes and old daily counts at start and hourly. */
 export async function startAppPage(config: AppPageConfig): Promise<RunningAppPage> {
-  const app = await buildAppPage(config);
+  // The API's bounds on connections (handshake, stalled readers, their number), Node's parser.
+  let connections: ConnectionDrain | undefined;
+  const app = await buildAppPage(config, (handler) => {
+    const listener = createListener(handler, { tls: config.tls });
+    connections = listener.connections;
+    return listener.server;
+  });
   if (config.tls === undefined && config.publicUrl === undefined) {
     // Behind a TLS proxy the browser's origin is https://…, which a plain listener cannot guess.
     config.log.warn('app page on plain HTTP without --public-url: forms are accepted only from http:// origins');
@@ -181,6 +195,7 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `${config.tls === undefined ? 'http' : 'https'}://${formatHost(config.host)}:${port}`,
+    connections,
     async close() {
       clearInterval(timer);
       await app.close();
