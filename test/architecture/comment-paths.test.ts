@@ -7,9 +7,9 @@ import { PROJECT_ROOT } from '../support/project.js';
 
 // A comment that names a file sends its reader there: every file a comment of the code names
 // exists, so that a file renamed or removed cannot leave readers looking for it. A path is found
-// as written from the file's folder or any folder above it (`sqlite/migrations.ts` from
-// src/storage/postgres; a source file's from the root of src/), a bare name anywhere in the
-// tree, a built `dist/…js` as its source.
+// as written from the file's folder or any folder above it (a sibling folder's file named from
+// src/storage/postgres), or a source file's from the root of src/; a bare name anywhere in the
+// tree; a built `dist/…js` as its source.
 // The docs' links are held by test/docs/docs-pages.test.ts.
 
 /** Names in comments that are not this project's files: other projects' sources, cited for their behaviour. */
