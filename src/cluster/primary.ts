@@ -12,7 +12,7 @@ import { loadServeTls, logTransport } from '../serve/serve-tls.js';
 import { logStoreAndLimiter } from '../serve/start-log.js';
 import type { StopSignal } from '../stop-signal.js';
 import { openStorage } from '../storage/open-storage.js';
-import { startTombstonePruning } from '../tombstone-pruning.js';
+import { startTombstonePruning } from '../serve/tombstone-pruning.js';
 import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';
 
 /**

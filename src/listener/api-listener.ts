@@ -31,7 +31,8 @@ export function createApiListener(tls: ListenerOptions['tls'], maxWaiting: numbe
   return { serverFactory, connections: () => connections };
 }
 
-function formatHost(host: string): string {
+/** A host as a URL names it: an IPv6 address in brackets (every listener's URL is made so). */
+export function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyAuthenticator } from '../keys/key-authenticator.js';
-import { type KeyUseFlush, startKeyUseFlush } from '../key-use-flush.js';
+import { type KeyUseFlush, startKeyUseFlush } from './key-use-flush.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ServeConfig } from './serve-config.js';
 import type { Storage } from '../storage/storage.js';
-import { startTombstonePruning } from '../tombstone-pruning.js';
+import { startTombstonePruning } from './tombstone-pruning.js';
 import { startErasureVacuum } from './erasure-vacuum.js';
 import { type RunningWebhooks, startWebhooks } from '../webhooks/webhook-service.js';
 

@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerHealthRoute } from '../http/info-routes.js';
+import { formatHost } from '../listener/api-listener.js';
 import type { ConnectionDrain } from '../listener/connection-drain.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
 import { createListener, describeListenFailure } from '../listener/listener.js';
@@ -57,10 +58,6 @@ const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** Daily counts are kept for 90 days: the page charts 30. */
 const KEEP_REQUEST_DAYS = 90;
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
 
 /**
  * The app page's own listener (docs/app.md#the-page-resources--export-api-csv): HTML for browsers,

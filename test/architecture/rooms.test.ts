@@ -26,8 +26,6 @@ const ROOMS = [
   'listener',
   'http',
   'metrics',
-  'tombstone-pruning.ts',
-  'key-use-flush.ts',
   'web',
   'host',
   'host-api',

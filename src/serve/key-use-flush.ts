@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyAuthenticator } from './keys/key-authenticator.js';
+import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 
 export interface KeyUseFlushOptions {
   /** How often the noted uses are written while serving (default 5 s: docs/operations.md#limits-across-restarts). */

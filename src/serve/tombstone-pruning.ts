@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { tombstonePruneCutoff } from './domain/tombstone-retention.js';
-import type { Storage } from './storage/storage.js';
+import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
+import type { Storage } from '../storage/storage.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { pino } from 'pino';
-import type { KeyAuthenticator } from '../src/keys/key-authenticator.js';
-import { startKeyUseFlush } from '../src/key-use-flush.js';
+import type { KeyAuthenticator } from '../../src/keys/key-authenticator.js';
+import { startKeyUseFlush } from '../../src/serve/key-use-flush.js';
 
 /** An authenticator whose flushUses is scripted: each call takes `takesMs`, and fails while `failing()` says so. */
 function scriptedFlushes(options: { takesMs?: number; failing?: (call: number) => boolean }) {
