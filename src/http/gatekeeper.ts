@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import { noSuchResource, PUBLIC_API_WHERE } from '../listener/not-found.js';
 import { pathOf } from '../listener/request-report.js';
-import { PUBLIC_METHODS, PUBLIC_ROUTES } from './public-routes.js';
+import { PUBLIC_METHODS, PUBLIC_ROUTE_METHODS, PUBLIC_ROUTES } from './public-routes.js';
 
 /** A URL over 8 KiB is 414 (docs/errors.md), counted as the request line sent it. */
 export const MAX_URL_BYTES = 8 * 1024;
@@ -61,7 +61,7 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
   if (request.method === 'OPTIONS') return browserForbidden();
   const methods = PUBLIC_ROUTES.get(path);
   if (methods === undefined) return notFound();
-  if (!methods.split(', ').includes(request.method ?? '')) {
+  if (PUBLIC_ROUTE_METHODS.get(path)?.has(request.method ?? '') !== true) {
     const use = methods === PUBLIC_METHODS ? 'GET or HEAD' : methods;
     return new AppError('method_not_allowed', `${request.method} is not allowed here: use ${use}.`, {
       headers: { allow: methods },

@@ -36,6 +36,11 @@ export const PUBLIC_ROUTES: ReadonlyMap<string, string> = new Map([
 
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(PUBLIC_ROUTES.keys());
 
+/** Each route's methods as a set, made once: the gatekeeper asks it of every request. */
+export const PUBLIC_ROUTE_METHODS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  [...PUBLIC_ROUTES].map(([path, methods]) => [path, new Set(methods.split(', '))]),
+);
+
 // scheme "://" authority, then the path and query (RFC 3986 section 3).
 const ABSOLUTE_FORM_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
 
