@@ -25,10 +25,15 @@ export async function userWithLargePage(server: ServedApp, repeats = 100): Promi
   return { userId, key };
 }
 
-/** Opens a GET and stops reading the answer as soon as its headers arrive. */
+/** Opens a GET with its key and stops reading the answer as soon as its headers arrive. */
 export function pausedGet(server: ServedApp, key: string, path: string) {
+  return pausedRequest(keyedGetOptions(server, key, path));
+}
+
+/** Sends the request and stops reading its answer as soon as the headers arrive (any listener's). */
+export function pausedRequest(options: https.RequestOptions | URL) {
   return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
-    const req = https.request(keyedGetOptions(server, key, path), (res) => {
+    const req = https.request(options, (res) => {
       res.pause();
       resolve({
         status: res.statusCode ?? 0,

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { refused } from '../support/answer-in-flight.js';
+import { pausedRequest, refused } from '../support/answer-in-flight.js';
 import { signedInCookie } from '../support/connect-person.js';
 import { type HostApiServer, startHostApiServer } from '../support/host-api.js';
 import { startInProcessServer } from '../support/in-process-server.js';
@@ -16,26 +15,16 @@ import { appPageUrl, pageRequest } from './page-client.js';
 // store does not answer, says when to try again.
 const pgSkip = await postgresSkipReason();
 
-/** Opens a GET of the page and stops reading its answer once the headers are in. */
+/** Opens a GET of the page, with its session, and stops reading its answer once the headers are in. */
 function pausedPageGet(app: string, path: string, cookie: string) {
   const url = new URL(path, app);
-  return new Promise<{ status: number; readAll: () => Promise<string> }>((resolve, reject) => {
-    const request = https.request(url, { headers: { cookie }, rejectUnauthorized: false, agent: false }, (answer) => {
-      answer.pause();
-      resolve({
-        status: answer.statusCode ?? 0,
-        readAll: () =>
-          new Promise((done, fail) => {
-            const chunks: Buffer[] = [];
-            answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-            answer.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
-            answer.on('error', fail);
-            answer.resume();
-          }),
-      });
-    });
-    request.on('error', reject);
-    request.end();
+  return pausedRequest({
+    host: url.hostname,
+    port: url.port,
+    path: `${url.pathname}${url.search}`,
+    headers: { cookie },
+    rejectUnauthorized: false,
+    agent: false,
   });
 }
 
