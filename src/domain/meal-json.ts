@@ -29,8 +29,8 @@ export function encodeMealContent(meal: MealContent): string {
 
 /**
  * What ends a meal's JSON text after its modifiedAt value: the closing quote and brace. Written
- * here alone, for encodeMealAt and for PostgreSQL's one-statement save, which places a meal on
- * the clock itself (storage/postgres/postgres-functions-single-writes.ts).
+ * here alone, for encodeMealAt and for PostgreSQL's writes, which place a meal on the clock
+ * themselves (storage/postgres/postgres-functions-decision.ts, postgres-batch-statement.ts).
  */
 export const MEAL_JSON_END = '"}';
 
@@ -57,7 +57,7 @@ export function isStoredMeal(body: string, content: string): boolean {
  * A tombstone's JSON text before and after its modifiedAt value: JSON.stringify's text of
  * `{ id, modifiedAt, deleted: true }`, the instant needing no escape. Apart, so that
  * PostgreSQL's one-statement delete, which places the tombstone on the clock itself, takes the
- * id's escaping from here (storage/postgres/postgres-functions-single-writes.ts).
+ * id's escaping from here (storage/postgres/postgres-functions-decision.ts).
  */
 export function tombstoneAround(id: string): readonly [head: string, end: string] {
   return [`{"id":${JSON.stringify(id)},"modifiedAt":"`, '","deleted":true}'];

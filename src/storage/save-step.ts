@@ -13,9 +13,10 @@ export interface MetMeal {
 
 /**
  * What one save does (storage/meal-writes.ts), decided the same way on every backend so that
- * the rules of domain/source-version.ts are applied in one place (PostgreSQL's single-meal
- * save and delete make the same decisions in SQL, postgres/postgres-functions-single-writes.ts:
- * a change here is a change there, held together by the shared storage suites):
+ * the rules of domain/source-version.ts are applied in one place. This is SQLite's decider;
+ * PostgreSQL's is its twin in SQL (postgres/postgres-functions-decision.ts), which every write
+ * there calls: a change here is a change there, a new migration, and
+ * test/storage/write-paths.property.test.ts fails until both agree again:
  * - `stale`: nothing written;
  * - `unchanged`: nothing written but, when `recordVersion` is set, that version alone;
  * - `created` / `updated`: the meal written with `sourceVersion` kept beside it.

@@ -1,33 +1,26 @@
 import type { TransactionSql } from 'postgres';
-import type { MealsDigest } from '../../domain/meals-digest.js';
-import { storedDigest } from '../digest-bytes.js';
 
 const PREPARED = { prepare: true } as const;
 
-export interface LockedClock {
-  readonly clock: number | undefined;
-  /** The user's live meals' digest; undefined while not computed yet (a row older than it). */
-  readonly digest: MealsDigest | undefined;
-}
-
 /**
- * Locks the user's clock row (creating it first), serialising the user's writes; what it holds.
- * Every write of a user's meals takes it before reading the meals it writes, so what it reads
- * (content, sourceVersion) cannot change until it commits: two saves of one meal racing on two
- * processes are decided one after the other. The batch writes take it here; a single-meal save
- * or delete takes the same lock inside its one statement (postgres-functions-single-writes.ts).
+ * Locks the clock rows of the users a batch writes (creating the missing ones), in user id
+ * order, so that two imports of many users cannot each hold one the other waits for: one call
+ * of meal_export_lock_clock each (postgres-functions-decision.ts), the lock the single-meal
+ * functions take too. Every write of a user's meals takes it before reading the meals it
+ * writes, so what it reads (content, sourceVersion) cannot change until it commits: two saves
+ * of one meal racing on two processes are decided one after the other. A statement of its own:
+ * the batch statement after it takes its snapshot once the locks are held.
  */
-export async function lockClock(tx: TransactionSql, userId: string): Promise<LockedClock> {
-  await tx.unsafe('INSERT INTO user_clocks (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId], PREPARED);
-  const [row] = await tx.unsafe<
-    { last_modified_at: number | null; live_count: number | null; digest_sum: Buffer | null }[]
-  >(
-    'SELECT last_modified_at, live_count, digest_sum FROM user_clocks WHERE user_id = $1 FOR UPDATE',
-    [userId],
+export async function lockClocks(tx: TransactionSql, userIds: readonly string[]): Promise<void> {
+  const [only, ...others] = userIds;
+  if (only !== undefined && others.length === 0) {
+    await tx.unsafe('SELECT FROM meal_export_lock_clock($1::text, true)', [only], PREPARED);
+    return;
+  }
+  await tx.unsafe(
+    `SELECT FROM (SELECT user_id FROM unnest($1::text[]) AS user_id ORDER BY user_id COLLATE "C" OFFSET 0) AS sorted,
+       LATERAL meal_export_lock_clock(sorted.user_id, true)`,
+    [[...userIds]],
     PREPARED,
   );
-  return {
-    clock: row?.last_modified_at ?? undefined,
-    digest: storedDigest(true, row?.live_count === null ? null : Number(row?.live_count), row?.digest_sum),
-  };
 }

@@ -1,8 +1,8 @@
 /**
  * The commit step of every change of a user's meals on PostgreSQL as one function
- * (docs/architecture.md#one-way-a-change-flows): postgres-commit.ts calls it at the end of a
- * batch write, the single-meal writes (postgres-functions-single-writes.ts) inside their own
- * statement. Its parameters are named as the columns they fill, so `#variable_conflict
+ * (docs/architecture.md#one-way-a-change-flows): the batch statement calls it once per user
+ * (postgres-batch-statement.ts), the single-meal writes (postgres-functions-decision.ts) inside
+ * their own statement. Its parameters are named as the columns they fill, so `#variable_conflict
  * use_column` reads a bare name in a query as the column, and a parameter is written with its
  * function's name.
  * Part of migration 10 (migrations.ts): released migrations are never edited; a later change

@@ -9,8 +9,9 @@
  * and functions are named without a schema: they resolve in the caller's search_path, the
  * store's schema, as every statement of the store does. Parameters are named as the columns
  * they fill (`#variable_conflict use_column`, as in postgres-functions-commit.ts).
- * Part of migration 10 (migrations.ts): released migrations are never edited; a later change
- * of these functions is a new migration that replaces them.
+ * Part of migration 10 (migrations.ts): released migrations are never edited. Migration 14
+ * (postgres-functions-decision.ts) replaced both functions, deciding by the one decider every
+ * write calls; the text below is migration 10's as it shipped, its comments included.
  */
 export const SINGLE_WRITE_FUNCTIONS_SQL = `
 -- MealWrites.saveMeal in one statement (postgres-meal-save.ts), as the batch path

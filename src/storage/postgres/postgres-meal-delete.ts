@@ -7,7 +7,7 @@ const PREPARED = { prepare: true } as const;
 
 /**
  * MealWrites.deleteMeal on PostgreSQL, one attempt: one statement, one round trip, a call of
- * meal_export_delete_meal (postgres-functions-single-writes.ts), which decides as stepOfDelete does
+ * meal_export_delete_meal (postgres-functions-decision.ts), which decides as stepOfDelete does
  * (storage/save-step.ts) under the user's clock lock. The tombstone is the meal's row updated
  * in place, so it keeps the row's sourceVersion unless a newer one comes; its text around the
  * instant is made here (domain/meal-json.ts). The caller runs it again when another user's

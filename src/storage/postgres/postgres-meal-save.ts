@@ -8,8 +8,8 @@ const PREPARED = { prepare: true } as const;
 
 /**
  * MealWrites.saveMeal on PostgreSQL, one attempt: one statement, one round trip, a call of
- * meal_export_save_meal (postgres-functions-single-writes.ts), which decides and writes as the batch
- * path does for one meal (postgres-meal-writes.ts), under the user's clock lock. JS encodes
+ * meal_export_save_meal (postgres-functions-decision.ts), which decides by the rules the batch
+ * statement applies to every record (postgres-batch-statement.ts), under the user's clock lock. JS encodes
  * the meal's content, as for every write. The caller runs it again when another user's write
  * took an unknown id between the look-up and the insert (unique): the next attempt finds it
  * foreign.
