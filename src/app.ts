@@ -1,20 +1,15 @@
-import type { Socket } from 'node:net';
 import compress from '@fastify/compress';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerFactory,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createCursorCodec } from './domain/cursor.js';
 import type { KeyAuthenticator } from './keys/key-authenticator.js';
 import { createAnswerOrder } from './http/answer-order.js';
 import { BROTLI_OPTIONS, COMPRESSION_THRESHOLD, ENCODINGS } from './http/compression.js';
-import { sendError } from './listener/error-answer.js';
 import type { TrustedProxies } from './listener/client-address.js';
-import { registerErrorHandling } from './http/error-handler.js';
-import { frameworkRefusal } from './listener/failure.js';
-import { createFrontDoor, openFrontDoor } from './http/front-door.js';
+import { jsonErrorMapping, registerErrorMapping } from './listener/error-mapping.js';
+import type { ListenerKit } from './listener/listener-kit.js';
+import { PUBLIC_API_WHERE } from './listener/not-found.js';
+import { createFrontDoor } from './http/front-door.js';
+import { connectRefusal } from './http/gatekeeper.js';
 import { registerInfoRoutes } from './http/info-routes.js';
 import { registerOAuthEndpoints } from './http/oauth-endpoints.js';
 import { type ConnectAddresses, registerOAuthMetadata } from './http/oauth-metadata.js';
@@ -23,7 +18,7 @@ import { createLargePageGate, type LargePageObserver } from './http/large-page-g
 import { createMealsEndpoint } from './http/meals-endpoint.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { routeOf } from './http/public-routes.js';
-import { createRequestReport, type RequestMetrics } from './listener/request-report.js';
+import { createRequestReport, type RequestMetrics, reportResponses } from './listener/request-report.js';
 import type { AuthFailureLimiter, RateLimiter, RateLimitPolicy } from './ratelimit/rate-limiter.js';
 import type { Storage } from './storage/storage.js';
 import type { AuthFailureGuard } from './http/authenticate.js';
@@ -35,16 +30,12 @@ export interface AppDeps {
   readonly authFailures: AuthFailureLimiter;
   readonly authenticator: KeyAuthenticator;
   readonly policy: RateLimitPolicy;
-  /** True when the listener speaks TLS (HSTS is sent then). */
-  readonly tls: boolean;
   readonly logLevel: string;
   /** The process's logger (logger.ts), shared with what server.ts wires. */
   readonly log: FastifyBaseLogger;
   readonly version: string;
-  /** Builds the listener (server.ts: HTTPS with the contract's size and time limits). */
-  readonly serverFactory: FastifyServerFactory;
-  /** Answers what the HTTP parser refuses (listener/client-error.ts). */
-  readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
+  /** The listener (server.ts: HTTPS with the contract's size and time limits), its connections and drain. */
+  readonly listener: ListenerKit;
   /** What /metrics counts (metrics/service-metrics.ts); nothing is counted without it. */
   readonly metrics?: AppMetrics;
   /** Proxies whose X-Forwarded-For names the client (`--trust-proxy`, listener/client-address.ts). */
@@ -79,7 +70,8 @@ const LARGE_PAGES = { smallPageLimit: 1000, capacity: 40_000, maxHoldMs: 30_000 
  * registered explicitly. server.ts listens.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { log } = deps;
+  const { log, listener } = deps;
+  const { tls } = listener;
   const report = createRequestReport({
     logRequests: ['info', 'debug', 'trace'].includes(deps.logLevel),
     metrics: deps.metrics,
@@ -100,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     policy: deps.policy,
     cursors: createCursorCodec(await deps.storage.settings.cursorSecret()),
     largePages,
-    tls: deps.tls,
+    tls,
     log,
     report,
   });
@@ -109,46 +101,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   deps.metrics?.heldRequests.count(() => meals.held.size);
 
   const answerOrder = createAnswerOrder();
-  const { clientErrorHandler } = deps;
-
+  const errors = jsonErrorMapping(tls, PUBLIC_API_WHERE);
   const app = Fastify({
-    loggerInstance: log,
-    // One line per request, written in onResponse below, instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: false,
-    // server.ts drains connections itself (listener/connection-drain.ts): Fastify's 'idle' closing
-    // would cut large answers still being sent.
-    forceCloseConnections: false,
+    ...listener.fastifyOptions(log, errors, {
+      door: (framework) => createFrontDoor({ tls, meals: meals.listener, framework, log, report, answerOrder }),
+      bare: { tls, log, report, connectRefusal, continueBodies: false },
+      // The parser's refusals wait for the connection's answers in flight (http/answer-order.ts).
+      afterAnswers: (socket, answer) => answerOrder.afterAnswers(socket, answer),
+    }),
     bodyLimit: 1024,
     // No route reads request.query: /v1/meals parses its raw query itself, in the contract's
     // fault order (http/meals-query.ts). Fastify's own parse would be wasted work per request.
     routerOptions: { querystringParser: () => ({}) },
-    serverFactory: (fastifyHandler, options) => {
-      const server = deps.serverFactory(
-        createFrontDoor({ tls: deps.tls, meals: meals.listener, framework: fastifyHandler, log, report, answerOrder }),
-        options,
-      );
-      openFrontDoor(server, { tls: deps.tls, log, report });
-      return server;
-    },
-    // The parser's refusals wait for the connection's answers in flight (http/answer-order.ts).
-    ...(clientErrorHandler === undefined
-      ? {}
-      : {
-          clientErrorHandler: (error: Error, socket: Socket) =>
-            answerOrder.afterAnswers(socket, () => clientErrorHandler(error, socket)),
-        }),
-    frameworkErrors: (error, _request, reply) => sendError(reply, frameworkRefusal(error, reply.log)),
   });
 
   await app.register(compress, COMPRESSION);
-  // One line and one count per request; with neither wanted the hook is not registered.
-  if (report !== undefined) {
-    app.addHook('onResponse', async (request, reply) => {
-      report(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
-    });
-  }
-  registerErrorHandling(app);
+  // One line and one count per request; the route's label is found from the URL (public-routes.ts).
+  reportResponses(app, report);
+  // The not-found handler is reached only when the front door let a request through that no route answers.
+  registerErrorMapping(app, errors);
   // SIGTERM (serve/server-close.ts closes the app): every held long poll is answered at once with its page
   // as it stands, then the drain sends those answers in full like any other in flight
   // (docs/api.md#changes-as-they-happen-wait). Not awaited: the listener stops accepting meanwhile.

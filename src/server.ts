@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { startBackgroundJobs } from './serve/background-jobs.js';
 import { createKeyAuthenticator } from './keys/key-authenticator.js';
-import { createApiListener, listenApi } from './listener/api-listener.js';
-import { createClientErrorHandler } from './listener/client-error.js';
+import { MAX_CONNECTIONS } from './listener/connection-limits.js';
+import { createListenerKit } from './listener/listener-kit.js';
 import { createStartupLogger, type LogDestination } from './logger.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { createTimedStorage } from './metrics/timed-storage.js';
@@ -98,9 +98,10 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     await limiters.close();
     throw error;
   }
-  const tls = tlsMaterial !== undefined;
 
-  const api = createApiListener(tlsMaterial, config.maxWaiting);
+  // Held long polls keep their connections: they get places of their own (connection-limits.ts).
+  const maxConnections = MAX_CONNECTIONS + config.maxWaiting;
+  const listener = createListenerKit({ tls: tlsMaterial, json: true, maxConnections });
   // Connect's discovery document names the app page's address, known once it listens.
   let connect: ConnectAddresses | undefined;
   const app = await buildApp({
@@ -110,12 +111,10 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
     authFailures,
     authenticator,
     policy,
-    tls,
     logLevel: config.logLevel,
     log,
     version,
-    serverFactory: api.serverFactory,
-    clientErrorHandler: createClientErrorHandler(tls),
+    listener,
     trustedProxies: config.trustedProxies,
     maxWaiting: config.maxWaiting,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
@@ -130,7 +129,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
 
   let url: string;
   try {
-    url = await listenApi(app, config.host, config.port, tls);
+    url = await listener.listen(app, config.host, config.port);
   } catch (error) {
     startupLog.discard();
     throw error;
@@ -140,7 +139,7 @@ export async function startServer(config: ServeConfig, options: ServerOptions = 
   let hostApi: RunningHostApi | undefined;
   const ownsStorage = options.storage === undefined;
   const close = () =>
-    closeServer({ app, connections: api.connections(), appPage, hostApi, jobs, limiters, storage, ownsStorage });
+    closeServer({ app, connections: listener.connections(), appPage, hostApi, jobs, limiters, storage, ownsStorage });
   if (config.appPort !== undefined) {
     const page = { config, port: config.appPort, storage, tlsMaterial, apiUrl: url, log: app.log };
     // A page that cannot start (its port in use) fails the command: everything opened above

@@ -1,20 +1,12 @@
-import type { Socket } from 'node:net';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerFactory,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { dropRestAfterAnswer, guardedBody, hasBody } from '../listener/body-guard.js';
-import { sendError } from '../listener/error-answer.js';
+import { type ErrorMapping, jsonErrorMapping, registerErrorMapping } from '../listener/error-mapping.js';
 import { transportRefusal } from '../http/gatekeeper.js';
-import { failureOf, frameworkRefusal } from '../listener/failure.js';
 import { commonHeaders } from '../listener/json-response.js';
+import type { ListenerKit } from '../listener/listener-kit.js';
 import { HOST_API_WHERE, noSuchResource } from '../listener/not-found.js';
-import { createRequestReport, type RequestMetrics } from '../listener/request-report.js';
+import { createRequestReport, type RequestMetrics, reportResponses } from '../listener/request-report.js';
 import { authenticateService, type HostAuthentication } from './host-auth.js';
 import { isImportBody, MAX_IMPORT_BYTES, MAX_JSON_BODY_BYTES, registerBodyParsers } from './host-body.js';
 import { endJsonAnswersWithNewline } from './host-json-line.js';
@@ -32,19 +24,19 @@ declare module 'fastify' {
 
 export interface HostAppDeps {
   readonly auth: HostAuthentication;
-  /** True when the listener speaks TLS (HSTS is sent then). */
-  readonly tls: boolean;
   readonly log: FastifyBaseLogger;
   /** One log line per request (info level and below). */
   readonly logRequests: boolean;
   /** What /metrics counts of the host API (metrics/service-metrics.ts). */
   readonly metrics: RequestMetrics | undefined;
-  readonly serverFactory: FastifyServerFactory;
-  /** Answers what the HTTP parser refuses (listener/client-error.ts). */
-  readonly clientErrorHandler?: (error: Error, socket: Socket) => void;
+  /** The listener (host-listener.ts): the public one's server, connections and drain. */
+  readonly listener: ListenerKit;
   /** Registers the routes (host-routes.ts). */
   readonly routes: (app: FastifyInstance) => void;
 }
+
+/** A path the host API has no route for: where its routes are. */
+const notFound = () => noSuchResource(HOST_API_WHERE);
 
 /** The host API is for the app's back end: a browser never holds a service token. */
 const forBrowsers = () =>
@@ -64,7 +56,7 @@ async function guardRequest(request: FastifyRequest, deps: HostAppDeps): Promise
   if (transport !== undefined) throw transport;
   if (request.method === 'OPTIONS') throw forBrowsers();
   const route = routeConfig(request);
-  if (route === undefined) throw noSuchResource(HOST_API_WHERE);
+  if (route === undefined) throw notFound();
   if (!route.allow.includes(request.method)) {
     throw new AppError('method_not_allowed', `${request.method} is not allowed here.`, {
       headers: { allow: route.allow.join(', ') },
@@ -77,30 +69,54 @@ async function guardRequest(request: FastifyRequest, deps: HostAppDeps): Promise
 }
 
 /**
+ * The host API's errors: the public listener's JSON and mapping (listener/error-mapping.ts),
+ * its own `where`, its sizes and path ids before the framework's refusal, and its bodies'
+ * 413, after which the rest of the body is read and dropped.
+ */
+const hostErrors = (tls: boolean): ErrorMapping =>
+  jsonErrorMapping(tls, HOST_API_WHERE, {
+    notFound: (request) => (request.method === 'OPTIONS' ? forBrowsers() : notFound()),
+    beforeFramework: (request) => transportRefusal(request.raw) ?? refusedPathId(request.url),
+    refine(error, request, reply) {
+      if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE' && !(error instanceof AppError && error.status === 413)) {
+        return error;
+      }
+      // So that a client still sending reads the answer: the rest is read and dropped after it.
+      reply.removeHeader('connection');
+      dropRestAfterAnswer(request.raw, reply.raw, isImportBody(request) ? MAX_IMPORT_BYTES : MAX_JSON_BODY_BYTES);
+      return error instanceof AppError
+        ? error
+        : new AppError('request_too_large', 'The body is larger than 1 MiB.', { status: 413 });
+    },
+  });
+
+/**
  * The host API's Fastify instance (docs/host-api.md): JSON in and out, every answer
  * `Cache-Control: no-store`, every error of the public shape. Its listener (host-listener.ts)
  * shares no route with the public one: each answers the other's paths 404.
  */
 export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> {
-  const { log, tls } = deps;
+  const { log, listener } = deps;
+  const { tls } = listener;
+  const errors = hostErrors(tls);
+  const report = createRequestReport({ logRequests: deps.logRequests, metrics: deps.metrics, message: 'host request' });
   const app = Fastify({
-    loggerInstance: log,
-    logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: false,
-    forceCloseConnections: false,
+    ...listener.fastifyOptions(log, errors, {
+      // CONNECT is no method of a route: refused as a path none has, after the sizes.
+      bare: {
+        tls,
+        log,
+        report,
+        connectRefusal: (request) => transportRefusal(request) ?? notFound(),
+        continueBodies: true,
+      },
+    }),
     bodyLimit: MAX_JSON_BODY_BYTES,
     // A path id is up to 200 characters, each up to 12 when percent-encoded (4 UTF-8 bytes):
     // the router's default of 100 would refuse good ids.
     routerOptions: { maxParamLength: 200 * 12 },
     // HEAD is registered beside GET by host-resource.ts, with every other method.
     exposeHeadRoutes: false,
-    serverFactory: deps.serverFactory,
-    ...(deps.clientErrorHandler === undefined ? {} : { clientErrorHandler: deps.clientErrorHandler }),
-    frameworkErrors: (error, request, reply) => {
-      reply.headers(commonHeaders(tls));
-      const refusal = transportRefusal(request.raw) ?? refusedPathId(request.url);
-      sendError(reply, refusal ?? frameworkRefusal(error, reply.log));
-    },
   });
   app.decorateRequest('serviceTokenId', undefined);
   app.decorateRequest('hostQuery', undefined);
@@ -119,34 +135,14 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
     }
     return hasBody(request.raw) ? guardedBody(request.raw, payload, isImportBody(request)) : payload;
   });
-  const report = createRequestReport({ logRequests: deps.logRequests, metrics: deps.metrics, message: 'host request' });
-  if (report !== undefined) {
-    app.addHook('onResponse', async (request, reply) => {
-      const route = routeConfig(request);
-      const label = route === undefined ? 'other' : `${request.method} ${route.template}`;
-      const token = { token: request.serviceTokenId ?? null };
-      report(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime, label, token);
-    });
-  }
-
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply: FastifyReply) => {
-    const refusal =
-      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? new AppError('request_too_large', 'The body is larger than 1 MiB.', { status: 413 })
-        : error;
-    if (refusal instanceof AppError && refusal.status === 413) {
-      // So that a client still sending reads the answer: the rest is read and dropped after it.
-      reply.removeHeader('connection');
-      dropRestAfterAnswer(request.raw, reply.raw, isImportBody(request) ? MAX_IMPORT_BYTES : MAX_JSON_BODY_BYTES);
-    }
-    if (refusal instanceof AppError || error.statusCode === undefined) {
-      return sendError(reply, failureOf(refusal, request.log));
-    }
-    return sendError(reply, frameworkRefusal(error, request.log));
+  reportResponses(app, report, (request) => {
+    const route = routeConfig(request);
+    return {
+      route: route === undefined ? 'other' : `${request.method} ${route.template}`,
+      extra: { token: request.serviceTokenId ?? null },
+    };
   });
-  app.setNotFoundHandler(async (request, reply) => {
-    return sendError(reply, request.method === 'OPTIONS' ? forBrowsers() : noSuchResource(HOST_API_WHERE));
-  });
+  registerErrorMapping(app, errors);
   deps.routes(app);
   return app;
 }

@@ -1,10 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { createClientErrorHandler } from '../listener/client-error.js';
 import type { AuthFailureGuard } from '../http/authenticate.js';
 import type { TrustedProxies } from '../listener/client-address.js';
 import type { ConnectionDrain } from '../listener/connection-drain.js';
-import { createListener } from '../listener/listener.js';
-import { API_PARSER, listenApi } from '../listener/api-listener.js';
+import { createListenerKit } from '../listener/listener-kit.js';
 import type { RequestMetrics } from '../listener/request-report.js';
 import { createServiceTokenAuthenticator } from '../keys/service-token-authenticator.js';
 import type { Storage } from '../storage/storage.js';
@@ -70,8 +68,9 @@ function importStoreOf(options: HostApiOptions): ImportStore {
  * cannot listen (its port in use).
  */
 export async function startHostApi(options: HostApiOptions): Promise<RunningHostApi> {
-  const tls = options.tlsMaterial !== undefined;
-  let connections: ConnectionDrain | undefined;
+  // The public listener's server: its parser settings (the sizes and a missing Host answered in
+  // JSON by host-app.ts), connection limits and drain.
+  const listener = createListenerKit({ tls: options.tlsMaterial, json: true });
   const imports = importStoreOf(options);
   const tokens = createServiceTokenAuthenticator(options.storage.serviceTokens, {
     onTouchFailure: (err) => options.log.warn({ err }, 'could not record a service token use'),
@@ -82,19 +81,10 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
       guard: options.guard,
       trustedProxies: options.trustedProxies,
     },
-    tls,
     log: options.log,
     logRequests: options.logRequests,
     metrics: options.metrics,
-    serverFactory: (handler) => {
-      // The public listener's parser settings: the sizes and a missing Host are answered in
-      // JSON by host-app.ts (http/gatekeeper.ts transportRefusal), not by Node's bare 400.
-      const listener = createListener(handler, { tls: options.tlsMaterial, parser: API_PARSER });
-      listener.server.maxHeadersCount = 0;
-      connections = listener.connections;
-      return listener.server;
-    },
-    clientErrorHandler: createClientErrorHandler(tls),
+    listener,
     routes: (instance) =>
       registerHostRoutes(instance, {
         storage: options.storage,
@@ -105,7 +95,7 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
   });
   let url: string;
   try {
-    url = await listenApi(app, options.host, options.port, tls);
+    url = await listener.listen(app, options.host, options.port);
   } catch (error) {
     await app.close();
     await imports.close();
@@ -113,7 +103,7 @@ export async function startHostApi(options: HostApiOptions): Promise<RunningHost
   }
   return {
     url,
-    connections,
+    connections: listener.connections(),
     app,
     async close() {
       await app.close();

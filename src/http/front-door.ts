@@ -1,10 +1,7 @@
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
-import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AnswerOrder } from './answer-order.js';
-import { errorAnswerBytes, writeErrorAnswer } from '../listener/error-answer.js';
-import { MAX_URL_BYTES, malformed, notFound, preAuthRefusal } from './gatekeeper.js';
+import { writeErrorAnswer } from '../listener/error-answer.js';
+import { MAX_URL_BYTES, malformed, preAuthRefusal } from './gatekeeper.js';
 import { commonHeaders } from '../listener/json-response.js';
 import type { RequestListener } from './meals-endpoint.js';
 import { pathOf } from '../listener/request-report.js';
@@ -59,34 +56,4 @@ export function createFrontDoor(deps: FrontDoorDeps): RequestListener {
     for (const [name, value] of headers) response.setHeader(name, value);
     framework(request, response);
   };
-}
-
-/**
- * Gives the front door every request Node would otherwise answer itself, without the contract's JSON:
- * - past 1000 header lines Node drops the rest: all are kept, so the 16 KiB limit counts them and an
- *   Origin or Authorization far down is read (the parser's 64 KiB limit, server.ts, still bounds them);
- * - any `Expect` (a bare 417, or an interim 100) is answered as any other: no request here has content;
- * - CONNECT, a dropped socket in Node, gets the gatekeeper's refusal (404 or 405).
- * An HTTP/1.1 request without Host passes server.ts (`requireHostHeader: false`) and the gatekeeper
- * refuses it.
- */
-export function openFrontDoor(
-  server: HttpServer | HttpsServer,
-  deps: Pick<FrontDoorDeps, 'tls' | 'log' | 'report'>,
-): void {
-  server.maxHeadersCount = 0;
-  // Re-emitted as 'request', so that every listener of it (the connection drain too) sees them.
-  const asRequest = (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response);
-  server.on('checkExpectation', asRequest);
-  server.on('checkContinue', asRequest);
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    // Always refused (CONNECT is no method of a route); notFound only satisfies the types.
-    const refusal = preAuthRefusal(request) ?? notFound();
-    socket.on('error', () => socket.destroy());
-    socket.end(errorAnswerBytes(refusal, deps.tls));
-    // What the client sends after is read and dropped: closing with unread bytes would reset
-    // the connection, and the client could lose the answer (RFC 9112 section 9.6).
-    socket.resume();
-    deps.report?.(deps.log, request.method, request.url ?? '', refusal.status, 0);
-  });
 }

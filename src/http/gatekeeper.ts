@@ -71,6 +71,11 @@ export function preAuthRefusal(request: IncomingMessage): AppError | undefined {
   return undefined;
 }
 
+/** A CONNECT's refusal on the public listener (404 or 405): CONNECT is no method of a route. */
+export function connectRefusal(request: IncomingMessage): AppError {
+  return preAuthRefusal(request) ?? notFound();
+}
+
 /** The public listener's 404 (listener/not-found.ts): the path is not echoed. */
 export function notFound(): AppError {
   return noSuchResource(PUBLIC_API_WHERE);

@@ -6,10 +6,11 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
 
 /**
  * The contract's error for a failure of a route: AppErrors as they are (a storage outage
- * logged), anything else logged and answered as a 500 with nothing of its internals. Fastify's
- * error handler below and http/meals-endpoint.ts both answer through it.
+ * logged), anything else logged (`logged`: the line's message) and answered as a 500 with nothing of its
+ * internals. errorOf below, every listener's error handler, and http/meals-answer-writer.ts
+ * both answer through it.
  */
-export function failureOf(error: unknown, log: FastifyBaseLogger): AppError {
+export function failureOf(error: unknown, log: FastifyBaseLogger, logged = 'request failed'): AppError {
   if (error instanceof AppError) {
     if (error.code !== 'unavailable') return error;
     log.warn({ err: error.cause ?? error }, 'storage unavailable');
@@ -20,17 +21,39 @@ export function failureOf(error: unknown, log: FastifyBaseLogger): AppError {
       cause: error.cause,
     });
   }
-  log.error({ err: error }, 'request failed');
+  log.error({ err: error }, logged);
   return new AppError('internal_error', 'Internal server error.');
 }
 
 /**
  * One of Fastify's own errors (a request its router or body parser refuses, before any route
  * of ours runs) as the contract's error, on every listener: a 4xx is the client's malformed
- * request (`400 bad_request`), anything else a bug of ours (`500`, logged).
+ * request (`400 bad_request`; with `keepStatus`, the app page's, Fastify's own 4xx, such as 415
+ * for a form that is not urlencoded), anything else a bug of ours (`500`, logged).
  */
-export function frameworkRefusal(error: { readonly statusCode?: number }, log: FastifyBaseLogger): AppError {
+export function frameworkRefusal(
+  error: { readonly statusCode?: number },
+  log: FastifyBaseLogger,
+  keepStatus = false,
+  logged?: string,
+): AppError {
   const status = error.statusCode ?? 400;
-  if (status >= 400 && status < 500) return new AppError('bad_request', 'The request is malformed.');
-  return failureOf(error, log);
+  if (status >= 400 && status < 500) {
+    return new AppError('bad_request', 'The request is malformed.', keepStatus ? { status } : {});
+  }
+  return failureOf(error, log, logged);
+}
+
+/**
+ * The one mapping of whatever failed while a listener answered to the error it answers: our
+ * AppErrors as they are, Fastify's own refusals as frameworkRefusal says, anything else a 500.
+ */
+export function errorOf(
+  error: Error & { readonly statusCode?: number },
+  log: FastifyBaseLogger,
+  keepStatus = false,
+  logged?: string,
+): AppError {
+  if (error instanceof AppError || error.statusCode === undefined) return failureOf(error, log, logged);
+  return frameworkRefusal(error, log, keepStatus, logged);
 }

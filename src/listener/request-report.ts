@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { logRequest } from '../logger.js';
 
 /** What /metrics counts per request (metrics/service-metrics.ts implements it). */
@@ -55,4 +55,26 @@ export function createRequestReport(deps: RequestReportDeps): RequestReport | un
     if (logRequests) logRequest(log, method, logged(url), status, ms, message, extra);
     metrics?.request(route ?? routeOf(url), status, ms / 1000);
   };
+}
+
+/** The label and extra fields of a request's report, for a listener that knows them better than its URL. */
+export interface ReportedAs {
+  readonly route?: string;
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Reports every answer Fastify gives on a listener (its onResponse hook); with no report (no
+ * line and no count wanted) the hook is not registered.
+ */
+export function reportResponses(
+  app: FastifyInstance,
+  report: RequestReport | undefined,
+  reportedAs: (request: FastifyRequest) => ReportedAs = () => ({}),
+): void {
+  if (report === undefined) return;
+  app.addHook('onResponse', async (request, reply) => {
+    const { route, extra } = reportedAs(request);
+    report(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime, route, extra);
+  });
 }

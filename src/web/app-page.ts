@@ -1,24 +1,15 @@
-import type { AddressInfo } from 'node:net';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerFactory,
-  LogController,
-} from 'fastify';
-import { AppError } from '../errors.js';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerHealthRoute } from '../http/info-routes.js';
-import { formatHost } from '../listener/api-listener.js';
 import type { ConnectionDrain } from '../listener/connection-drain.js';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
-import { createListener, describeListenFailure } from '../listener/listener.js';
-import { createRequestReport } from '../listener/request-report.js';
+import { registerErrorMapping } from '../listener/error-mapping.js';
+import { createListenerKit, type ListenerKit } from '../listener/listener-kit.js';
+import { createRequestReport, reportResponses } from '../listener/request-report.js';
 import type { Storage } from '../storage/storage.js';
 import { registerCsvRoutes } from './csv-routes.js';
 import { createFlashes } from './flash.js';
 import { registerKeyRoutes } from './key-routes.js';
-import { type PageDeps, sendPage } from './page-context.js';
-import { pageHeaders } from './page-headers.js';
-import { renderMessagePage } from './pages/layout.js';
+import type { PageDeps } from './page-context.js';
+import { pageErrorMapping } from './page-errors.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { createSessions } from './sessions.js';
 import { registerStaticFiles } from './static-files.js';
@@ -64,67 +55,24 @@ const KEEP_REQUEST_DAYS = 90;
  * separate from the JSON API, which refuses them. Forms only (application/x-www-form-urlencoded,
  * parsed by URLSearchParams); every response carries the page's security headers (page-headers.ts).
  */
-async function buildAppPage(config: AppPageConfig, serverFactory: FastifyServerFactory): Promise<FastifyInstance> {
+async function buildAppPage(config: AppPageConfig, listener: ListenerKit): Promise<FastifyInstance> {
   const tls = config.tls;
-  const app = Fastify({
-    // As the API's: a request in flight at SIGTERM is answered, an idle connection closed by
-    // the drain (listener/connection-drain.ts), and none is answered 503 by Fastify meanwhile.
-    return503OnClosing: false,
-    forceCloseConnections: false,
-    loggerInstance: config.log,
-    // One line per request below, without the query: a login link's token travels in it.
-    logController: new LogController({ disableRequestLogging: true }),
-    serverFactory,
-    bodyLimit: 8 * 1024,
-  });
+  const errors = pageErrorMapping(listener.tls, config.appHomeUrl);
+  const app = Fastify({ ...listener.fastifyOptions(config.log, errors), bodyLimit: 8 * 1024 });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));
   });
 
-  const headers = pageHeaders(tls !== undefined);
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+    reply.headers(errors.headers);
     done();
   });
   // The same line as every listener's, without the query: a sign-in link's token travels in it.
-  const report = createRequestReport({ logRequests: true, metrics: undefined, logQuery: false });
-  app.addHook('onResponse', async (request, reply) => {
-    report?.(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime, 'page');
-  });
-  const signedOut = { appHome: config.appHomeUrl };
-  app.setErrorHandler((error, request, reply) => {
-    const status = error instanceof AppError ? error.status : (error as { statusCode?: number }).statusCode;
-    if (status !== undefined && status >= 400 && status < 500) {
-      return sendPage(
-        reply,
-        status,
-        renderMessagePage('This request cannot be answered', ['Go back and try again.'], signedOut),
-      );
-    }
-    if (error instanceof AppError && error.code === 'unavailable') {
-      request.log.warn({ err: error.cause ?? error }, 'storage unavailable');
-      // As every 503 of the service: when to try again (listener/failure.ts).
-      return sendPage(
-        reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS),
-        503,
-        renderMessagePage('Try again in a moment', ['The service is unavailable just now.'], signedOut),
-      );
-    }
-    request.log.error({ err: error }, 'app page request failed');
-    return sendPage(
-      reply,
-      500,
-      renderMessagePage('Something went wrong', ['Nothing more is known. Try again later.'], signedOut),
-    );
-  });
-  app.setNotFoundHandler((_request, reply) =>
-    sendPage(
-      reply,
-      404,
-      renderMessagePage('No such page', ['Open the app and choose Resources, then Export (API, CSV).'], signedOut),
-    ),
-  );
+  reportResponses(app, createRequestReport({ logRequests: true, metrics: undefined, logQuery: false }), () => ({
+    route: 'page',
+  }));
+  registerErrorMapping(app, errors);
 
   const deps: PageDeps = {
     storage: config.storage,
@@ -151,12 +99,8 @@ async function buildAppPage(config: AppPageConfig, serverFactory: FastifyServerF
 /** Builds and listens; prunes expired sign-ins, Connect codes and old daily counts at start and hourly. */
 export async function startAppPage(config: AppPageConfig): Promise<RunningAppPage> {
   // The API's bounds on connections (handshake, stalled readers, their number), Node's parser.
-  let connections: ConnectionDrain | undefined;
-  const app = await buildAppPage(config, (handler) => {
-    const listener = createListener(handler, { tls: config.tls });
-    connections = listener.connections;
-    return listener.server;
-  });
+  const listener = createListenerKit({ tls: config.tls, json: false });
+  const app = await buildAppPage(config, listener);
   if (config.tls === undefined && config.publicUrl === undefined) {
     // Behind a TLS proxy the browser's origin is https://…, which a plain listener cannot guess.
     config.log.warn('app page on plain HTTP without --public-url: forms are accepted only from http:// origins');
@@ -176,23 +120,17 @@ export async function startAppPage(config: AppPageConfig): Promise<RunningAppPag
   await prune();
   const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
   timer.unref();
+  let url: string;
   try {
-    // Fastify's own line would say http:// for the HTTPS page.
-    await app.listen({
-      host: config.host,
-      port: config.port,
-      listenTextResolver: (address) =>
-        `App page listening at ${address.replace(/^http:/, config.tls === undefined ? 'http:' : 'https:')}`,
-    });
+    url = await listener.listen(app, config.host, config.port, 'App page listening');
   } catch (error) {
     clearInterval(timer);
     await app.close();
-    throw describeListenFailure(error, config.port);
+    throw error;
   }
-  const { port } = app.server.address() as AddressInfo;
   return {
-    url: `${config.tls === undefined ? 'http' : 'https'}://${formatHost(config.host)}:${port}`,
-    connections,
+    url,
+    connections: listener.connections(),
     async close() {
       clearInterval(timer);
       await app.close();
