@@ -4,8 +4,11 @@ import { createStatusLine, type ProgressStream } from '../status-line.js';
 export const IMPORT_PROGRESS_EVERY_MS = 250;
 
 export interface ImportProgress {
-  /** The records read so far (cheap: called for every record; the line is drawn on a timer). */
-  read(records: number): void;
+  /**
+   * The records read so far (cheap: called for every record; the line is drawn on a timer), and
+   * for the import of every user's history, the records committed and the line they reach.
+   */
+  read(records: number, line?: number): void;
   /** Success: the line is replaced by a lasting one with the count, the time and the rate. */
   finished(): void;
   /** Failure: the line is cleared, for the one-line error. */
@@ -24,13 +27,15 @@ export function createImportProgress(stream: ProgressStream, now: () => number =
   const line = createStatusLine(stream);
   const started = now();
   let records = 0;
+  let reached: number | undefined;
   const summary = () => {
     const seconds = Math.max(now() - started, 1) / 1000;
     return { seconds, rate: Math.round(records / seconds) };
   };
   const draw = () => {
     const { rate } = summary();
-    line.show(`importing: ${count(records)} records read · ${count(rate)} records/s`);
+    const where = reached === undefined ? 'read' : `committed, through line ${count(reached)}`;
+    line.show(`importing: ${count(records)} records ${where} · ${count(rate)} records/s`);
   };
   const timer = line.tty ? setInterval(draw, IMPORT_PROGRESS_EVERY_MS) : undefined;
   timer?.unref();
@@ -39,8 +44,9 @@ export function createImportProgress(stream: ProgressStream, now: () => number =
   };
 
   const progress: ImportProgress = {
-    read(total) {
+    read(total, line) {
       records = total;
+      reached = line;
     },
     finished() {
       stop();

@@ -2,11 +2,8 @@ import { resolveDatabase } from '../config.js';
 import { parseInstant } from '../domain/instant.js';
 import { CliError } from '../errors.js';
 import { writeFileAtomically } from '../meals-io/atomic-file.js';
-import { formatFromExtension, isMealFileFormat, type MealFileFormat } from '../meals-io/file-format.js';
+import { formatFromExtension } from '../meals-io/file-format.js';
 import { writeMealExport } from '../meals-io/meal-export.js';
-import { importMealStream } from '../meals-io/meal-import.js';
-import { readMealFile } from '../meals-io/meal-file.js';
-import { openInputPieces } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
 import { deletedView } from '../host/host-records.js';
@@ -21,19 +18,15 @@ import {
 } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
-import { createImportProgress } from './import-progress.js';
+import { formatFlag, IMPORT_USAGE, runImport } from './meals-import.js';
 import { printResult } from './output.js';
 
-const IMPORT_USAGE = 'meal-export meals import --user ID FILE|- [--format jsonl|csv] [--db PATH] [--json]';
 const DELETE_USAGE = 'meal-export meals delete --user ID MEAL_ID [--db PATH] [--json]';
 const PRUNE_USAGE = 'meal-export meals prune [--tombstone-days 30] [--db PATH] [--json]';
 const EXPORT_USAGE =
   'meal-export meals export --user ID [--since ISO] [--format csv|jsonl] [--out FILE] [--for-spreadsheet] [--db PATH] [--json]';
 
 const USER = USER_FLAG;
-const FORMAT = {
-  format: { type: 'string', value: 'jsonl|csv', shown: "from the file name's extension", help: 'the file layout' },
-} as const satisfies Flags;
 const PRUNE_FLAGS = {
   'tombstone-days': {
     type: 'string',
@@ -58,63 +51,6 @@ const EXPORT_FLAGS = {
     help: "CSV for a person's spreadsheet: a UTF-8 byte order mark, and ' before a text cell that would run as a formula",
   },
 } as const satisfies Flags;
-
-/** `--format`, when given, must name one of the two layouts. */
-function formatFlag(value: string | boolean | undefined, usage: string): MealFileFormat | undefined {
-  if (value === undefined) return undefined;
-  if (!isMealFileFormat(value)) {
-    throw new CliError(`--format must be jsonl or csv, got ${JSON.stringify(value)} (usage: ${usage})`, {
-      usage: true,
-    });
-  }
-  return value;
-}
-
-/**
- * One all-or-nothing write, with the records streamed from the file into it
- * (docs/cli.md#memory-and-locking): memory holds a batch, not the file, and a bad record anywhere
- * rolls the write back (meals-io/meal-import.ts).
- */
-async function runImport(argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(argv, { ...USER, ...FORMAT }, IMPORT_USAGE);
-  const userId = requireUserId(values.user, IMPORT_USAGE);
-  const [input = '-'] = expectPositionals(positionals, 1, IMPORT_USAGE);
-  const format = formatFlag(values.format, IMPORT_USAGE) ?? (input === '-' ? undefined : formatFromExtension(input));
-  if (format === undefined) {
-    const why = input === '-' ? 'stdin has no file name' : `cannot tell the format of ${input} from its extension`;
-    throw new CliError(`${why}: pass --format jsonl or --format csv (usage: ${IMPORT_USAGE})`, { usage: true });
-  }
-
-  const pieces = await openInputPieces(input);
-  const outcome = await withStorage(resolveDatabase(values.db), async (storage) => {
-    const now = Date.now();
-    const progress = createImportProgress(process.stderr);
-    try {
-      const result = await importMealStream(
-        readMealFile(pieces, format),
-        (batches) => storage.writes.importMeals(userId, batches, now),
-        progress.read,
-      );
-      if (result.ok) progress.finished();
-      else progress.failed();
-      return result;
-    } catch (error) {
-      progress.failed();
-      throw error;
-    }
-  });
-  if (!outcome.ok) throw new CliError(outcome.message);
-  // A record equal to the live meal of its id is counted as unchanged: nothing was written for
-  // it. Stale records (docs/host-api.md#ordering-saves-sourceversion) are named only when there
-  // are any, so the summary of a file without versions stays as it always was.
-  const { imported, created, updated, unchanged, stale } = outcome;
-  const staleWords = stale > 0 ? `, ${stale} stale` : '';
-  printResult(
-    values.json,
-    stale > 0 ? { imported, created, updated, unchanged, stale } : { imported, created, updated, unchanged },
-    `imported ${imported} meal${imported === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged${staleWords})`,
-  );
-}
 
 /** Deleting twice is not an error: the meal is gone either way (docs/cli.md#meals). */
 async function runDelete(argv: string[]): Promise<void> {

@@ -101,16 +101,18 @@ function syntaxFault(error: CsvError, columns: number): string {
   }
 }
 
-function headerFault(header: readonly string[]): string | undefined {
+/** `required`: columns beside the Meal fields that the file must have (`userId` for every user's import). */
+function headerFault(header: readonly string[], required: readonly string[]): string | undefined {
   const seen = new Set<string>();
   for (const name of header) {
-    if (!KNOWN_COLUMNS.has(name)) {
-      return `Unknown column ${JSON.stringify(name)} (columns are Meal fields: ${MEAL_FIELDS.join(', ')}).`;
+    if (!KNOWN_COLUMNS.has(name) && !required.includes(name)) {
+      const others = required.map((column) => `, and ${column}`).join('');
+      return `Unknown column ${JSON.stringify(name)} (columns are Meal fields: ${MEAL_FIELDS.join(', ')}${others}).`;
     }
     if (seen.has(name)) return `Column ${JSON.stringify(name)} appears twice.`;
     seen.add(name);
   }
-  const missing = MEAL_FIELDS.filter((name) => !seen.has(name) && !OPTIONAL_COLUMNS.has(name));
+  const missing = [...required, ...MEAL_FIELDS].filter((name) => !seen.has(name) && !OPTIONAL_COLUMNS.has(name));
   if (missing.length > 0) return `Missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`;
   return undefined;
 }
@@ -121,7 +123,7 @@ function headerFault(header: readonly string[]): string | undefined {
  * its cells as strings. A bad header is the one fault of the file; a syntax error stops the
  * reading: nothing after it can be trusted. `done` says that nothing more is to be read.
  */
-function createCsvRows() {
+function createCsvRows(required: readonly string[] = []) {
   const lines = createLineCounter();
   let header: readonly string[] | undefined;
   let previousEnd = 0;
@@ -133,7 +135,7 @@ function createCsvRows() {
       if (header === undefined) {
         header = cells;
         previousEnd = end;
-        const badHeader = headerFault(cells);
+        const badHeader = headerFault(cells, required);
         if (badHeader === undefined) return undefined;
         rows.done = true;
         return { line: lines.startLine(0), message: badHeader };
@@ -190,8 +192,12 @@ function parseMore(parser: Parser, bytes: Buffer | undefined): Promise<void> {
  * each piece is parsed before the next is read, and its rows are taken by on_record as they
  * are parsed (the parser's readable side would drop the rows before a syntax fault).
  */
-export async function* readCsvStream(pieces: AsyncIterable<string>): AsyncGenerator<RawItem> {
-  const rows = createCsvRows();
+export async function* readCsvStream(
+  pieces: AsyncIterable<string>,
+  /** Columns beside the Meal fields that the file must have. */
+  required: readonly string[] = [],
+): AsyncGenerator<RawItem> {
+  const rows = createCsvRows(required);
   const parsed: RawItem[] = [];
   const parser = parseStream({
     ...PARSE_OPTIONS,

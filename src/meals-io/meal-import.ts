@@ -69,19 +69,23 @@ export async function importMealStream(
     if (step.done !== true) onRead((read += 1));
     return step;
   };
-  /** The batch the store took last, and where it starts in the file's meals: where a foreign id is. */
-  let current: { meals: MealSave[]; lines: number[]; start: number } = { meals: [], lines: [], start: 0 };
+  /**
+   * The two batches the store took last, and where each starts in the file's meals: where a
+   * foreign id is (a store may read a batch while it writes the one before: PostgreSQL's does).
+   */
+  let taken: { meals: MealSave[]; lines: number[]; start: number }[] = [];
   let imported = 0;
 
   async function* batches(): AsyncGenerator<readonly MealSave[]> {
     let meals: MealSave[] = [];
     let lines: number[] = [];
     const handOver = () => {
-      current = { meals, lines, start: imported };
+      const batch = { meals, lines, start: imported };
+      taken = [...taken.slice(-1), batch];
       imported += meals.length;
       meals = [];
       lines = [];
-      return current.meals;
+      return batch.meals;
     };
     for (let step = await next(); step.done !== true; step = await next()) {
       const item = step.value;
@@ -121,9 +125,9 @@ export async function importMealStream(
     }
     const laterFault = await restOfFile(undefined);
     if (laterFault !== undefined) return laterFault;
-    const at = result.index - current.start;
-    const line = current.lines[at];
-    const id = current.meals[at]?.id;
+    const batch = taken.find(({ start, meals }) => result.index >= start && result.index < start + meals.length);
+    const line = batch?.lines[result.index - batch.start];
+    const id = batch?.meals[result.index - batch.start]?.id;
     if (line === undefined || id === undefined)
       return { ...FOREIGN, message: 'A meal id of this file belongs to another user.', line: undefined };
     return { ...FOREIGN, message: `Line ${line}: id ${JSON.stringify(id)} belongs to another user.`, line };

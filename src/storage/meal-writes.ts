@@ -32,6 +32,14 @@ export interface MealWrites {
    */
   importMeals(userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult>;
   /**
+   * One batch of the import of every user's history (meals-io/all-users-import.ts), in one
+   * transaction of its own: each record saved for its user under upsertMeals' rules, in input
+   * order, so that of two users' records with one id the later is the foreign one. Each user's
+   * change is committed once for the batch (one signal, one webhook event per endpoint), not
+   * once per meal. A foreign id's `index` is its record's place in `records`.
+   */
+  importUsersBatch(records: readonly UserMealSave[], now: number): Promise<UpsertResult>;
+  /**
    * Turns a live meal into a tombstone (a new change). With a `sourceVersion`: stale when not
    * greater than the stored one; a tombstone already there records a greater one
    * (`already_deleted`, no change); an id no user has gets a tombstone (`deleted`), so that an
@@ -45,6 +53,12 @@ export interface MealWrites {
    * tombstone removed, never back (docs/api.md#staying-in-sync).
    */
   pruneTombstones(before: number): Promise<number>;
+}
+
+/** A record of the import of every user's history: a meal and the user it is saved for. */
+export interface UserMealSave {
+  readonly userId: string;
+  readonly meal: MealSave;
 }
 
 export type UpsertResult =
@@ -70,5 +84,6 @@ export const MEAL_WRITES_TRAITS: CallTraits<MealWrites> = {
   upsertMeals: ['long'],
   saveMeal: ['long'],
   importMeals: ['long', 'exclusive'],
+  importUsersBatch: ['long'],
   pruneTombstones: ['long', 'background'],
 };

@@ -3,7 +3,7 @@ import type { MealSave } from '../../domain/meal.js';
 import { encodeMealContent } from '../../domain/meal-json.js';
 import { withFirstBatchRead } from '../first-batch.js';
 import { writeAnswer } from '../foreign-meal.js';
-import type { DeleteResult, MealWrites, SaveResult, UpsertResult } from '../meal-writes.js';
+import type { DeleteResult, MealWrites, SaveResult, UpsertResult, UserMealSave } from '../meal-writes.js';
 import { type BatchRecord, type CountsSoFar, noCounts, writeBatchRecords } from './postgres-batch-write.js';
 import { lockClocks } from './postgres-clock-lock.js';
 import { isUniqueViolation } from './postgres-errors.js';
@@ -25,13 +25,12 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const recordsOf = (userId: string, meals: readonly MealSave[]): BatchRecord[] =>
-  meals.map((meal) => ({
-    userId,
-    id: meal.id,
-    content: encodeMealContent(meal),
-    sourceVersion: meal.sourceVersion ?? null,
-  }));
+const recordOf = (userId: string, meal: MealSave): BatchRecord => ({
+  userId,
+  id: meal.id,
+  content: encodeMealContent(meal),
+  sourceVersion: meal.sourceVersion ?? null,
+});
 
 /**
  * MealWrites on PostgreSQL (the same behaviour as sqlite/sqlite-meal-writes.ts). Every write is
@@ -54,7 +53,7 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     // side by side, and no more than two batches are held.
     let writing: Promise<void> = Promise.resolve();
     for await (const meals of batches) {
-      const records = recordsOf(userId, meals);
+      const records = meals.map((meal) => recordOf(userId, meal));
       await writing;
       writing = writeBatchRecords(tx, records, taken, now, counts);
       // Handled here, thrown by the await after the next batch is read.
@@ -86,6 +85,20 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     /** Not retried: the batches cannot be read twice; an id taken meanwhile is a foreign id (the batch statement). */
     importMeals: (userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult> =>
       writeAnswer(importBatches(userId, batches, now)),
+
+    /** The users' clocks locked in user id order, then the batch statement over every record. */
+    importUsersBatch: (records: readonly UserMealSave[], now: number): Promise<UpsertResult> =>
+      writeAnswer(
+        withRetry(() =>
+          sql.begin(async (tx) => {
+            await lockClocks(tx, [...new Set(records.map((record) => record.userId))]);
+            const counts = noCounts();
+            const batch = records.map(({ userId, meal }) => recordOf(userId, meal));
+            await writeBatchRecords(tx, batch, 0, now, counts);
+            return counts;
+          }),
+        ),
+      ),
 
     /** One statement (postgres-meal-delete.ts). */
     deleteMeal: (userId: string, mealId: string, now: number, sourceVersion?: number): Promise<DeleteResult> =>

@@ -3,7 +3,7 @@ import { nextModifiedAt } from '../../domain/change-clock.js';
 import type { MealSave } from '../../domain/meal.js';
 import { DigestChange } from '../../domain/meals-digest.js';
 import { encodeMealAt, encodeMealContent } from '../../domain/meal-json.js';
-import type { MealWrites, SaveResult, UpsertResult } from '../meal-writes.js';
+import type { MealWrites, SaveResult, UpsertResult, UserMealSave } from '../meal-writes.js';
 import { withFirstBatchRead } from '../first-batch.js';
 import { ForeignMeal, foreignMealResult, type WriteCounts, writeAnswer } from '../foreign-meal.js';
 import { saveAnswer, stepOfSave } from '../save-step.js';
@@ -210,6 +210,34 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
     }
   }
 
+  /**
+   * importUsersBatch: each run of one user's records, in input order, as that user's write
+   * with its own commit step, all in one transaction; a foreign id's index counts from the
+   * batch's first record.
+   */
+  const usersBatch = db.transaction((records: readonly UserMealSave[], now: number): WriteCounts => {
+    const totals = { created: 0, updated: 0, unchanged: 0, stale: 0 };
+    let start = 0;
+    while (start < records.length) {
+      const userId = records[start]?.userId ?? '';
+      let end = start + 1;
+      while (end < records.length && records[end]?.userId === userId) end += 1;
+      const run = startRun(userId, now);
+      run.taken = start;
+      writeBatch(
+        run,
+        records.slice(start, end).map((record) => record.meal),
+      );
+      const counts = finishRun(run);
+      totals.created += counts.created;
+      totals.updated += counts.updated;
+      totals.unchanged += counts.unchanged;
+      totals.stale += counts.stale;
+      start = end;
+    }
+    return totals;
+  });
+
   const deleteMeal = createSqliteMealDelete(db, commit);
 
   return {
@@ -232,6 +260,14 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
 
     importMeals: (userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number): Promise<UpsertResult> =>
       writeAnswer(importBatches(userId, batches, now)),
+
+    importUsersBatch(records: readonly UserMealSave[], now: number): UpsertResult {
+      try {
+        return { ok: true, ...usersBatch.immediate(records, now) };
+      } catch (error) {
+        return foreignMealResult(error);
+      }
+    },
 
     deleteMeal,
 

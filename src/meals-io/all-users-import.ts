@@ -1,0 +1,130 @@
+import type { UpsertResult, UserMealSave } from '../storage/meal-writes.js';
+import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from './users-meal-file.js';
+
+/**
+ * Records per batch of the import of every user's history, at least: a batch ends at the first
+ * change of user past it, so that it holds whole users (a user whose records are together in
+ * the file is committed at once, never half). Large enough that a batch's statements and its
+ * commit cost little per meal; small enough that a failure loses seconds, not minutes.
+ */
+export const USERS_BATCH_RECORDS = 10_000;
+
+/** What was committed so far: the run's resumption point, told after every batch. */
+export interface UsersImportProgress {
+  /** Records read, and the last line read. */
+  readonly read: number;
+  readonly line: number;
+  /** Records committed, and the line of the last of them (0: none yet). */
+  readonly committed: number;
+  readonly committedLine: number;
+}
+
+interface Counts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  stale: number;
+}
+
+export type UsersImportOutcome =
+  | ({
+      readonly ok: true;
+      readonly imported: number;
+      readonly batches: number;
+    } & Readonly<Counts>)
+  /**
+   * The first bad record, or the first id another user has, stops the run: the batches before
+   * it stay committed (`committed` records, through line `committedLine`), nothing of its own
+   * batch is written, and the same command run again after the fix goes through them as unchanged.
+   */
+  | {
+      readonly ok: false;
+      readonly reason: 'invalid' | 'foreign_id';
+      readonly message: string;
+      readonly line: number;
+      readonly field: string | undefined;
+      readonly committed: number;
+      readonly committedLine: number;
+    };
+
+/** Writes one batch in a transaction of its own (MealWrites.importUsersBatch). */
+export type UsersBatchWriter = (records: readonly UserMealSave[]) => Promise<UpsertResult>;
+
+/**
+ * The import of every user's history as the records come (docs/operations.md#bringing-in-the-apps-history):
+ * batches of whole users, each committed on its own while the next is read, so memory holds two
+ * batches whatever the file's size and PostgreSQL writes while JS parses.
+ */
+export async function importUsersStream(
+  items: AsyncIterable<UserMealFileItem>,
+  write: UsersBatchWriter,
+  onProgress: (progress: UsersImportProgress) => void = () => undefined,
+  batchRecords: number = USERS_BATCH_RECORDS,
+): Promise<UsersImportOutcome> {
+  const counts: Counts = { created: 0, updated: 0, unchanged: 0, stale: 0 };
+  let read = 0;
+  let line = 0;
+  let committed = 0;
+  let committedLine = 0;
+  let batches = 0;
+  let batch: UserImportedMeal[] = [];
+  /** The batch being written, or its first fault: an id another user has. */
+  let writing: Promise<UsersImportOutcome | undefined> = Promise.resolve(undefined);
+
+  const stopped = (reason: 'invalid' | 'foreign_id', at: number, message: string, field: string | undefined) =>
+    ({ ok: false, reason, message, line: at, field, committed, committedLine }) as const;
+
+  async function commit(records: readonly UserImportedMeal[]): Promise<UsersImportOutcome | undefined> {
+    const result = await write(records.map(({ userId, meal }) => ({ userId, meal })));
+    if (!result.ok) {
+      const record = records[result.index];
+      const at = record?.line ?? 0;
+      const id = JSON.stringify(record?.meal.id ?? '');
+      return stopped('foreign_id', at, `Line ${at}: id ${id} belongs to another user.`, 'id');
+    }
+    counts.created += result.created;
+    counts.updated += result.updated;
+    counts.unchanged += result.unchanged;
+    counts.stale += result.stale;
+    committed += records.length;
+    committedLine = records[records.length - 1]?.line ?? committedLine;
+    batches += 1;
+    onProgress({ read, line, committed, committedLine });
+    return undefined;
+  }
+
+  /** Hands the batch over once the one before it is written; a fault of that one stops the run. */
+  async function handOver(): Promise<UsersImportOutcome | undefined> {
+    const fault = await writing;
+    if (fault !== undefined) return fault;
+    const records = batch;
+    batch = [];
+    writing = commit(records);
+    // Handled here; its answer is awaited with the next batch or at the end.
+    writing.catch(() => undefined);
+    return undefined;
+  }
+
+  for await (const item of items) {
+    read += 1;
+    line = item.line;
+    if (!isUserImportedMeal(item)) {
+      // The batch before is written first: its fault, earlier in the file, is the one to tell.
+      const fault = await writing;
+      return fault ?? stopped('invalid', item.line, `Line ${item.line}: ${item.message}`, item.field);
+    }
+    const last = batch[batch.length - 1];
+    if (batch.length >= batchRecords && last !== undefined && last.userId !== item.userId) {
+      const fault = await handOver();
+      if (fault !== undefined) return fault;
+    }
+    batch.push(item);
+  }
+  if (batch.length > 0) {
+    const fault = await handOver();
+    if (fault !== undefined) return fault;
+  }
+  const fault = await writing;
+  if (fault !== undefined) return fault;
+  return { ok: true, imported: committed, batches, ...counts };
+}
