@@ -9,7 +9,7 @@ import { readMealFile } from '../meals-io/meal-file.js';
 import { openInputPieces } from '../meals-io/read-input.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { deletedView } from '../host/host-records.js';
+import { deletedView } from '../meal-host/host-records.js';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
 import {
   expectPositionals,

@@ -27,7 +27,7 @@ const ROOMS = [
   'http',
   'metrics',
   'web',
-  'host',
+  'meal-host',
   'host-api',
   'app.ts',
   'serve',

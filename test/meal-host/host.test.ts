@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
+import { type MealHost, MealHostError, openMealHost } from '../../src/meal-host/index.js';
 import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
 import { getMeals, newUserId, type ServedApp } from '../support/server.js';
 import { startInProcessServer } from '../support/in-process-server.js';
@@ -187,7 +187,7 @@ describe('the host module (meal-export/host)', () => {
   });
 
   test('the package exports meal-export/host, with its types, from the build', () => {
-    assert.ok(existsSync(path.join(PROJECT_ROOT, 'dist', 'host', 'index.d.ts')));
+    assert.ok(existsSync(path.join(PROJECT_ROOT, 'dist', 'meal-host', 'index.d.ts')));
     const child = spawnSync(
       process.execPath,
       [
