@@ -15,7 +15,6 @@ const ROOMS = [
   'config.ts',
   'version.ts',
   'status-line.ts',
-  'stop-signal.ts',
   'logger.ts',
   'tls',
   'storage',
