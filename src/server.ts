@@ -38,7 +38,7 @@ export interface ServerOptions {
   /**
    * Serve on a store the caller opened (then `config.database` is not read), and that the
    * caller closes after close(). For a back end that runs the API in its own process and
-   * writes meals through the same handle (host/meal-host.ts createMealHost over it): those
+   * writes meals through the same handle (meal-host/meal-host.ts createMealHost over it): those
    * writes wake held long polls as they commit (on SQLite, not at the next 100 ms look for
    * other processes' commits: storage/change-signals.ts), and the process holds one store, not
    * two. The benchmark's in-process long-poll latency is measured this way. Open it with

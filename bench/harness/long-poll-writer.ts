@@ -2,8 +2,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type postgres from 'postgres';
-import type * as HostModule from '../../src/host/meal-host.js';
-import type { MealInput } from '../../src/host/host-api.js';
+import type * as HostModule from '../../src/meal-host/meal-host.js';
+import type { MealInput } from '../../src/meal-host/meal-host-types.js';
 import type * as ServerModule from '../../src/server.js';
 import type * as StorageModule from '../../src/storage/open-storage.js';
 import type * as ConnectModule from '../../src/storage/postgres/postgres-connect.js';
@@ -32,8 +32,8 @@ const store: string = db;
 const send = (message: WriterMessage) => process.send?.(message);
 
 const { openStorage, isPostgresUrl } = await load<typeof StorageModule>('storage/open-storage.js');
-const { createMealHost } = await load<typeof HostModule>('host/meal-host.js');
-// As openMealHost opens it (src/host/meal-host.ts: long-lived, so named statements where
+const { createMealHost } = await load<typeof HostModule>('meal-host/meal-host.js');
+// As openMealHost opens it (src/meal-host/meal-host.ts: long-lived, so named statements where
 // signals show PostgreSQL itself), and with --serve as serve opens it (ServerOptions.storage
 // says why).
 const storage = await openStorage(db, { serving: values.serve !== undefined, longLived: true });

@@ -5,7 +5,7 @@ import { issueApiKey } from '../keys/issue-api-key.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { createdKeyView, keyListView, revokedView } from '../host/host-records.js';
+import { createdKeyView, keyListView, revokedView } from '../meal-host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';

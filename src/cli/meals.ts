@@ -6,7 +6,7 @@ import { formatFromExtension } from '../meals-io/file-format.js';
 import { writeMealExport } from '../meals-io/meal-export.js';
 import { createStdoutSink } from '../meals-io/stdout-sink.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { deletedView } from '../host/host-records.js';
+import { deletedView } from '../meal-host/host-records.js';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
 import {
   expectPositionals,

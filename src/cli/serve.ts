@@ -5,7 +5,7 @@ import { runClusterPrimary } from '../cluster/primary.js';
 import { runClusterWorker } from '../cluster/worker.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { isPostgresUrl } from '../storage/open-storage.js';
-import { listenForStopSignal, type StopSignal } from '../stop-signal.js';
+import { listenForStopSignal, type StopSignal } from '../serve/stop-signal.js';
 import { startServingAlone } from './serve-alone.js';
 import { serveConfigOf } from './serve-config-args.js';
 

@@ -3,7 +3,7 @@ import { redactApiKeys } from '../domain/api-key.js';
 import { CliError } from '../errors.js';
 import { issueServiceToken } from '../keys/issue-service-token.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { createdServiceTokenView, revokedView, serviceTokenInfo } from '../host/host-records.js';
+import { createdServiceTokenView, revokedView, serviceTokenInfo } from '../meal-host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireFlag } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';

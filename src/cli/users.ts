@@ -3,7 +3,7 @@ import { formatInstant } from '../domain/instant.js';
 import { pagePathFault } from '../domain/page-path.js';
 import { CliError } from '../errors.js';
 import { EXISTING_STORE, withStorage } from '../storage/open-storage.js';
-import { erasedUserView, loginLinkView } from '../host/host-records.js';
+import { erasedUserView, loginLinkView } from '../meal-host/host-records.js';
 import { mintLoginLink } from '../web/login-link.js';
 import { expectPositionals, parseCommandArgs, parsePublicUrl, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';

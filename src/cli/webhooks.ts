@@ -11,7 +11,7 @@ import {
   queuedTestView,
   rotatedSecretView,
   webhookInfo,
-} from '../host/host-records.js';
+} from '../meal-host/host-records.js';
 import { expectPositionals, parseCommandArgs, requireFlag, requireUserId, USER_FLAG } from './command-args.js';
 import { runGroup } from './command-group.js';
 import { printResult } from './output.js';

@@ -10,7 +10,7 @@ import { loadUsedQuota } from '../ratelimit/used-quota.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { loadServeTls, logTransport } from '../serve/serve-tls.js';
 import { logStoreAndLimiter } from '../serve/start-log.js';
-import type { StopSignal } from '../stop-signal.js';
+import type { StopSignal } from '../serve/stop-signal.js';
 import { openStorage } from '../storage/open-storage.js';
 import { startTombstonePruning } from '../serve/tombstone-pruning.js';
 import { startWorkerFleet, type WorkerFleet } from './worker-fleet.js';

@@ -5,7 +5,7 @@ import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { createClusterLimiters } from '../ratelimit/cluster-limiter-client.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { type RunningServer, startServer } from '../server.js';
-import type { StopSignal } from '../stop-signal.js';
+import type { StopSignal } from '../serve/stop-signal.js';
 import { DRAIN, isDrainMessage, WORKER_FAILED, WORKER_LISTENING, type WorkerMessage } from './cluster-messages.js';
 
 /**

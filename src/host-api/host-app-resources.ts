@@ -1,9 +1,9 @@
 import { AppError } from '../errors.js';
-import { appView, createdAppView, rotatedAppSecretView } from '../host/host-app-records.js';
-import { deletedView } from '../host/host-records.js';
+import { appView, createdAppView, rotatedAppSecretView } from '../meal-host/host-app-records.js';
+import { deletedView } from '../meal-host/host-records.js';
 import { errorExample } from '../http/openapi-responses.js';
 import { registerApp, rotateAppSecret } from '../keys/register-app.js';
-import { unknownId } from './host-errors.js';
+import { unknownId } from './host-api-errors.js';
 import { createAppRequestSchema } from './host-openapi-app-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter } from './host-paths.js';

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { importHostRecords } from '../host/host-import-records.js';
+import { importHostRecords } from '../meal-host/host-import-records.js';
 import type { MealWrites } from '../storage/meal-writes.js';
 import { MAX_IMPORT_BYTES, streamedBody } from './host-body.js';
 import { spoolBody } from './body-spool.js';
-import { refusalError } from './host-errors.js';
+import { refusalError } from './host-api-errors.js';
 
 /**
  * Where an import writes. On SQLite, a handle of its own, opened on first use: its transaction
@@ -26,7 +26,7 @@ const tooLarge = () =>
  * `POST /host/v1/users/{userId}/meals/import` (docs/host-api.md#importing-many-meals): the body
  * received whole first (listener/body-guard.ts bounds how long that may take), so that no write
  * waits on a slow client; then its records written in one short transaction, all or nothing,
- * by the rules of `meals import` (host/host-import-records.ts).
+ * by the rules of `meals import` (meal-host/host-import-records.ts).
  */
 export async function importRecords(request: FastifyRequest, userId: string, store: ImportStore) {
   const declared = Number(request.headers['content-length'] ?? 0);

@@ -1,9 +1,9 @@
 import { parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
 import { AppError } from '../errors.js';
-import { deleteRecord, saveRecord, storedMealJson } from '../host/host-meal-operations.js';
+import { deleteRecord, saveRecord, storedMealJson } from '../meal-host/host-meal-operations.js';
 import { error, errorExample } from '../http/openapi-responses.js';
 import { MAX_IMPORT_BYTES, NDJSON_TYPES } from './host-body.js';
-import { refusalError, unknownId } from './host-errors.js';
+import { refusalError, unknownId } from './host-api-errors.js';
 import { importRecords } from './host-import.js';
 import { JSON_LINES, RECORD, STORED_MEAL } from './host-meal-examples.js';
 import { invalidRecord, lineExample, notFound, success } from './host-openapi-answers.js';

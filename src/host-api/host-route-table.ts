@@ -66,7 +66,7 @@ export type BodyDeclaration =
       readonly examples: Readonly<Record<string, Example>>;
     }
   | {
-      /** A meal record, whose fields the record parser checks (host/host-meal-operations.ts). */
+      /** A meal record, whose fields the record parser checks (meal-host/host-meal-operations.ts). */
       readonly kind: 'record';
       readonly component: string;
       readonly examples: Readonly<Record<string, Example>>;

@@ -1,4 +1,4 @@
-import { erasedUserView } from '../host/host-records.js';
+import { erasedUserView } from '../meal-host/host-records.js';
 import { success } from './host-openapi-answers.js';
 import { USER_ID } from './host-paths.js';
 import type { HostResource } from './host-route-table.js';

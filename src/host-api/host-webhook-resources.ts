@@ -8,12 +8,12 @@ import {
   queuedTestView,
   rotatedSecretView,
   webhookInfo,
-} from '../host/host-records.js';
+} from '../meal-host/host-records.js';
 import { error, errorExample } from '../http/openapi-responses.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { optionalText } from './host-body.js';
-import { unknownId } from './host-errors.js';
+import { unknownId } from './host-api-errors.js';
 import { createWebhookRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';

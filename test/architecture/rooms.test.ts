@@ -5,7 +5,8 @@ import { test } from 'node:test';
 
 /**
  * The rooms of src/, lowest first, as docs/architecture.md#rooms-and-what-each-may-import draws
- * them: a room imports only itself and the rooms before it, so every arrow points down.
+ * them: a room imports only itself and the rooms before it, so every arrow points down. The
+ * table is read and held to this list (the last tests), so that neither drifts from the other.
  */
 const ROOMS = [
   'errors.ts',
@@ -14,7 +15,6 @@ const ROOMS = [
   'config.ts',
   'version.ts',
   'status-line.ts',
-  'stop-signal.ts',
   'logger.ts',
   'tls',
   'storage',
@@ -27,7 +27,7 @@ const ROOMS = [
   'http',
   'metrics',
   'web',
-  'host',
+  'meal-host',
   'host-api',
   'app.ts',
   'serve',
@@ -36,6 +36,11 @@ const ROOMS = [
   'cli',
   'bin.ts',
 ];
+/**
+ * Rooms that may import less than every room before them, each with the rooms it may import
+ * besides itself: the table's "Imports only itself and …" of the room's row.
+ */
+const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = { domain: ['errors.ts'] };
 const MAX_LINES = 300;
 const MAX_INTERFACE_MEMBERS = 15;
 
@@ -84,11 +89,12 @@ test('every import points down: to the same room or one before it', () => {
   assert.deepEqual(upward, []);
 });
 
-test('domain imports nothing but itself and errors.ts', () => {
+test('a room whose imports are narrowed imports only itself and the rooms it is given', () => {
   const outside = files
-    .filter((file) => roomOf(file) === 'domain')
-    .flatMap((file) => importsOf(file).map((target) => ({ file, target })))
-    .filter(({ target }) => !['domain', 'errors.ts'].includes(roomOf(target)))
+    .flatMap((file) => importsOf(file).map((target) => ({ file, target, allowed: ONLY_IMPORTS[roomOf(file)] })))
+    .filter(
+      ({ file, target, allowed }) => allowed !== undefined && ![roomOf(file), ...allowed].includes(roomOf(target)),
+    )
     .map(({ file, target }) => `${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`);
   assert.deepEqual(outside, []);
 });
@@ -112,4 +118,34 @@ test(`no storage interface has more than ${MAX_INTERFACE_MEMBERS} members of its
     }
   }
   assert.deepEqual(wide, []);
+});
+
+/** The rows of docs/architecture.md's table of rooms: the rooms each names, and its "Imports only …" if it has one. */
+function tableOfRooms(): { rooms: string[]; only: string[] | undefined }[] {
+  const page = readFileSync(path.resolve('docs/architecture.md'), 'utf8');
+  const section = page.split(/^## /m).find((part) => part.startsWith('Rooms, and what each may import')) ?? '';
+  const names = (text: string): string[] =>
+    [...text.matchAll(/`([^`]+)`/g)].map(([, name = '']) => name.replace(/\/$/, ''));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [, rooms = '', job = ''] = line.split('|').map((cell) => cell.trim());
+      const only = /Imports only itself and ((?:`[^`]+`(?:, | and )?)+)/.exec(job)?.[1];
+      return { rooms: names(rooms), only: only === undefined ? undefined : names(only) };
+    });
+}
+
+test('docs/architecture.md names every room of the list, and no other, in its order', () => {
+  assert.deepEqual(
+    tableOfRooms().flatMap(({ rooms }) => rooms),
+    ROOMS,
+  );
+});
+
+test('docs/architecture.md narrows the imports of the rooms the list narrows, to the same rooms', () => {
+  const narrowed = tableOfRooms().flatMap(({ rooms, only }) =>
+    only === undefined ? [] : rooms.map((room) => [room, only]),
+  );
+  assert.deepEqual(Object.fromEntries(narrowed), ONLY_IMPORTS);
 });

@@ -5,7 +5,7 @@ import { type HostApiServer, hostCall, hostRecord, mealPath, startHostApiServer 
 import { newPostgresDatabase, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
 import { newUserId } from '../support/server.js';
 import { hostAccountRules } from './host-accounts.suite.js';
-import { hostErrorRules } from './host-errors.suite.js';
+import { hostErrorRules } from './host-api-errors.suite.js';
 import { hostImportRules } from './host-import.suite.js';
 import { hostMealRules } from './host-meals.suite.js';
 

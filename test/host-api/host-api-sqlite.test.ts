@@ -2,7 +2,7 @@ import { after, before } from 'node:test';
 import { type HostApiServer, startHostApiServer } from '../support/host-api.js';
 import { startInProcessServer } from '../support/in-process-server.js';
 import { hostAccountRules } from './host-accounts.suite.js';
-import { hostErrorRules } from './host-errors.suite.js';
+import { hostErrorRules } from './host-api-errors.suite.js';
 import { hostImportRules } from './host-import.suite.js';
 import { hostMealRules } from './host-meals.suite.js';
 

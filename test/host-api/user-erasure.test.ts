@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { openMealHost } from '../../src/host/index.js';
+import { openMealHost } from '../../src/meal-host/index.js';
 import { cliJson } from '../support/cli.js';
 import { type HostApiServer, hostCall, startHostApiServer } from '../support/host-api.js';
 import { startInProcessServer } from '../support/in-process-server.js';

@@ -1,7 +1,7 @@
 import { parseDuration } from '../../src/domain/duration.js';
 import { tombstonePruneCutoff } from '../../src/domain/tombstone-retention.js';
-import type { MealInput } from '../../src/host/host-api.js';
-import { createMealHost } from '../../src/host/meal-host.js';
+import type { MealInput } from '../../src/meal-host/meal-host-types.js';
+import { createMealHost } from '../../src/meal-host/meal-host.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { ServedApp } from './server.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
+import { type MealHost, MealHostError, openMealHost } from '../../src/meal-host/index.js';
 import { makeTempDir } from './project.js';
 
 /**

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { MealRefusal } from '../host/host-meal-operations.js';
+import type { MealRefusal } from '../meal-host/host-meal-operations.js';
 
 /** A field at fault as the host API answers it: the ids of the path are its parameters (400), the rest the record's (422). */
 export function refusalError(refusal: MealRefusal, line?: number): AppError {

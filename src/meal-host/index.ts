@@ -7,7 +7,7 @@
  *   await host.upsertMeals(user.id, [{ id: meal.id, title, type: 'lunch', date, caloriesTotal }]);
  *   res.redirect((await host.createLoginLink(user.id)).url);
  */
-export { MealHostError, type MealHostErrorCode } from './host-error.js';
+export { MealHostError, type MealHostErrorCode } from './meal-host-error.js';
 export type {
   AppInfo,
   CreatedApp,
@@ -25,6 +25,6 @@ export type {
   UpsertOutcome,
   WebhookAttemptInfo,
   WebhookInfo,
-} from './host-api.js';
+} from './meal-host-types.js';
 export { openMealHost } from './meal-host.js';
 export type { MealType } from '../domain/meal.js';

@@ -1,6 +1,6 @@
 import type { Storage } from '../storage/storage.js';
-import type { MealHost, StoredMealInfo } from './host-api.js';
-import { MealHostError } from './host-error.js';
+import type { MealHost, StoredMealInfo } from './meal-host-types.js';
+import { MealHostError } from './meal-host-error.js';
 import { saveRecord, storedMealJson } from './host-meal-operations.js';
 
 /** The host's one-meal methods: the host API's PUT and GET, for the app's code, through the same operations. */

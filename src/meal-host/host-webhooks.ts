@@ -1,8 +1,8 @@
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import type { Storage } from '../storage/storage.js';
-import type { MealHost } from './host-api.js';
+import type { MealHost } from './meal-host-types.js';
 import { checkUserId } from './host-arguments.js';
-import { MealHostError, type MealHostErrorCode } from './host-error.js';
+import { MealHostError, type MealHostErrorCode } from './meal-host-error.js';
 import { attemptInfo, createdWebhookView, queuedTestView, rotatedSecretView, webhookInfo } from './host-records.js';
 
 /** The host's webhook methods: `webhooks …` of the command line, for the app's code. */

@@ -1,8 +1,8 @@
 import { registerApp, rotateAppSecret } from '../keys/register-app.js';
 import type { Storage } from '../storage/storage.js';
-import type { MealHost } from './host-api.js';
+import type { MealHost } from './meal-host-types.js';
 import { appView, createdAppView, rotatedAppSecretView } from './host-app-records.js';
-import { MealHostError } from './host-error.js';
+import { MealHostError } from './meal-host-error.js';
 
 /** The host's app methods: `apps …` of the command line, for the app's code (docs/host-api.md#apps-connect). */
 export type HostApps = Pick<MealHost, 'createApp' | 'listApps' | 'deleteApp' | 'rotateAppSecret'>;

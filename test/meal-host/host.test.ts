@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type MealHost, MealHostError, openMealHost } from '../../src/host/index.js';
+import { type MealHost, MealHostError, openMealHost } from '../../src/meal-host/index.js';
 import { cleanEnv, PROJECT_ROOT } from '../support/project.js';
 import { getMeals, newUserId, type ServedApp } from '../support/server.js';
 import { startInProcessServer } from '../support/in-process-server.js';
@@ -187,7 +187,12 @@ describe('the host module (meal-export/host)', () => {
   });
 
   test('the package exports meal-export/host, with its types, from the build', () => {
-    assert.ok(existsSync(path.join(PROJECT_ROOT, 'dist', 'host', 'index.d.ts')));
+    // The types the package declares for its export, wherever the module's folder is.
+    const { exports } = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types?: string }>;
+    };
+    const types = exports['./host']?.types ?? 'no types declared';
+    assert.ok(existsSync(path.join(PROJECT_ROOT, types)), `no ${types}, the types package.json declares for ./host`);
     const child = spawnSync(
       process.execPath,
       [

@@ -1,6 +1,6 @@
 import { parsedUrl } from '../domain/parsed-url.js';
 import { isValidUserId } from '../domain/user-id.js';
-import { MealHostError } from './host-error.js';
+import { MealHostError } from './meal-host-error.js';
 
 /** The arguments every host method checks before it reads the store. */
 export function checkUserId(userId: string): void {

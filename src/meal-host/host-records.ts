@@ -5,7 +5,7 @@ import type { ServiceTokenRecord } from '../domain/service-token-records.js';
 import type { WebhookAttemptRecord, WebhookEndpointRecord } from '../domain/webhook-records.js';
 import type { ErasedCounts } from '../storage/user-erasure.js';
 import type { LoginLink } from '../web/login-link.js';
-import type { KeyInfo, ServiceTokenInfo, WebhookAttemptInfo, WebhookInfo } from './host-api.js';
+import type { KeyInfo, ServiceTokenInfo, WebhookAttemptInfo, WebhookInfo } from './meal-host-types.js';
 
 /** An instant as the host hands it out (ISO 8601), or null. */
 export const orNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));

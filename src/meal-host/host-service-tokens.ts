@@ -1,7 +1,7 @@
 import { issueServiceToken } from '../keys/issue-service-token.js';
 import type { Storage } from '../storage/storage.js';
-import type { MealHost } from './host-api.js';
-import { MealHostError } from './host-error.js';
+import type { MealHost } from './meal-host-types.js';
+import { MealHostError } from './meal-host-error.js';
 import { createdServiceTokenView, serviceTokenInfo } from './host-records.js';
 
 /** The host's service token methods: `service-tokens …` of the command line, for the app's code. */
