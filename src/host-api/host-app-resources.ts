@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 import { appView, createdAppView, rotatedAppSecretView } from '../host/host-app-records.js';
 import { deletedView } from '../host/host-records.js';
-import { errorExample } from '../http/openapi-responses.js';
+import { errorExample } from '../openapi/answers.js';
 import { registerApp, rotateAppSecret } from '../keys/register-app.js';
 import { unknownId } from './host-errors.js';
 import { createAppRequestSchema } from './host-openapi-app-schemas.js';

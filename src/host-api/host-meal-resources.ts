@@ -1,7 +1,7 @@
 import { parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
 import { AppError } from '../errors.js';
 import { deleteRecord, saveRecord, storedMealJson } from '../host/host-meal-operations.js';
-import { error, errorExample } from '../http/openapi-responses.js';
+import { error, errorExample } from '../openapi/answers.js';
 import { MAX_IMPORT_BYTES, NDJSON_TYPES } from './host-body.js';
 import { refusalError, unknownId } from './host-errors.js';
 import { importRecords } from './host-import.js';

@@ -1,7 +1,7 @@
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { MAX_NEXT_LENGTH } from '../domain/page-path.js';
 import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
-import { instantSchema } from '../http/schemas.js';
+import { instantSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schemas of a user's keys, webhook endpoints and sign-in links in the host API

@@ -6,7 +6,7 @@ import {
   retryAfterHeader,
   UNAVAILABLE_RETRY_AFTER,
   wwwAuthenticateHeader,
-} from '../http/openapi-headers.js';
+} from '../openapi/headers.js';
 import {
   type Answer,
   BAD_REQUEST,
@@ -17,7 +17,7 @@ import {
   INTERNAL_ERROR,
   type Responses,
   responsesOf,
-} from '../http/openapi-responses.js';
+} from '../openapi/answers.js';
 import { AUTH_FAILURE_POLICY } from '../ratelimit/rate-limiter.js';
 import { HOST_BEARER_CHALLENGE } from './host-auth.js';
 import { BODY_FAULTS, MAX_JSON_BODY_BYTES } from './host-body.js';

@@ -1,5 +1,5 @@
 import { MAX_APP_NAME_LENGTH, MAX_APP_URL_LENGTH, MAX_REDIRECT_URIS } from '../domain/app-registration.js';
-import { instantSchema } from '../http/schemas.js';
+import { instantSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schemas of the apps in the host API (docs/host-api.md#apps-connect): field for field

@@ -1,4 +1,4 @@
-import type { Answer, Example } from '../http/openapi-responses.js';
+import type { Answer, Example } from '../openapi/answers.js';
 import {
   BODY_MISSING,
   BODY_NOT_JSON,

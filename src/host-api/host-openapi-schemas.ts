@@ -5,7 +5,7 @@ import { MAX_MEAL_ID_LENGTH } from '../domain/meal-id.js';
 import { MAX_SOURCE_VERSION } from '../domain/source-version.js';
 import { UTC_OFFSET_PATTERN } from '../domain/utc-offset.js';
 import { HOST_STATUS_BY_CODE, type PUBLIC_STATUS_BY_CODE } from '../errors.js';
-import { errorSchemaOf, instantSchema, liveMealSchema, tombstoneSchema } from '../http/schemas.js';
+import { errorSchemaOf, instantSchema, liveMealSchema, tombstoneSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schemas of the host API's meals and errors (docs/host-api.md#saving-and-deleting-meals):

@@ -1,4 +1,4 @@
-import { okSchema, openApiDocumentSchema } from '../http/schemas.js';
+import { okSchema, openApiDocumentSchema } from '../openapi/schemas.js';
 import { ACCOUNT_SCHEMAS } from './host-openapi-account-schemas.js';
 import { APP_SCHEMAS } from './host-openapi-app-schemas.js';
 import { HOST_RESPONSES_WITHOUT_OPERATION } from './host-openapi-answers.js';

@@ -3,7 +3,7 @@ import { redactApiKeys } from '../domain/api-key.js';
 import { mealIdFault } from '../domain/meal-id.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { AppError } from '../errors.js';
-import { errorExample } from '../http/openapi-responses.js';
+import { errorExample } from '../openapi/answers.js';
 import { mealIdSchema } from './host-openapi-schemas.js';
 import type { PathParameter, QueryParameter } from './host-route-table.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../errors.js';
-import type { Answer, Example } from '../http/openapi-responses.js';
+import type { Answer, Example } from '../openapi/answers.js';
 import type { Storage } from '../storage/storage.js';
 import type { ImportStore } from './host-import.js';
 

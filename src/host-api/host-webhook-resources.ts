@@ -9,7 +9,7 @@ import {
   rotatedSecretView,
   webhookInfo,
 } from '../host/host-records.js';
-import { error, errorExample } from '../http/openapi-responses.js';
+import { error, errorExample } from '../openapi/answers.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { optionalText } from './host-body.js';
