@@ -1,8 +1,10 @@
+import { appNameFault, homepageUrlFault, redirectUrisFault } from '../domain/app-registration.js';
 import { AppError } from '../errors.js';
 import { appView, createdAppView, rotatedAppSecretView } from '../host/host-app-records.js';
 import { deletedView } from '../host/host-records.js';
 import { errorExample } from '../openapi/answers.js';
 import { registerApp, rotateAppSecret } from '../keys/register-app.js';
+import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-errors.js';
 import { createAppRequestSchema } from './host-openapi-app-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
@@ -29,6 +31,21 @@ const APP_ID = storeIdParameter('appId', 'An app id (app_…) from registering o
 const UNKNOWN_APP = notFound('app', 'no app has this id.');
 const REDIRECT_FAULT = 'A redirect URI is an https:// URL, or http:// to 127.0.0.1, [::1] or localhost.';
 
+const CREATE_APP_BODY = objectBody({
+  component: 'CreateAppRequest',
+  schema: createAppRequestSchema,
+  required: true,
+  examples: {
+    app: {
+      summary: 'An app with its homepage',
+      value: { name: APP.name, redirectUris: APP.redirectUris, homepageUrl: APP.homepageUrl },
+    },
+    bare: { summary: 'Name and one redirect URI', value: { name: 'Coach', redirectUris: [APP.redirectUris[0]] } },
+  },
+  // The rules' own sentences, as `apps create` words them.
+  faults: { name: (name) => appNameFault(name.trim()), redirectUris: redirectUrisFault, homepageUrl: homepageUrlFault },
+});
+
 export const APPS_RESOURCE: HostResource = {
   path: '/host/v1/apps',
   tag: TAG,
@@ -40,19 +57,7 @@ export const APPS_RESOURCE: HostResource = {
       summary: 'Registers a third-party app: its id and client secret.',
       description:
         "The client secret is in this answer only: hand it to the app's developer at once. Redirect URIs are matched character for character.",
-      body: {
-        kind: 'object',
-        component: 'CreateAppRequest',
-        schema: createAppRequestSchema,
-        required: true,
-        examples: {
-          app: {
-            summary: 'An app with its homepage',
-            value: { name: APP.name, redirectUris: APP.redirectUris, homepageUrl: APP.homepageUrl },
-          },
-          bare: { summary: 'Name and one redirect URI', value: { name: 'Coach', redirectUris: [APP.redirectUris[0]] } },
-        },
-      },
+      body: CREATE_APP_BODY,
       answers: {
         '201': success('The new app, with its client secret.', 'CreatedApp', {
           created: { summary: 'An app', value: { ...APP, clientSecret: SECRET } },
@@ -65,7 +70,7 @@ export const APPS_RESOURCE: HostResource = {
         ),
       },
       async handle(call, { storage }) {
-        const { name, redirectUris, homepageUrl } = call.body;
+        const { name, redirectUris, homepageUrl } = call.bodyOf(CREATE_APP_BODY);
         const registered = await registerApp(storage.apps, { name, redirectUris, homepageUrl }, Date.now());
         if (!registered.ok) {
           throw new AppError('invalid_record', registered.fault.message, { param: registered.fault.param });

@@ -7,7 +7,7 @@ import { retryAfterHeader, UNAVAILABLE_RETRY_AFTER } from '../openapi/headers.js
 import { error, errorExample } from '../openapi/answers.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { LOGIN_LINK_TTL_MS, mintLoginLink } from '../web/login-link.js';
-import { optionalText } from './host-body.js';
+import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-errors.js';
 import { createKeyRequestSchema, loginLinkRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
@@ -31,13 +31,16 @@ const KEY = {
 const TOO_MANY_KEYS = `The user already has ${MAX_ACTIVE_KEYS} active keys: revoke one first.`;
 const BAD_LIFETIME = 'expiresIn must look like 90s, 30m, 12h or 30d.';
 
-/** `expiresIn` as `keys create --expires-in` reads it: 90s, 30m, 12h, 30d. */
-function lifetimeOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const lifetimeMs = parseDuration(text);
-  if (lifetimeMs === undefined) throw new AppError('invalid_record', BAD_LIFETIME, { param: 'expiresIn' });
-  return lifetimeMs;
-}
+const CREATE_KEY_BODY = objectBody({
+  component: 'CreateKeyRequest',
+  schema: createKeyRequestSchema,
+  required: false,
+  examples: {
+    named: { summary: 'A name and a lifetime', value: { name: 'diary app', expiresIn: '30d' } },
+    none: { summary: 'No name, no expiry', value: {} },
+  },
+  faults: { expiresIn: () => BAD_LIFETIME },
+});
 
 export const KEYS_RESOURCE: HostResource = {
   path: '/host/v1/users/{userId}/keys',
@@ -49,16 +52,7 @@ export const KEYS_RESOURCE: HostResource = {
       operationId: 'createKey',
       summary: "Makes an API key for the user: their meals, read through the public listener's /v1/meals.",
       description: `The key is in this answer only: hand it to the user at once. A user holds at most ${MAX_ACTIVE_KEYS} active keys; to rotate one, make the new key, then revoke the old.`,
-      body: {
-        kind: 'object',
-        component: 'CreateKeyRequest',
-        schema: createKeyRequestSchema,
-        required: false,
-        examples: {
-          named: { summary: 'A name and a lifetime', value: { name: 'diary app', expiresIn: '30d' } },
-          none: { summary: 'No name, no expiry', value: {} },
-        },
-      },
+      body: CREATE_KEY_BODY,
       answers: {
         '201': success('The new key.', 'CreatedKey', {
           created: {
@@ -85,9 +79,11 @@ export const KEYS_RESOURCE: HostResource = {
         ),
       },
       async handle(call, { storage }) {
-        const name = optionalText(call.body, 'name') ?? '';
-        const lifetimeMs = lifetimeOf(optionalText(call.body, 'expiresIn'));
-        const issued = await issueApiKey(storage.keys, { userId: call.id('userId'), name, lifetimeMs }, Date.now());
+        const { name, expiresIn } = call.bodyOf(CREATE_KEY_BODY);
+        // The schema took expiresIn by the pattern parseDuration reads.
+        const lifetimeMs = expiresIn === undefined || expiresIn === null ? undefined : parseDuration(expiresIn);
+        const key = { userId: call.id('userId'), name: name ?? '', lifetimeMs };
+        const issued = await issueApiKey(storage.keys, key, Date.now());
         if (!issued.ok) throw new AppError('too_many_keys', TOO_MANY_KEYS);
         return { status: 201, body: createdKeyView(issued.key, issued.record) };
       },
@@ -149,6 +145,20 @@ export const KEY_RESOURCE: HostResource = {
 const LINK_MINUTES = LOGIN_LINK_TTL_MS / 60_000;
 const NO_APP_PAGE = 'No app page address is known: start serve with --app-port or --public-url.';
 
+const LOGIN_LINK_BODY = objectBody({
+  component: 'LoginLinkRequest',
+  schema: loginLinkRequestSchema,
+  required: false,
+  examples: {
+    none: { summary: 'No field: the link lands on the page', value: {} },
+    next: {
+      summary: 'Back to a Connect request once signed in',
+      value: { next: '/oauth/authorize?response_type=code&client_id=app_7Qm2xV9cLp4RtY3s&state=…' },
+    },
+  },
+  faults: { next: pagePathFault },
+});
+
 export const LOGIN_LINKS_RESOURCE: HostResource = {
   path: '/host/v1/users/{userId}/login-links',
   tag: 'Sign-in links',
@@ -159,19 +169,7 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       operationId: 'createLoginLink',
       summary: 'A one-time link that signs the user in to the app page, where they manage their keys and webhooks.',
       description: `Send the user to the URL within ${LINK_MINUTES} minutes; it works once. Its address is serve's --public-url, else the app page's own when serve runs with --app-port.`,
-      body: {
-        kind: 'object',
-        component: 'LoginLinkRequest',
-        schema: loginLinkRequestSchema,
-        required: false,
-        examples: {
-          none: { summary: 'No field: the link lands on the page', value: {} },
-          next: {
-            summary: 'Back to a Connect request once signed in',
-            value: { next: '/oauth/authorize?response_type=code&client_id=app_7Qm2xV9cLp4RtY3s&state=…' },
-          },
-        },
-      },
+      body: LOGIN_LINK_BODY,
       answers: {
         '201': success('The link.', 'LoginLink', {
           link: {
@@ -197,7 +195,8 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       async handle(call, deps) {
         const origin = deps.publicUrl ?? (await deps.storage.settings.appPageOrigin());
         if (origin === undefined) throw new AppError('unavailable', NO_APP_PAGE);
-        const next = optionalText(call.body, 'next');
+        const { next } = call.bodyOf(LOGIN_LINK_BODY);
+        // The schema holds what a JSON Schema can say of a page's path; the rest is the domain's.
         const fault = next === undefined ? undefined : pagePathFault(next);
         if (fault !== undefined) throw new AppError('invalid_record', fault, { param: 'next' });
         const link = await mintLoginLink(deps.storage, call.id('userId'), origin, Date.now(), next);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../errors.js';
 import type { Answer, Example } from '../openapi/answers.js';
 import type { Storage } from '../storage/storage.js';
+import type { BodyOf, ObjectBodyDeclaration, ObjectSchema } from './host-body-schema.js';
 import type { ImportStore } from './host-import.js';
 
 /**
@@ -56,15 +57,8 @@ export interface QueryParameter<T> {
 
 /** What a method reads as its body: none, a JSON object, or the import's JSON Lines. */
 export type BodyDeclaration =
-  | {
-      readonly kind: 'object';
-      /** The body's component schema: its `properties` are the fields accepted, any other is a 422. */
-      readonly component: string;
-      readonly schema: { readonly properties: Readonly<Record<string, unknown>> };
-      /** False: no body at all is `{}`. */
-      readonly required: boolean;
-      readonly examples: Readonly<Record<string, Example>>;
-    }
+  /** A JSON object checked by its component schema, its fields' rules included (host-body-schema.ts). */
+  | ObjectBodyDeclaration<ObjectSchema>
   | {
       /** A meal record, whose fields the record parser checks (host/host-meal-operations.ts). */
       readonly kind: 'record';
@@ -88,6 +82,8 @@ export interface HostCall {
   query<T>(parameter: QueryParameter<T>): T | undefined;
   /** The JSON object of an `object` or `record` body; `{}` for the others. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** The `object` body the method declares, checked by `declared`'s schema, typed by it. */
+  bodyOf<S extends ObjectSchema>(declared: ObjectBodyDeclaration<S>): BodyOf<S>;
 }
 
 export interface HostOperation {

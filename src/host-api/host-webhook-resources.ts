@@ -1,4 +1,4 @@
-import { MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
+import { MAX_WEBHOOKS_PER_USER, webhookNameProblem, webhookUrlProblem } from '../domain/webhook-endpoint.js';
 import { AppError } from '../errors.js';
 import {
   attemptInfo,
@@ -12,7 +12,7 @@ import {
 import { error, errorExample } from '../openapi/answers.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
-import { optionalText } from './host-body.js';
+import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-errors.js';
 import { createWebhookRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
@@ -35,6 +35,20 @@ const WEBHOOK = {
 };
 const SECRET = 'whsec_GEueGv76y+kJynXDyyd8x6oOy4ueBVrpeVHaMl4mowU=';
 
+/** The domain's sentences, as `webhooks create` words them, ended as the host API's messages are. */
+const sentence = (problem: string | undefined) => (problem === undefined ? undefined : `${problem}.`);
+
+const CREATE_WEBHOOK_BODY = objectBody({
+  component: 'CreateWebhookRequest',
+  schema: createWebhookRequestSchema,
+  required: true,
+  examples: { named: { summary: 'A URL and a name', value: { url: WEBHOOK.url, name: WEBHOOK.name } } },
+  faults: {
+    url: (url) => sentence(webhookUrlProblem(url)),
+    name: (name) => sentence(webhookNameProblem(name)),
+  },
+});
+
 export const WEBHOOKS_RESOURCE: HostResource = {
   path: '/host/v1/users/{userId}/webhooks',
   tag: TAG,
@@ -45,13 +59,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
       operationId: 'createWebhook',
       summary: "Registers an endpoint the service calls when the user's meals change.",
       description: `The secret is in this answer only. A user has at most ${MAX_WEBHOOKS_PER_USER} endpoints. The calls are those of the public document's webhooks.`,
-      body: {
-        kind: 'object',
-        component: 'CreateWebhookRequest',
-        schema: createWebhookRequestSchema,
-        required: true,
-        examples: { named: { summary: 'A URL and a name', value: { url: WEBHOOK.url, name: WEBHOOK.name } } },
-      },
+      body: CREATE_WEBHOOK_BODY,
       answers: {
         '201': success('The new endpoint, enabled.', 'CreatedWebhook', {
           created: {
@@ -81,10 +89,9 @@ export const WEBHOOKS_RESOURCE: HostResource = {
         ),
       },
       async handle(call, { storage }) {
-        const url = optionalText(call.body, 'url');
-        if (url === undefined) throw new AppError('invalid_record', 'url is required.', { param: 'url' });
-        const name = optionalText(call.body, 'name') ?? '';
-        const result = await registerWebhook(storage.webhooks, { userId: call.id('userId'), url, name }, Date.now());
+        const { url, name } = call.bodyOf(CREATE_WEBHOOK_BODY);
+        const endpoint = { userId: call.id('userId'), url, name: name ?? '' };
+        const result = await registerWebhook(storage.webhooks, endpoint, Date.now());
         if (!result.ok) {
           if (result.reason === 'too_many_webhooks') throw new AppError('too_many_webhooks', `${result.message}.`);
           const param = result.reason === 'invalid_url' ? 'url' : 'name';
