@@ -6,7 +6,7 @@ import { errorExample } from '../openapi/answers.js';
 import { registerApp, rotateAppSecret } from '../keys/register-app.js';
 import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-errors.js';
-import { createAppRequestSchema } from './host-openapi-app-schemas.js';
+import { APP_COMPONENTS, createAppRequestSchema } from './host-openapi-app-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter } from './host-paths.js';
 import type { HostResource } from './host-route-table.js';
@@ -59,7 +59,7 @@ export const APPS_RESOURCE: HostResource = {
         "The client secret is in this answer only: hand it to the app's developer at once. Redirect URIs are matched character for character.",
       body: CREATE_APP_BODY,
       answers: {
-        '201': success('The new app, with its client secret.', 'CreatedApp', {
+        '201': success('The new app, with its client secret.', APP_COMPONENTS.CreatedApp, {
           created: { summary: 'An app', value: { ...APP, clientSecret: SECRET } },
         }),
         '422': invalidRecord(
@@ -75,7 +75,7 @@ export const APPS_RESOURCE: HostResource = {
         if (!registered.ok) {
           throw new AppError('invalid_record', registered.fault.message, { param: registered.fault.param });
         }
-        return { status: 201, body: createdAppView(registered.record, registered.secret) };
+        return { body: createdAppView(registered.record, registered.secret) };
       },
     },
     GET: {
@@ -84,13 +84,13 @@ export const APPS_RESOURCE: HostResource = {
       summary: 'Every app registered, oldest first: never a secret.',
       description: 'An empty list when none is.',
       answers: {
-        '200': success('The apps.', 'AppList', {
+        '200': success('The apps.', APP_COMPONENTS.AppList, {
           apps: { summary: 'One app', value: [APP] },
           none: { summary: 'No app', value: [] },
         }),
       },
       async handle(_call, { storage }) {
-        return { status: 200, body: (await storage.apps.listApps()).map(appView) };
+        return { body: (await storage.apps.listApps()).map(appView) };
       },
     },
   },
@@ -108,13 +108,13 @@ export const APP_RESOURCE: HostResource = {
       summary: 'The app: never its secret.',
       description: 'As the list shows it.',
       answers: {
-        '200': success('The app.', 'App', { app: { summary: 'An app', value: APP } }),
+        '200': success('The app.', APP_COMPONENTS.App, { app: { summary: 'An app', value: APP } }),
         '404': UNKNOWN_APP,
       },
       async handle(call, { storage }) {
         const record = await storage.apps.findApp(call.id('appId'));
         if (record === undefined) throw unknownId('app');
-        return { status: 200, body: appView(record) };
+        return { body: appView(record) };
       },
     },
     DELETE: {
@@ -122,7 +122,7 @@ export const APP_RESOURCE: HostResource = {
       summary: 'Deletes the app and revokes every key people granted it.',
       description: 'Those keys are refused on every instance within 1 s; its client secret is refused at once.',
       answers: {
-        '200': success('The app is deleted.', 'DeletedApp', {
+        '200': success('The app is deleted.', APP_COMPONENTS.DeletedApp, {
           deleted: { summary: 'Deleted', value: { id: APP.id, deleted: true } },
         }),
         '404': UNKNOWN_APP,
@@ -130,7 +130,7 @@ export const APP_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const id = call.id('appId');
         if ((await storage.apps.deleteApp(id, Date.now())) === undefined) throw unknownId('app');
-        return { status: 200, body: deletedView(id) };
+        return { body: deletedView(id) };
       },
     },
   },
@@ -148,7 +148,7 @@ export const APP_SECRET_RESOURCE: HostResource = {
       description:
         'The previous secret is refused at once: give the app its new one first. Keys people granted it keep working.',
       answers: {
-        '200': success('The new secret, shown once.', 'RotatedAppSecret', {
+        '200': success('The new secret, shown once.', APP_COMPONENTS.RotatedAppSecret, {
           rotated: { summary: 'A new secret', value: { id: APP.id, clientSecret: `mxa_${'Pq4n'.repeat(12)}Z` } },
         }),
         '404': UNKNOWN_APP,
@@ -156,7 +156,7 @@ export const APP_SECRET_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const rotated = await rotateAppSecret(storage.apps, call.id('appId'), Date.now());
         if (rotated === undefined) throw unknownId('app');
-        return { status: 200, body: rotatedAppSecretView(rotated.record.id, rotated.secret) };
+        return { body: rotatedAppSecretView(rotated.record.id, rotated.secret) };
       },
     },
   },

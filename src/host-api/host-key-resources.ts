@@ -9,7 +9,7 @@ import { issueApiKey } from '../keys/issue-api-key.js';
 import { LOGIN_LINK_TTL_MS, mintLoginLink } from '../web/login-link.js';
 import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-errors.js';
-import { createKeyRequestSchema, loginLinkRequestSchema } from './host-openapi-account-schemas.js';
+import { ACCOUNT, createKeyRequestSchema, loginLinkRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';
 import type { HostResource } from './host-route-table.js';
@@ -54,7 +54,7 @@ export const KEYS_RESOURCE: HostResource = {
       description: `The key is in this answer only: hand it to the user at once. A user holds at most ${MAX_ACTIVE_KEYS} active keys; to rotate one, make the new key, then revoke the old.`,
       body: CREATE_KEY_BODY,
       answers: {
-        '201': success('The new key.', 'CreatedKey', {
+        '201': success('The new key.', ACCOUNT.CreatedKey, {
           created: {
             summary: 'A key for 30 days',
             value: {
@@ -85,7 +85,7 @@ export const KEYS_RESOURCE: HostResource = {
         const key = { userId: call.id('userId'), name: name ?? '', lifetimeMs };
         const issued = await issueApiKey(storage.keys, key, Date.now());
         if (!issued.ok) throw new AppError('too_many_keys', TOO_MANY_KEYS);
-        return { status: 201, body: createdKeyView(issued.key, issued.record) };
+        return { body: createdKeyView(issued.key, issued.record) };
       },
     },
     GET: {
@@ -94,7 +94,7 @@ export const KEYS_RESOURCE: HostResource = {
       summary: "The user's API keys, revoked and expired ones included: never a key itself.",
       description: "Oldest first. A user with no key has an empty list (no 404: user ids are the app's).",
       answers: {
-        '200': success("The user's keys.", 'KeyList', {
+        '200': success("The user's keys.", ACCOUNT.KeyList, {
           keys: {
             summary: 'One key, used',
             value: [
@@ -111,7 +111,7 @@ export const KEYS_RESOURCE: HostResource = {
         }),
       },
       async handle(call, { storage }) {
-        return { status: 200, body: (await storage.keys.listApiKeys(call.id('userId'))).map(keyListView) };
+        return { body: (await storage.keys.listApiKeys(call.id('userId'))).map(keyListView) };
       },
     },
   },
@@ -128,7 +128,7 @@ export const KEY_RESOURCE: HostResource = {
       summary: 'Revokes an API key: it is refused from now on.',
       description: 'Revoking a revoked key again answers the same. The key stays in the list, with its revokedAt.',
       answers: {
-        '200': success('The key is revoked.', 'RevokedKey', {
+        '200': success('The key is revoked.', ACCOUNT.RevokedKey, {
           revoked: { summary: 'Revoked', value: { id: KEY.id, revoked: true } },
         }),
         '404': notFound('key', 'no key has this id.'),
@@ -136,7 +136,7 @@ export const KEY_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const record = await storage.keys.revokeApiKey(call.id('keyId'), Date.now());
         if (record === undefined) throw unknownId('key');
-        return { status: 200, body: revokedView(record.id) };
+        return { body: revokedView(record.id) };
       },
     },
   },
@@ -171,7 +171,7 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       description: `Send the user to the URL within ${LINK_MINUTES} minutes; it works once. Its address is serve's --public-url, else the app page's own when serve runs with --app-port.`,
       body: LOGIN_LINK_BODY,
       answers: {
-        '201': success('The link.', 'LoginLink', {
+        '201': success('The link.', ACCOUNT.LoginLink, {
           link: {
             summary: 'A link',
             value: {
@@ -200,7 +200,7 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
         const fault = next === undefined ? undefined : pagePathFault(next);
         if (fault !== undefined) throw new AppError('invalid_record', fault, { param: 'next' });
         const link = await mintLoginLink(deps.storage, call.id('userId'), origin, Date.now(), next);
-        return { status: 201, body: loginLinkView(link) };
+        return { body: loginLinkView(link) };
       },
     },
   },

@@ -2,6 +2,7 @@ import { DURATION_PATTERN } from '../domain/duration.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { MAX_NEXT_LENGTH } from '../domain/page-path.js';
 import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
+import { component, listOf } from '../openapi/answers.js';
 import { instantSchema } from '../openapi/schemas.js';
 
 /**
@@ -16,7 +17,6 @@ const object = (properties: Readonly<Record<string, object>>, required = Object.
   ...(required.length === 0 ? {} : { required }),
   additionalProperties: false,
 });
-const listOf = (item: string) => ({ type: 'array', items: { $ref: `#/components/schemas/${item}` } });
 const instantOrNull = (description: string) => ({ ...instantSchema, type: ['string', 'null'], description });
 /** A required `true`: a one-value enum, as the public document writes `deleted`. */
 const yes = { type: 'boolean', enum: [true] };
@@ -194,23 +194,22 @@ export const erasedUserSchema = object({
   }),
 });
 
-export const ACCOUNT_SCHEMAS = {
-  CreateKeyRequest: createKeyRequestSchema,
-  CreatedKey: createdKeySchema,
-  KeySummary: keySummarySchema,
-  KeyList: listOf('KeySummary'),
-  RevokedKey: revokedKeySchema,
-  CreateWebhookRequest: createWebhookRequestSchema,
-  CreatedWebhook: createdWebhookSchema,
-  WebhookSummary: webhookSummarySchema,
-  WebhookList: listOf('WebhookSummary'),
-  DeletedWebhook: deletedWebhookSchema,
-  EnabledWebhook: enabledWebhookSchema,
-  RotatedSecret: rotatedSecretSchema,
-  QueuedTest: queuedTestSchema,
-  WebhookAttempt: webhookAttemptSchema,
-  WebhookAttemptList: listOf('WebhookAttempt'),
-  LoginLinkRequest: loginLinkRequestSchema,
-  LoginLink: loginLinkSchema,
-  ErasedUser: erasedUserSchema,
+const KEY_SUMMARY = component('KeySummary', keySummarySchema);
+const WEBHOOK_SUMMARY = component('WebhookSummary', webhookSummarySchema);
+const WEBHOOK_ATTEMPT = component('WebhookAttempt', webhookAttemptSchema);
+
+/** The answers' components of keys, webhook endpoints, sign-in links and users, which their operations name. */
+export const ACCOUNT = {
+  CreatedKey: component('CreatedKey', createdKeySchema),
+  KeyList: listOf('KeyList', KEY_SUMMARY),
+  RevokedKey: component('RevokedKey', revokedKeySchema),
+  CreatedWebhook: component('CreatedWebhook', createdWebhookSchema),
+  WebhookList: listOf('WebhookList', WEBHOOK_SUMMARY),
+  DeletedWebhook: component('DeletedWebhook', deletedWebhookSchema),
+  EnabledWebhook: component('EnabledWebhook', enabledWebhookSchema),
+  RotatedSecret: component('RotatedSecret', rotatedSecretSchema),
+  QueuedTest: component('QueuedTest', queuedTestSchema),
+  WebhookAttemptList: listOf('WebhookAttemptList', WEBHOOK_ATTEMPT),
+  LoginLink: component('LoginLink', loginLinkSchema),
+  ErasedUser: component('ErasedUser', erasedUserSchema),
 };

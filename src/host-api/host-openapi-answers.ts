@@ -10,6 +10,7 @@ import {
 import {
   type Answer,
   BAD_REQUEST,
+  type Component,
   error,
   errorExample,
   type Example,
@@ -40,7 +41,7 @@ export function lineExample(
 }
 
 /** A success: its body's component schema and examples, with the headers of every answer. */
-export function success(description: string, schema: string, examples: Readonly<Record<string, Example>>): Answer {
+export function success(description: string, schema: Component, examples: Readonly<Record<string, Example>>): Answer {
   return { description, schema, headers: COMMON_HEADERS, examples };
 }
 

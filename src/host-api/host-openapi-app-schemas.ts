@@ -1,4 +1,5 @@
 import { MAX_APP_NAME_LENGTH, MAX_APP_URL_LENGTH, MAX_REDIRECT_URIS } from '../domain/app-registration.js';
+import { component, listOf } from '../openapi/answers.js';
 import { instantSchema } from '../openapi/schemas.js';
 
 /**
@@ -75,14 +76,16 @@ export const createdAppSchema = {
 
 const yes = { type: 'boolean', enum: [true] };
 
-export const APP_SCHEMAS = {
-  CreateAppRequest: createAppRequestSchema,
-  App: appSchema,
-  AppList: { type: 'array', items: { $ref: '#/components/schemas/App' } },
-  CreatedApp: createdAppSchema,
-  DeletedApp: object({ id: appId, deleted: yes }),
-  RotatedAppSecret: {
+const APP = component('App', appSchema);
+
+/** The answers' components of apps, which their operations name. */
+export const APP_COMPONENTS = {
+  App: APP,
+  AppList: listOf('AppList', APP),
+  CreatedApp: component('CreatedApp', createdAppSchema),
+  DeletedApp: component('DeletedApp', object({ id: appId, deleted: yes })),
+  RotatedAppSecret: component('RotatedAppSecret', {
     ...object({ id: appId, clientSecret }),
     description: 'The new client secret; the previous one is refused from now on.',
-  },
+  }),
 };

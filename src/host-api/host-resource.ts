@@ -13,6 +13,7 @@ import {
   type HostRoutesDeps,
   type PathParameter,
   type QueryParameter,
+  successStatusOf,
 } from './host-route-table.js';
 
 /** The methods a path can be asked with: every one reaches the resource, which answers 405 for the ones it lacks. */
@@ -83,6 +84,12 @@ export function registerResource(app: FastifyInstance, resource: HostResource, d
   const query: Record<string, readonly QueryParameter<unknown>[]> = {};
   for (const method of methods) query[method] = operations[method]?.query ?? [];
   query.HEAD = query.GET ?? [];
+  // Each method's status, from its declared answers: a table that declares none fails at start.
+  const successes: Partial<Record<HostMethod, number>> = {};
+  for (const method of methods) {
+    const operation = operations[method];
+    if (operation !== undefined) successes[method] = successStatusOf(operation);
+  }
   const config: HostRouteConfig = {
     template: resource.path,
     allow: allowOf(resource),
@@ -97,10 +104,12 @@ export function registerResource(app: FastifyInstance, resource: HostResource, d
     handler: async (request, reply) => {
       const method = (request.method === 'HEAD' ? 'GET' : request.method) as HostMethod;
       const operation = operations[method];
+      const status = successes[method];
       // host-app.ts answered 405 for the others already.
-      if (operation === undefined) throw new Error(`no handler for ${request.method} ${resource.path}`);
+      if (operation === undefined || status === undefined)
+        throw new Error(`no handler for ${request.method} ${resource.path}`);
       const answer = await operation.handle(callOf(request, operation, fixedIds), deps);
-      reply.code(answer.status);
+      reply.code(status);
       if ('raw' in answer) return reply.type(JSON_CONTENT_TYPE).send(answer.raw);
       return reply.send(answer.body);
     },

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../errors.js';
-import type { Answer, Example } from '../openapi/answers.js';
+import type { Answer, Component, Example } from '../openapi/answers.js';
 import type { Storage } from '../storage/storage.js';
 import type { BodyOf, ObjectBodyDeclaration, ObjectSchema } from './host-body-schema.js';
 import type { ImportStore } from './host-import.js';
@@ -12,9 +12,11 @@ import type { ImportStore } from './host-import.js';
  * (host-openapi.ts) are made from these declarations, so the two cannot tell different stories.
  */
 
-/** What a handler answers: the status and the body, a JSON value or JSON text made already. */
-export type HostAnswer =
-  { readonly status: number; readonly body: unknown } | { readonly status: number; readonly raw: string };
+/**
+ * What a handler answers: the body, a JSON value or JSON text made already. Its status is the
+ * one success its operation declares (successStatusOf), so that the two cannot differ.
+ */
+export type HostAnswer = { readonly body: unknown } | { readonly raw: string };
 
 export type HostMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -62,13 +64,15 @@ export type BodyDeclaration =
   | {
       /** A meal record, whose fields the record parser checks (host/host-meal-operations.ts). */
       readonly kind: 'record';
-      readonly component: string;
+      readonly component: Component;
       readonly examples: Readonly<Record<string, Example>>;
     }
   | {
       readonly kind: 'json-lines';
       /** The request body's content, by media type. */
       readonly content: object;
+      /** The components its content refers to. */
+      readonly uses: readonly Component[];
       /** The 413 of a body over its limit. */
       readonly tooLarge: Answer;
     };
@@ -128,4 +132,17 @@ export function answeredOperations(resource: HostResource): Partial<Record<HostM
 /** What `Allow` lists for a resource: every method its path answers, HEAD beside GET. */
 export function allowOf(resource: HostResource): string[] {
   return Object.keys(answeredOperations(resource)).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+}
+
+/**
+ * The status a method's handler answers with: the one success (2xx) among its declared answers.
+ * A method declaring none or several is a bug of the table, found when the routes are registered.
+ */
+export function successStatusOf(operation: HostOperation): number {
+  const successes = Object.keys(operation.answers).filter((status) => /^2\d\d$/.test(status));
+  const [status] = successes;
+  if (successes.length !== 1 || status === undefined) {
+    throw new Error(`${operation.operationId} declares ${successes.length} successes: it must declare one`);
+  }
+  return Number(status);
 }

@@ -1,4 +1,5 @@
 import { erasedUserView } from '../host/host-records.js';
+import { ACCOUNT } from './host-openapi-account-schemas.js';
 import { success } from './host-openapi-answers.js';
 import { USER_ID } from './host-paths.js';
 import type { HostResource } from './host-route-table.js';
@@ -21,7 +22,7 @@ export const USER_RESOURCE: HostResource = {
       description:
         "Keys are refused at once, on every instance within 1 s. Each enabled webhook endpoint gets one last signed call, `user.erased`, retried for up to 24 hours, then is removed with its secret. The data is gone from the store's files too (docs/operations.md#erasure-and-backups). A user with nothing answers zeros, so a retry is safe; the same id used again starts empty.",
       answers: {
-        '200': success('The user is erased: what there was.', 'ErasedUser', {
+        '200': success('The user is erased: what there was.', ACCOUNT.ErasedUser, {
           erased: {
             summary: 'A user with meals, a key and an endpoint',
             value: { userId: 'u_42', erased: { meals: 1204, keys: 2, webhooks: 1 } },
@@ -34,7 +35,7 @@ export const USER_RESOURCE: HostResource = {
       },
       async handle(call, { storage }) {
         const userId = call.id('userId');
-        return { status: 200, body: erasedUserView(userId, await storage.erasure.eraseUser(userId, Date.now())) };
+        return { body: erasedUserView(userId, await storage.erasure.eraseUser(userId, Date.now())) };
       },
     },
   },

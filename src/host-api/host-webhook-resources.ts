@@ -9,12 +9,12 @@ import {
   rotatedSecretView,
   webhookInfo,
 } from '../host/host-records.js';
-import { error, errorExample } from '../openapi/answers.js';
+import { type Component, error, errorExample } from '../openapi/answers.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
 import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-errors.js';
-import { createWebhookRequestSchema } from './host-openapi-account-schemas.js';
+import { ACCOUNT, createWebhookRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';
 import type { HostAnswer, HostOperation, HostResource } from './host-route-table.js';
@@ -61,7 +61,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
       description: `The secret is in this answer only. A user has at most ${MAX_WEBHOOKS_PER_USER} endpoints. The calls are those of the public document's webhooks.`,
       body: CREATE_WEBHOOK_BODY,
       answers: {
-        '201': success('The new endpoint, enabled.', 'CreatedWebhook', {
+        '201': success('The new endpoint, enabled.', ACCOUNT.CreatedWebhook, {
           created: {
             summary: 'An endpoint',
             value: {
@@ -97,7 +97,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
           const param = result.reason === 'invalid_url' ? 'url' : 'name';
           throw new AppError('invalid_record', `${result.message}.`, { param });
         }
-        return { status: 201, body: createdWebhookView(result.endpoint) };
+        return { body: createdWebhookView(result.endpoint) };
       },
     },
     GET: {
@@ -106,7 +106,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
       summary: "The user's endpoints and how their last call went: never a secret.",
       description: 'Oldest first; an empty list for a user with none.',
       answers: {
-        '200': success("The user's endpoints.", 'WebhookList', {
+        '200': success("The user's endpoints.", ACCOUNT.WebhookList, {
           endpoints: {
             summary: 'One endpoint, called',
             value: [{ ...WEBHOOK, status: 'enabled', lastAttemptAt: '2026-11-25T10:00:01.204Z', lastStatus: 204 }],
@@ -114,7 +114,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
         }),
       },
       async handle(call, { storage }) {
-        return { status: 200, body: (await storage.webhooks.listWebhooks(call.id('userId'))).map(webhookInfo) };
+        return { body: (await storage.webhooks.listWebhooks(call.id('userId'))).map(webhookInfo) };
       },
     },
   },
@@ -134,7 +134,7 @@ function onEndpoint(
   description: string,
   method: 'POST' | 'DELETE',
   words: Pick<HostOperation, 'operationId' | 'summary' | 'description'>,
-  done: { readonly schema: string; readonly value: object },
+  done: { readonly schema: Component; readonly value: object },
   act: (webhooks: WebhookStore, id: string) => Promise<HostAnswer | undefined>,
 ): HostResource {
   const operation: HostOperation = {
@@ -158,7 +158,7 @@ function onEndpoint(
   };
 }
 
-const ok = (body: unknown): HostAnswer => ({ status: 200, body });
+const ok = (body: unknown): HostAnswer => ({ body });
 
 export const WEBHOOK_RESOURCES: readonly HostResource[] = [
   WEBHOOKS_RESOURCE,
@@ -171,7 +171,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       summary: 'Deletes the endpoint: no more calls.',
       description: 'Its pending events and attempts go with it.',
     },
-    { schema: 'DeletedWebhook', value: { id: WEBHOOK.id, deleted: true } },
+    { schema: ACCOUNT.DeletedWebhook, value: { id: WEBHOOK.id, deleted: true } },
     async (webhooks, id) => ((await webhooks.deleteWebhook(id)) ? ok(deletedView(id)) : undefined),
   ),
   onEndpoint(
@@ -184,7 +184,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       description:
         'Its pending events are due at once and their retries start over; enabling an enabled endpoint answers the same.',
     },
-    { schema: 'EnabledWebhook', value: { id: WEBHOOK.id, enabled: true } },
+    { schema: ACCOUNT.EnabledWebhook, value: { id: WEBHOOK.id, enabled: true } },
     async (webhooks, id) => ((await webhooks.enableWebhook(id, Date.now())) ? ok(enabledWebhookView(id)) : undefined),
   ),
   onEndpoint(
@@ -197,7 +197,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       description: 'Calls are signed with both secrets for 24 hours, time to give the receiver the new one.',
     },
     {
-      schema: 'RotatedSecret',
+      schema: ACCOUNT.RotatedSecret,
       value: { id: WEBHOOK.id, secret: 'whsec_sJTIv+CdP7NS+NytVFIy6YcdE6loNzFTb7scYIJLV2E=' },
     },
     async (webhooks, id) => {
@@ -214,7 +214,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       summary: 'Queues a webhook.test call to the endpoint.',
       description: 'Sent within seconds, signed as every call; its outcome shows among the attempts.',
     },
-    { schema: 'QueuedTest', value: { id: WEBHOOK.id, eventId: `msg_${'0a9f'.repeat(8)}` } },
+    { schema: ACCOUNT.QueuedTest, value: { id: WEBHOOK.id, eventId: `msg_${'0a9f'.repeat(8)}` } },
     async (webhooks, id) => {
       const eventId = await queueWebhookTest(webhooks, id, Date.now());
       return eventId === undefined ? undefined : ok(queuedTestView(id, eventId));
@@ -232,7 +232,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
         summary: "The endpoint's last 50 calls, newest first.",
         description: 'What the app page shows under an endpoint: when, which event, what came back, how long it took.',
         answers: {
-          '200': success('The last attempts.', 'WebhookAttemptList', {
+          '200': success('The last attempts.', ACCOUNT.WebhookAttemptList, {
             attempts: {
               summary: 'A failed call, then a delivered retry',
               value: [

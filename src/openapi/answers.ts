@@ -14,8 +14,8 @@ export interface Example {
 
 export interface Answer {
   readonly description: string;
-  /** The component schema of the body. */
-  readonly schema: string;
+  /** The component schema of the body: by name, or the component itself, which its document collects. */
+  readonly schema: string | Component;
   readonly headers: Headers;
   readonly examples: Readonly<Record<string, Example>>;
 }
@@ -35,7 +35,7 @@ function responseOf(answer: Answer, withBody: boolean): object {
       ? {
           content: {
             'application/json': {
-              schema: { $ref: `#/components/schemas/${answer.schema}` },
+              schema: componentRef(answer.schema),
               examples: answer.examples,
             },
           },
@@ -68,3 +68,46 @@ export const INTERNAL_ERROR = (headers: Headers) =>
     headers,
     errorExample('internal_error', 'Internal server error.'),
   );
+
+/**
+ * A component schema of a document, with its name, by which answers and bodies refer to it
+ * (`#/components/schemas/<name>`), and the components its schema refers to: a document's
+ * components are collected from what its operations declare (collectComponents), never listed
+ * by hand beside them.
+ */
+export interface Component {
+  readonly name: string;
+  readonly schema: object;
+  readonly uses: readonly Component[];
+}
+
+export const componentRef = (component: Component | string) => ({
+  $ref: `#/components/schemas/${typeof component === 'string' ? component : component.name}`,
+});
+
+export function component(name: string, schema: object, uses: readonly Component[] = []): Component {
+  return { name, schema, uses };
+}
+
+/** The component of a list of `item`. */
+export const listOf = (name: string, item: Component): Component =>
+  component(name, { type: 'array', items: componentRef(item) }, [item]);
+
+/**
+ * The components `roots` refer to, and those they refer to in turn, by name, in the order first
+ * met. Two different schemas under one name are a bug of the declarations.
+ */
+export function collectComponents(roots: readonly Component[]): Record<string, object> {
+  const schemas: Record<string, object> = {};
+  const visit = (found: Component): void => {
+    const known = schemas[found.name];
+    if (known !== undefined) {
+      if (known !== found.schema) throw new Error(`two schemas are named ${found.name}`);
+      return;
+    }
+    schemas[found.name] = found.schema;
+    found.uses.forEach(visit);
+  };
+  roots.forEach(visit);
+  return schemas;
+}
