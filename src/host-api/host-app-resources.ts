@@ -9,7 +9,7 @@ import { unknownId } from './host-errors.js';
 import { APP_COMPONENTS, createAppRequestSchema } from './host-openapi-app-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter } from './host-paths.js';
-import type { HostResource } from './host-route-table.js';
+import { hostResource, type HostResource } from './host-route-table.js';
 
 /**
  * Third-party apps, registered by the operator (docs/host-api.md#apps-connect): each gets an id
@@ -46,7 +46,7 @@ const CREATE_APP_BODY = objectBody({
   faults: { name: (name) => appNameFault(name.trim()), redirectUris: redirectUrisFault, homepageUrl: homepageUrlFault },
 });
 
-export const APPS_RESOURCE: HostResource = {
+export const APPS_RESOURCE = hostResource({
   path: '/host/v1/apps',
   tag: TAG,
   description: 'The apps registered.',
@@ -94,9 +94,9 @@ export const APPS_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
-export const APP_RESOURCE: HostResource = {
+export const APP_RESOURCE = hostResource({
   path: '/host/v1/apps/{appId}',
   tag: TAG,
   description: 'One app.',
@@ -134,9 +134,9 @@ export const APP_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
-export const APP_SECRET_RESOURCE: HostResource = {
+export const APP_SECRET_RESOURCE = hostResource({
   path: '/host/v1/apps/{appId}/rotate-secret',
   tag: TAG,
   description: "Rotating an app's client secret.",
@@ -160,6 +160,6 @@ export const APP_SECRET_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
 export const APP_RESOURCES: readonly HostResource[] = [APPS_RESOURCE, APP_RESOURCE, APP_SECRET_RESOURCE];

@@ -12,7 +12,7 @@ import { unknownId } from './host-errors.js';
 import { ACCOUNT, createKeyRequestSchema, loginLinkRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';
-import type { HostResource } from './host-route-table.js';
+import { hostResource } from './host-route-table.js';
 
 /**
  * A user's API keys and sign-in links (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links):
@@ -42,7 +42,7 @@ const CREATE_KEY_BODY = objectBody({
   faults: { expiresIn: () => BAD_LIFETIME },
 });
 
-export const KEYS_RESOURCE: HostResource = {
+export const KEYS_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/keys',
   tag: TAG,
   description: "The user's API keys.",
@@ -115,9 +115,9 @@ export const KEYS_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
-export const KEY_RESOURCE: HostResource = {
+export const KEY_RESOURCE = hostResource({
   path: '/host/v1/keys/{keyId}',
   tag: TAG,
   description: 'One API key.',
@@ -140,7 +140,7 @@ export const KEY_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
 const LINK_MINUTES = LOGIN_LINK_TTL_MS / 60_000;
 const NO_APP_PAGE = 'No app page address is known: start serve with --app-port or --public-url.';
@@ -159,7 +159,7 @@ const LOGIN_LINK_BODY = objectBody({
   faults: { next: pagePathFault },
 });
 
-export const LOGIN_LINKS_RESOURCE: HostResource = {
+export const LOGIN_LINKS_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/login-links',
   tag: 'Sign-in links',
   description: 'Sign-in links to the app page.',
@@ -204,4 +204,4 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       },
     },
   },
-};
+});

@@ -9,7 +9,7 @@ import { JSON_LINES, RECORD, STORED_MEAL } from './host-meal-examples.js';
 import { invalidRecord, lineExample, notFound, success } from './host-openapi-answers.js';
 import { MEAL_COMPONENTS, sourceVersionSchema } from './host-openapi-schemas.js';
 import { MEAL_ID, USER_ID } from './host-paths.js';
-import type { HostResource, QueryParameter } from './host-route-table.js';
+import { hostResource, type QueryParameter } from './host-route-table.js';
 
 /**
  * A user's meals (docs/host-api.md#saving-and-deleting-meals,
@@ -38,7 +38,7 @@ const saved = (outcome: string, summary: string) => ({
   value: { id: STORED_MEAL.id, outcome, modifiedAt: STORED_MEAL.modifiedAt },
 });
 
-export const MEAL_RESOURCE: HostResource = {
+export const MEAL_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/meals/{mealId}',
   tag: TAG,
   description: "One of the user's meals.",
@@ -148,7 +148,7 @@ export const MEAL_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
 const IMPORT_MIB = MAX_IMPORT_BYTES / 1024 / 1024;
 
@@ -164,7 +164,7 @@ const importBody = (type: string) => ({
   examples: { twoMeals: { summary: 'Two meals', value: `${JSON_LINES}\n` } },
 });
 
-export const IMPORT_RESOURCE: HostResource = {
+export const IMPORT_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/meals/import',
   tag: TAG,
   description:
@@ -218,4 +218,4 @@ export const IMPORT_RESOURCE: HostResource = {
       },
     },
   },
-};
+});

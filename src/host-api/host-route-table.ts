@@ -32,8 +32,8 @@ export interface HostRoutesDeps {
 }
 
 /** A `{name}` of a path: documented and checked from here. */
-export interface PathParameter {
-  readonly name: string;
+export interface PathParameter<Name extends string = string> {
+  readonly name: Name;
   readonly description: string;
   readonly schema: object;
   readonly example: string;
@@ -77,11 +77,14 @@ export type BodyDeclaration =
       readonly tooLarge: Answer;
     };
 
-/** One request as a handler sees it: its ids (checked), its query (parsed) and its body (checked). */
-export interface HostCall {
+/**
+ * One request as a handler sees it: its ids (checked), its query (parsed) and its body (checked);
+ * `Id` the names of its path's ids, so that a handler asks for no id its path lacks.
+ */
+export interface HostCall<Id extends string = string> {
   readonly request: FastifyRequest;
   /** A `{name}` of the path, percent-decoded (`a%2Fb` is the id `a/b`). */
-  id(name: string): string;
+  id(name: Id): string;
   /** A query parameter the method declares; undefined when not given. */
   query<T>(parameter: QueryParameter<T>): T | undefined;
   /** The JSON object of an `object` or `record` body; `{}` for the others. */
@@ -90,7 +93,7 @@ export interface HostCall {
   bodyOf<S extends ObjectSchema>(declared: ObjectBodyDeclaration<S>): BodyOf<S>;
 }
 
-export interface HostOperation {
+export interface HostOperation<Id extends string = string> {
   readonly operationId: string;
   /** A GET's HEAD: the same answers without their bodies. */
   readonly headId?: string;
@@ -104,16 +107,16 @@ export interface HostOperation {
    * (host-openapi-operations.ts).
    */
   readonly answers: Readonly<Record<string, Answer>>;
-  readonly handle: (call: HostCall, deps: HostRoutesDeps) => Promise<HostAnswer>;
+  readonly handle: (call: HostCall<Id>, deps: HostRoutesDeps) => Promise<HostAnswer>;
 }
 
-export interface HostResource {
+export interface HostResource<Id extends string = string> {
   /** As the document writes it: `/host/v1/users/{userId}/meals/{mealId}`. */
   readonly path: string;
   readonly tag: string;
   readonly description: string;
-  readonly parameters: readonly PathParameter[];
-  readonly operations: Partial<Record<HostMethod, HostOperation>>;
+  readonly parameters: readonly PathParameter<Id>[];
+  readonly operations: Partial<Record<HostMethod, HostOperation<Id>>>;
   /** False for the document itself and the health check, open without a token. */
   readonly authenticated?: false;
   /**
@@ -122,6 +125,14 @@ export interface HostResource {
    * the document.
    */
   readonly alsoAnswers?: { readonly resource: HostResource; readonly ids: Readonly<Record<string, string>> };
+}
+
+/**
+ * A resource as declared: its handlers' ids typed by the names of its `parameters`, so that
+ * `call.id('mealId')` on a path without `{mealId}` does not compile.
+ */
+export function hostResource<const Id extends string = never>(resource: HostResource<Id>): HostResource {
+  return resource;
 }
 
 /** Every method a resource's path answers: its own, and those it answers for another resource. */

@@ -3,14 +3,14 @@ import { HEALTH_PATH } from '../http/public-routes.js';
 import { component } from '../openapi/answers.js';
 import { okSchema, openApiDocumentSchema } from '../openapi/schemas.js';
 import { success } from './host-openapi-answers.js';
-import type { HostResource } from './host-route-table.js';
+import { hostResource } from './host-route-table.js';
 import { PACKAGE_VERSION } from '../version.js';
 
 /** The paths open without a token: the document itself and the health check. */
 
 const TAG = 'Service';
 
-export const OPENAPI_RESOURCE: HostResource = {
+export const OPENAPI_RESOURCE = hostResource({
   path: '/host/v1/openapi.json',
   tag: TAG,
   description: 'This document.',
@@ -33,9 +33,9 @@ export const OPENAPI_RESOURCE: HostResource = {
       handle: async (_call, deps) => ({ raw: deps.openApiJson }),
     },
   },
-};
+});
 
-export const HEALTH_RESOURCE: HostResource = {
+export const HEALTH_RESOURCE = hostResource({
   path: HEALTH_PATH,
   tag: TAG,
   description: 'Whether the process answers.',
@@ -56,4 +56,4 @@ export const HEALTH_RESOURCE: HostResource = {
       handle: async () => ({ raw: HEALTH_BODY }),
     },
   },
-};
+});

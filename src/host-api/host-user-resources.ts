@@ -2,14 +2,14 @@ import { erasedUserView } from '../host/host-records.js';
 import { ACCOUNT } from './host-openapi-account-schemas.js';
 import { success } from './host-openapi-answers.js';
 import { USER_ID } from './host-paths.js';
-import type { HostResource } from './host-route-table.js';
+import { hostResource } from './host-route-table.js';
 
 /**
  * A user as a whole (docs/host-api.md#erasing-a-user): when a person deletes their account in
  * the diet app, the app erases them here, and whoever holds a copy of their meals through a
  * webhook endpoint hears of it.
  */
-export const USER_RESOURCE: HostResource = {
+export const USER_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}',
   tag: 'Users',
   description: 'A user of the diet app, with everything meal-export holds of them.',
@@ -39,4 +39,4 @@ export const USER_RESOURCE: HostResource = {
       },
     },
   },
-};
+});

@@ -17,7 +17,7 @@ import { unknownId } from './host-errors.js';
 import { ACCOUNT, createWebhookRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';
-import type { HostAnswer, HostOperation, HostResource } from './host-route-table.js';
+import { type HostAnswer, type HostOperation, hostResource, type HostResource } from './host-route-table.js';
 
 /**
  * A user's webhook endpoints (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links): the
@@ -49,7 +49,7 @@ const CREATE_WEBHOOK_BODY = objectBody({
   },
 });
 
-export const WEBHOOKS_RESOURCE: HostResource = {
+export const WEBHOOKS_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/webhooks',
   tag: TAG,
   description: "The user's webhook endpoints.",
@@ -118,7 +118,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
       },
     },
   },
-};
+});
 
 const WEBHOOK_ID = storeIdParameter(
   'webhookId',
@@ -137,7 +137,7 @@ function onEndpoint(
   done: { readonly schema: Component; readonly value: object },
   act: (webhooks: WebhookStore, id: string) => Promise<HostAnswer | undefined>,
 ): HostResource {
-  const operation: HostOperation = {
+  const operation: HostOperation<'webhookId'> = {
     ...words,
     answers: {
       '200': success('Done.', done.schema, { done: { summary: 'Done', value: done.value } }),
@@ -149,13 +149,13 @@ function onEndpoint(
       return answer;
     },
   };
-  return {
+  return hostResource({
     path: `/host/v1/webhooks/{webhookId}${path}`,
     tag: TAG,
     description,
     parameters: [WEBHOOK_ID],
     operations: { [method]: operation },
-  };
+  });
 }
 
 const ok = (body: unknown): HostAnswer => ({ body });

@@ -3,7 +3,13 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { buildHostOpenApiDocument } from '../../src/host-api/host-openapi.js';
 import { type HostRouteConfig, registerResource } from '../../src/host-api/host-resource.js';
-import { type HostOperation, type HostRoutesDeps, successStatusOf } from '../../src/host-api/host-route-table.js';
+import { storeIdParameter } from '../../src/host-api/host-paths.js';
+import {
+  type HostOperation,
+  hostResource,
+  type HostRoutesDeps,
+  successStatusOf,
+} from '../../src/host-api/host-route-table.js';
 import { HOST_RESOURCES, registerHostRoutes } from '../../src/host-api/host-routes.js';
 import type { Storage } from '../../src/storage/storage.js';
 
@@ -98,4 +104,30 @@ test('each method declares one success, the status its handler is answered with;
     /saveMeal declares 2 successes/,
   );
   await app.close();
+});
+
+test('a handler asks only for the ids its path declares: another does not compile', async () => {
+  const resource = hostResource({
+    path: '/host/v1/keys/{keyId}',
+    tag: 'Keys',
+    description: 'A key.',
+    parameters: [storeIdParameter('keyId', 'A key id.', 'key_1')],
+    operations: {
+      GET: {
+        operationId: 'getKeyId',
+        summary: 'Its id.',
+        description: 'Its id.',
+        answers: {},
+        async handle(call) {
+          // @ts-expect-error userId is no id of this path
+          const missing = (): string => call.id('userId');
+          return { body: { id: call.id('keyId'), missing: typeof missing } };
+        },
+      },
+    },
+  });
+  assert.deepEqual(
+    resource.parameters.map((parameter) => parameter.name),
+    ['keyId'],
+  );
 });
