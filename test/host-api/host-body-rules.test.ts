@@ -4,7 +4,8 @@ import { AppError } from '../../src/errors.js';
 import type { ObjectBodyDeclaration, ObjectSchema } from '../../src/host-api/host-body-schema.js';
 import type { HostMethod } from '../../src/host-api/host-route-table.js';
 import { HOST_RESOURCES } from '../../src/host-api/host-routes.js';
-import { type HostApiServer, hostCall, startHostApiServer } from '../support/host-api.js';
+import { MEAL_COMPONENTS } from '../../src/host-api/host-openapi-schemas.js';
+import { type HostApiServer, hostCall, hostRecord, mealPath, startHostApiServer } from '../support/host-api.js';
 import { startInProcessServer } from '../support/in-process-server.js';
 import { newUserId } from '../support/server.js';
 
@@ -22,6 +23,9 @@ interface FieldSchema {
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly items?: FieldSchema;
+  readonly enum?: readonly unknown[];
+  readonly minimum?: number;
+  readonly maximum?: number;
 }
 
 interface DeclaredBody {
@@ -47,6 +51,13 @@ function badValues(schema: FieldSchema, valid: unknown): { readonly breaks: stri
   const bad: { breaks: string; value: unknown }[] = [
     { breaks: 'type', value: types.includes('number') || types.includes('integer') ? 'x' : 42 },
   ];
+  if (types.includes('integer')) bad.push({ breaks: 'type', value: 1.5 });
+  if (schema.enum !== undefined) {
+    const taken = schema.enum;
+    bad.push({ breaks: 'enum', value: [true, 'x', 0].find((value) => !taken.includes(value)) });
+  }
+  if (schema.minimum !== undefined) bad.push({ breaks: 'minimum', value: schema.minimum - 1 });
+  if (schema.maximum !== undefined) bad.push({ breaks: 'maximum', value: schema.maximum + 1 });
   if (schema.pattern !== undefined) {
     const pattern = new RegExp(schema.pattern, 'u');
     const text = TEXTS.find((candidate) => !pattern.test(candidate));
@@ -176,4 +187,37 @@ test('over HTTPS each of those bodies is refused the same, before anything is wr
   }
   // Nothing of them was made: the apps' list is as empty as the store started.
   assert.deepEqual((await hostCall(server, { path: '/host/v1/apps' })).json, []);
+});
+
+/**
+ * What the record parser takes though the document's MealRecord refuses it, each for a reason of
+ * the parser's, which every door shares (meals-io/meal-record.ts): the document asks less
+ * leniency of a client than the service grants, never more.
+ */
+const TAKEN_BEYOND_THE_SCHEMA = [
+  // An empty id is no id, as an empty cell of a CSV import: a PUT's is then the path's.
+  'id breaking pattern: ""',
+  'id breaking minLength: ""',
+  // A GET's read-only modifiedAt is ignored whatever it holds.
+  'modifiedAt breaking type: 42',
+];
+
+test("the meal record's schema and the record parser agree: what the schema refuses, a PUT refuses naming the field", async () => {
+  assert.ok(server !== undefined, 'the server started');
+  const record = MEAL_COMPONENTS.MealRecord.schema as unknown as ObjectSchema;
+  const valid: Record<string, unknown> = { ...hostRecord(), id: 'm_rules', utcOffset: '+01:00', sourceVersion: 1 };
+  const path = mealPath(newUserId('record-rules'), 'm_rules');
+  const taken: string[] = [];
+  let tried = 0;
+  for (const [field, schema] of Object.entries(record.properties)) {
+    for (const { breaks, value } of badValues(schema, valid[field])) {
+      const res = await hostCall(server, { method: 'PUT', path, json: { ...valid, [field]: value } });
+      const label = `${field} breaking ${breaks}: ${JSON.stringify(value).slice(0, 40)}`;
+      if (res.status === 200) taken.push(label);
+      else assert.deepEqual([res.status, (res.json as { error: { param?: string } }).error.param], [422, field], label);
+      tried += 1;
+    }
+  }
+  assert.deepEqual(taken, TAKEN_BEYOND_THE_SCHEMA);
+  assert.ok(tried >= 35, `${tried} cases`);
 });
