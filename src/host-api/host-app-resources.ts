@@ -1,13 +1,15 @@
+import { appNameFault, homepageUrlFault, redirectUrisFault } from '../domain/app-registration.js';
 import { AppError } from '../errors.js';
 import { appView, createdAppView, rotatedAppSecretView } from '../meal-host/host-app-records.js';
 import { deletedView } from '../meal-host/host-records.js';
-import { errorExample } from '../http/openapi-responses.js';
+import { errorExample } from '../openapi/answers.js';
 import { registerApp, rotateAppSecret } from '../keys/register-app.js';
+import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-api-errors.js';
-import { createAppRequestSchema } from './host-openapi-app-schemas.js';
+import { APP_COMPONENTS, createAppRequestSchema } from './host-openapi-app-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter } from './host-paths.js';
-import type { HostResource } from './host-route-table.js';
+import { hostResource, type HostResource } from './host-route-table.js';
 
 /**
  * Third-party apps, registered by the operator (docs/host-api.md#apps-connect): each gets an id
@@ -29,7 +31,22 @@ const APP_ID = storeIdParameter('appId', 'An app id (app_…) from registering o
 const UNKNOWN_APP = notFound('app', 'no app has this id.');
 const REDIRECT_FAULT = 'A redirect URI is an https:// URL, or http:// to 127.0.0.1, [::1] or localhost.';
 
-export const APPS_RESOURCE: HostResource = {
+const CREATE_APP_BODY = objectBody({
+  component: 'CreateAppRequest',
+  schema: createAppRequestSchema,
+  required: true,
+  examples: {
+    app: {
+      summary: 'An app with its homepage',
+      value: { name: APP.name, redirectUris: APP.redirectUris, homepageUrl: APP.homepageUrl },
+    },
+    bare: { summary: 'Name and one redirect URI', value: { name: 'Coach', redirectUris: [APP.redirectUris[0]] } },
+  },
+  // The rules' own sentences, as `apps create` words them.
+  faults: { name: (name) => appNameFault(name.trim()), redirectUris: redirectUrisFault, homepageUrl: homepageUrlFault },
+});
+
+export const APPS_RESOURCE = hostResource({
   path: '/host/v1/apps',
   tag: TAG,
   description: 'The apps registered.',
@@ -40,21 +57,9 @@ export const APPS_RESOURCE: HostResource = {
       summary: 'Registers a third-party app: its id and client secret.',
       description:
         "The client secret is in this answer only: hand it to the app's developer at once. Redirect URIs are matched character for character.",
-      body: {
-        kind: 'object',
-        component: 'CreateAppRequest',
-        schema: createAppRequestSchema,
-        required: true,
-        examples: {
-          app: {
-            summary: 'An app with its homepage',
-            value: { name: APP.name, redirectUris: APP.redirectUris, homepageUrl: APP.homepageUrl },
-          },
-          bare: { summary: 'Name and one redirect URI', value: { name: 'Coach', redirectUris: [APP.redirectUris[0]] } },
-        },
-      },
+      body: CREATE_APP_BODY,
       answers: {
-        '201': success('The new app, with its client secret.', 'CreatedApp', {
+        '201': success('The new app, with its client secret.', APP_COMPONENTS.CreatedApp, {
           created: { summary: 'An app', value: { ...APP, clientSecret: SECRET } },
         }),
         '422': invalidRecord(
@@ -65,12 +70,12 @@ export const APPS_RESOURCE: HostResource = {
         ),
       },
       async handle(call, { storage }) {
-        const { name, redirectUris, homepageUrl } = call.body;
+        const { name, redirectUris, homepageUrl } = call.bodyOf(CREATE_APP_BODY);
         const registered = await registerApp(storage.apps, { name, redirectUris, homepageUrl }, Date.now());
         if (!registered.ok) {
           throw new AppError('invalid_record', registered.fault.message, { param: registered.fault.param });
         }
-        return { status: 201, body: createdAppView(registered.record, registered.secret) };
+        return { body: createdAppView(registered.record, registered.secret) };
       },
     },
     GET: {
@@ -79,19 +84,19 @@ export const APPS_RESOURCE: HostResource = {
       summary: 'Every app registered, oldest first: never a secret.',
       description: 'An empty list when none is.',
       answers: {
-        '200': success('The apps.', 'AppList', {
+        '200': success('The apps.', APP_COMPONENTS.AppList, {
           apps: { summary: 'One app', value: [APP] },
           none: { summary: 'No app', value: [] },
         }),
       },
       async handle(_call, { storage }) {
-        return { status: 200, body: (await storage.apps.listApps()).map(appView) };
+        return { body: (await storage.apps.listApps()).map(appView) };
       },
     },
   },
-};
+});
 
-export const APP_RESOURCE: HostResource = {
+export const APP_RESOURCE = hostResource({
   path: '/host/v1/apps/{appId}',
   tag: TAG,
   description: 'One app.',
@@ -103,13 +108,13 @@ export const APP_RESOURCE: HostResource = {
       summary: 'The app: never its secret.',
       description: 'As the list shows it.',
       answers: {
-        '200': success('The app.', 'App', { app: { summary: 'An app', value: APP } }),
+        '200': success('The app.', APP_COMPONENTS.App, { app: { summary: 'An app', value: APP } }),
         '404': UNKNOWN_APP,
       },
       async handle(call, { storage }) {
         const record = await storage.apps.findApp(call.id('appId'));
         if (record === undefined) throw unknownId('app');
-        return { status: 200, body: appView(record) };
+        return { body: appView(record) };
       },
     },
     DELETE: {
@@ -117,7 +122,7 @@ export const APP_RESOURCE: HostResource = {
       summary: 'Deletes the app and revokes every key people granted it.',
       description: 'Those keys are refused on every instance within 1 s; its client secret is refused at once.',
       answers: {
-        '200': success('The app is deleted.', 'DeletedApp', {
+        '200': success('The app is deleted.', APP_COMPONENTS.DeletedApp, {
           deleted: { summary: 'Deleted', value: { id: APP.id, deleted: true } },
         }),
         '404': UNKNOWN_APP,
@@ -125,13 +130,13 @@ export const APP_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const id = call.id('appId');
         if ((await storage.apps.deleteApp(id, Date.now())) === undefined) throw unknownId('app');
-        return { status: 200, body: deletedView(id) };
+        return { body: deletedView(id) };
       },
     },
   },
-};
+});
 
-export const APP_SECRET_RESOURCE: HostResource = {
+export const APP_SECRET_RESOURCE = hostResource({
   path: '/host/v1/apps/{appId}/rotate-secret',
   tag: TAG,
   description: "Rotating an app's client secret.",
@@ -143,7 +148,7 @@ export const APP_SECRET_RESOURCE: HostResource = {
       description:
         'The previous secret is refused at once: give the app its new one first. Keys people granted it keep working.',
       answers: {
-        '200': success('The new secret, shown once.', 'RotatedAppSecret', {
+        '200': success('The new secret, shown once.', APP_COMPONENTS.RotatedAppSecret, {
           rotated: { summary: 'A new secret', value: { id: APP.id, clientSecret: `mxa_${'Pq4n'.repeat(12)}Z` } },
         }),
         '404': UNKNOWN_APP,
@@ -151,10 +156,10 @@ export const APP_SECRET_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const rotated = await rotateAppSecret(storage.apps, call.id('appId'), Date.now());
         if (rotated === undefined) throw unknownId('app');
-        return { status: 200, body: rotatedAppSecretView(rotated.record.id, rotated.secret) };
+        return { body: rotatedAppSecretView(rotated.record.id, rotated.secret) };
       },
     },
   },
-};
+});
 
 export const APP_RESOURCES: readonly HostResource[] = [APPS_RESOURCE, APP_RESOURCE, APP_SECRET_RESOURCE];

@@ -100,26 +100,21 @@ export function registerBodyParsers(app: FastifyInstance): void {
 }
 
 /**
- * A JSON body as an object of known fields: absent is `{}` when `optional`; an array, a string,
- * or a field not in `fields` is `422 invalid_record` naming it (unknown fields are refused: they
- * are usually typos that would otherwise be dropped silently).
+ * The JSON a request sent as its body: `{}` for none when it is `optional`, else a 400, as is one
+ * sent as JSON Lines (the import's type).
  */
-export function jsonObjectBody(
-  request: FastifyRequest,
-  /** The fields allowed; `any` when the caller checks them itself. */
-  fields: readonly string[] | 'any',
-  options: { readonly optional?: boolean } = {},
-): Readonly<Record<string, unknown>> {
+export function sentJson(request: FastifyRequest, optional: boolean): unknown {
   const { body } = request;
-  if (body === undefined && options.optional === true) return {};
   if (isStreamedBody(body)) throw new AppError('bad_request', BODY_FAULTS.notSentAsJson);
+  if (body === undefined && optional) return {};
   if (body === undefined) throw new AppError('bad_request', BODY_FAULTS.missing);
+  return body;
+}
+
+/** A JSON body that must be an object, whose fields its reader checks (a meal record's parser); else a 422. */
+export function jsonObjectBody(request: FastifyRequest): Readonly<Record<string, unknown>> {
+  const body = sentJson(request, false);
   if (!isRecord(body) || Array.isArray(body)) throw new AppError('invalid_record', 'The body must be a JSON object.');
-  for (const name of Object.keys(body)) {
-    if (fields !== 'any' && !fields.includes(name)) {
-      throw new AppError('invalid_record', `Unknown field ${JSON.stringify(name).slice(0, 80)}.`, { param: name });
-    }
-  }
   return body;
 }
 
@@ -129,12 +124,4 @@ export function streamedBody(request: FastifyRequest): Readable {
     throw new AppError('bad_request', BODY_FAULTS.notSentAsJsonLines);
   }
   return request.body.stream;
-}
-
-/** An optional text field: absent or null is undefined. */
-export function optionalText(body: Readonly<Record<string, unknown>>, field: string): string | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new AppError('invalid_record', `${field} must be a string.`, { param: field });
-  return value;
 }

@@ -3,16 +3,16 @@ import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { pagePathFault } from '../domain/page-path.js';
 import { AppError } from '../errors.js';
 import { createdKeyView, keyListView, loginLinkView, revokedView } from '../meal-host/host-records.js';
-import { retryAfterHeader, UNAVAILABLE_RETRY_AFTER } from '../http/openapi-headers.js';
-import { error, errorExample } from '../http/openapi-responses.js';
+import { retryAfterHeader, UNAVAILABLE_RETRY_AFTER } from '../openapi/headers.js';
+import { error, errorExample } from '../openapi/answers.js';
 import { issueApiKey } from '../keys/issue-api-key.js';
 import { LOGIN_LINK_TTL_MS, mintLoginLink } from '../web/login-link.js';
-import { optionalText } from './host-body.js';
+import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-api-errors.js';
-import { createKeyRequestSchema, loginLinkRequestSchema } from './host-openapi-account-schemas.js';
+import { ACCOUNT, createKeyRequestSchema, loginLinkRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';
-import type { HostResource } from './host-route-table.js';
+import { hostResource } from './host-route-table.js';
 
 /**
  * A user's API keys and sign-in links (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links):
@@ -31,15 +31,18 @@ const KEY = {
 const TOO_MANY_KEYS = `The user already has ${MAX_ACTIVE_KEYS} active keys: revoke one first.`;
 const BAD_LIFETIME = 'expiresIn must look like 90s, 30m, 12h or 30d.';
 
-/** `expiresIn` as `keys create --expires-in` reads it: 90s, 30m, 12h, 30d. */
-function lifetimeOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const lifetimeMs = parseDuration(text);
-  if (lifetimeMs === undefined) throw new AppError('invalid_record', BAD_LIFETIME, { param: 'expiresIn' });
-  return lifetimeMs;
-}
+const CREATE_KEY_BODY = objectBody({
+  component: 'CreateKeyRequest',
+  schema: createKeyRequestSchema,
+  required: false,
+  examples: {
+    named: { summary: 'A name and a lifetime', value: { name: 'diary app', expiresIn: '30d' } },
+    none: { summary: 'No name, no expiry', value: {} },
+  },
+  faults: { expiresIn: () => BAD_LIFETIME },
+});
 
-export const KEYS_RESOURCE: HostResource = {
+export const KEYS_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/keys',
   tag: TAG,
   description: "The user's API keys.",
@@ -49,18 +52,9 @@ export const KEYS_RESOURCE: HostResource = {
       operationId: 'createKey',
       summary: "Makes an API key for the user: their meals, read through the public listener's /v1/meals.",
       description: `The key is in this answer only: hand it to the user at once. A user holds at most ${MAX_ACTIVE_KEYS} active keys; to rotate one, make the new key, then revoke the old.`,
-      body: {
-        kind: 'object',
-        component: 'CreateKeyRequest',
-        schema: createKeyRequestSchema,
-        required: false,
-        examples: {
-          named: { summary: 'A name and a lifetime', value: { name: 'diary app', expiresIn: '30d' } },
-          none: { summary: 'No name, no expiry', value: {} },
-        },
-      },
+      body: CREATE_KEY_BODY,
       answers: {
-        '201': success('The new key.', 'CreatedKey', {
+        '201': success('The new key.', ACCOUNT.CreatedKey, {
           created: {
             summary: 'A key for 30 days',
             value: {
@@ -85,11 +79,13 @@ export const KEYS_RESOURCE: HostResource = {
         ),
       },
       async handle(call, { storage }) {
-        const name = optionalText(call.body, 'name') ?? '';
-        const lifetimeMs = lifetimeOf(optionalText(call.body, 'expiresIn'));
-        const issued = await issueApiKey(storage.keys, { userId: call.id('userId'), name, lifetimeMs }, Date.now());
+        const { name, expiresIn } = call.bodyOf(CREATE_KEY_BODY);
+        // The schema took expiresIn by the pattern parseDuration reads.
+        const lifetimeMs = expiresIn === undefined || expiresIn === null ? undefined : parseDuration(expiresIn);
+        const key = { userId: call.id('userId'), name: name ?? '', lifetimeMs };
+        const issued = await issueApiKey(storage.keys, key, Date.now());
         if (!issued.ok) throw new AppError('too_many_keys', TOO_MANY_KEYS);
-        return { status: 201, body: createdKeyView(issued.key, issued.record) };
+        return { body: createdKeyView(issued.key, issued.record) };
       },
     },
     GET: {
@@ -98,7 +94,7 @@ export const KEYS_RESOURCE: HostResource = {
       summary: "The user's API keys, revoked and expired ones included: never a key itself.",
       description: "Oldest first. A user with no key has an empty list (no 404: user ids are the app's).",
       answers: {
-        '200': success("The user's keys.", 'KeyList', {
+        '200': success("The user's keys.", ACCOUNT.KeyList, {
           keys: {
             summary: 'One key, used',
             value: [
@@ -115,13 +111,13 @@ export const KEYS_RESOURCE: HostResource = {
         }),
       },
       async handle(call, { storage }) {
-        return { status: 200, body: (await storage.keys.listApiKeys(call.id('userId'))).map(keyListView) };
+        return { body: (await storage.keys.listApiKeys(call.id('userId'))).map(keyListView) };
       },
     },
   },
-};
+});
 
-export const KEY_RESOURCE: HostResource = {
+export const KEY_RESOURCE = hostResource({
   path: '/host/v1/keys/{keyId}',
   tag: TAG,
   description: 'One API key.',
@@ -132,7 +128,7 @@ export const KEY_RESOURCE: HostResource = {
       summary: 'Revokes an API key: it is refused from now on.',
       description: 'Revoking a revoked key again answers the same. The key stays in the list, with its revokedAt.',
       answers: {
-        '200': success('The key is revoked.', 'RevokedKey', {
+        '200': success('The key is revoked.', ACCOUNT.RevokedKey, {
           revoked: { summary: 'Revoked', value: { id: KEY.id, revoked: true } },
         }),
         '404': notFound('key', 'no key has this id.'),
@@ -140,16 +136,30 @@ export const KEY_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const record = await storage.keys.revokeApiKey(call.id('keyId'), Date.now());
         if (record === undefined) throw unknownId('key');
-        return { status: 200, body: revokedView(record.id) };
+        return { body: revokedView(record.id) };
       },
     },
   },
-};
+});
 
 const LINK_MINUTES = LOGIN_LINK_TTL_MS / 60_000;
 const NO_APP_PAGE = 'No app page address is known: start serve with --app-port or --public-url.';
 
-export const LOGIN_LINKS_RESOURCE: HostResource = {
+const LOGIN_LINK_BODY = objectBody({
+  component: 'LoginLinkRequest',
+  schema: loginLinkRequestSchema,
+  required: false,
+  examples: {
+    none: { summary: 'No field: the link lands on the page', value: {} },
+    next: {
+      summary: 'Back to a Connect request once signed in',
+      value: { next: '/oauth/authorize?response_type=code&client_id=app_7Qm2xV9cLp4RtY3s&state=…' },
+    },
+  },
+  faults: { next: pagePathFault },
+});
+
+export const LOGIN_LINKS_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/login-links',
   tag: 'Sign-in links',
   description: 'Sign-in links to the app page.',
@@ -159,21 +169,9 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       operationId: 'createLoginLink',
       summary: 'A one-time link that signs the user in to the app page, where they manage their keys and webhooks.',
       description: `Send the user to the URL within ${LINK_MINUTES} minutes; it works once. Its address is serve's --public-url, else the app page's own when serve runs with --app-port.`,
-      body: {
-        kind: 'object',
-        component: 'LoginLinkRequest',
-        schema: loginLinkRequestSchema,
-        required: false,
-        examples: {
-          none: { summary: 'No field: the link lands on the page', value: {} },
-          next: {
-            summary: 'Back to a Connect request once signed in',
-            value: { next: '/oauth/authorize?response_type=code&client_id=app_7Qm2xV9cLp4RtY3s&state=…' },
-          },
-        },
-      },
+      body: LOGIN_LINK_BODY,
       answers: {
-        '201': success('The link.', 'LoginLink', {
+        '201': success('The link.', ACCOUNT.LoginLink, {
           link: {
             summary: 'A link',
             value: {
@@ -197,12 +195,13 @@ export const LOGIN_LINKS_RESOURCE: HostResource = {
       async handle(call, deps) {
         const origin = deps.publicUrl ?? (await deps.storage.settings.appPageOrigin());
         if (origin === undefined) throw new AppError('unavailable', NO_APP_PAGE);
-        const next = optionalText(call.body, 'next');
+        const { next } = call.bodyOf(LOGIN_LINK_BODY);
+        // The schema holds what a JSON Schema can say of a page's path; the rest is the domain's.
         const fault = next === undefined ? undefined : pagePathFault(next);
         if (fault !== undefined) throw new AppError('invalid_record', fault, { param: 'next' });
         const link = await mintLoginLink(deps.storage, call.id('userId'), origin, Date.now(), next);
-        return { status: 201, body: loginLinkView(link) };
+        return { body: loginLinkView(link) };
       },
     },
   },
-};
+});

@@ -1,15 +1,15 @@
 import { parseSourceVersionText, sourceVersionFault } from '../domain/source-version.js';
 import { AppError } from '../errors.js';
 import { deleteRecord, saveRecord, storedMealJson } from '../meal-host/host-meal-operations.js';
-import { error, errorExample } from '../http/openapi-responses.js';
+import { componentRef, error, errorExample } from '../openapi/answers.js';
 import { MAX_IMPORT_BYTES, NDJSON_TYPES } from './host-body.js';
 import { refusalError, unknownId } from './host-api-errors.js';
 import { importRecords } from './host-import.js';
 import { JSON_LINES, RECORD, STORED_MEAL } from './host-meal-examples.js';
 import { invalidRecord, lineExample, notFound, success } from './host-openapi-answers.js';
-import { sourceVersionSchema } from './host-openapi-schemas.js';
+import { MEAL_COMPONENTS, sourceVersionSchema } from './host-openapi-schemas.js';
 import { MEAL_ID, USER_ID } from './host-paths.js';
-import type { HostResource, QueryParameter } from './host-route-table.js';
+import { hostResource, type QueryParameter } from './host-route-table.js';
 
 /**
  * A user's meals (docs/host-api.md#saving-and-deleting-meals,
@@ -38,7 +38,7 @@ const saved = (outcome: string, summary: string) => ({
   value: { id: STORED_MEAL.id, outcome, modifiedAt: STORED_MEAL.modifiedAt },
 });
 
-export const MEAL_RESOURCE: HostResource = {
+export const MEAL_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/meals/{mealId}',
   tag: TAG,
   description: "One of the user's meals.",
@@ -51,7 +51,7 @@ export const MEAL_RESOURCE: HostResource = {
       description:
         'As a page of /v1/meals with includeDeleted=true shows it (a live meal with deleted: false, or a tombstone), plus the newest sourceVersion the store holds for it: what to compare before a save that must not go back.',
       answers: {
-        '200': success('The meal, or its tombstone.', 'StoredMeal', {
+        '200': success('The meal, or its tombstone.', MEAL_COMPONENTS.StoredMeal, {
           live: { summary: 'A live meal', value: STORED_MEAL },
           tombstone: {
             summary: 'A deleted meal',
@@ -66,7 +66,7 @@ export const MEAL_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const json = await storedMealJson(storage.feed, call.id('userId'), call.id('mealId'));
         if (json === undefined) throw unknownId('meal');
-        return { status: 200, raw: json };
+        return { raw: json };
       },
     },
     PUT: {
@@ -76,7 +76,7 @@ export const MEAL_RESOURCE: HostResource = {
         'The record replaces the meal whole: a field left out is "" or null. The same record again is unchanged and writes nothing, so a retry is safe. With sourceVersion, a save older than the stored one is stale and writes nothing (docs/host-api.md#ordering-saves-sourceversion). A change is in the user\'s /v1/meals feed and webhook calls at once, with a new modifiedAt.',
       body: {
         kind: 'record',
-        component: 'MealRecord',
+        component: MEAL_COMPONENTS.MealRecord,
         examples: {
           full: { summary: "Every field, with the app's row version", value: { ...RECORD, sourceVersion: 17 } },
           least: { summary: 'The two required fields', value: { type: 'snack', date: '2025-03-14T16:00:00+01:00' } },
@@ -87,7 +87,7 @@ export const MEAL_RESOURCE: HostResource = {
         },
       },
       answers: {
-        '200': success('What became of the meal.', 'SavedMeal', {
+        '200': success('What became of the meal.', MEAL_COMPONENTS.SavedMeal, {
           created: saved('created', 'A new meal'),
           updated: saved('updated', 'The meal changed'),
           unchanged: saved('unchanged', 'The same record again, or a retry with the stored version: nothing written'),
@@ -111,7 +111,7 @@ export const MEAL_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const saved = await saveRecord(storage.writes, call.id('userId'), call.id('mealId'), call.body, Date.now());
         if (!saved.ok) throw refusalError(saved);
-        return { status: 200, body: { id: saved.id, outcome: saved.outcome, modifiedAt: saved.modifiedAt } };
+        return { body: { id: saved.id, outcome: saved.outcome, modifiedAt: saved.modifiedAt } };
       },
     },
     DELETE: {
@@ -121,7 +121,7 @@ export const MEAL_RESOURCE: HostResource = {
         'Deleting a deleted meal again is unchanged, so a retry is safe. With sourceVersion, a delete older than the stored version is stale and writes nothing; an id no user has then gets a tombstone, so that an older save arriving later is stale (docs/host-api.md#ordering-saves-sourceversion).',
       query: [SOURCE_VERSION],
       answers: {
-        '200': success('What became of the meal.', 'DeletedMeal', {
+        '200': success('What became of the meal.', MEAL_COMPONENTS.DeletedMeal, {
           deleted: { summary: 'Deleted', value: { id: STORED_MEAL.id, outcome: 'deleted' } },
           unchanged: { summary: 'Deleted already', value: { id: STORED_MEAL.id, outcome: 'unchanged' } },
           stale: {
@@ -142,13 +142,13 @@ export const MEAL_RESOURCE: HostResource = {
       async handle(call, { storage }) {
         const version = call.query(SOURCE_VERSION);
         const deleted = await deleteRecord(storage.writes, call.id('userId'), call.id('mealId'), version, Date.now());
-        if (deleted.ok) return { status: 200, body: { id: deleted.id, outcome: deleted.outcome } };
+        if (deleted.ok) return { body: { id: deleted.id, outcome: deleted.outcome } };
         if (deleted.reason === 'not_found') throw unknownId('meal');
         throw refusalError(deleted);
       },
     },
   },
-};
+});
 
 const IMPORT_MIB = MAX_IMPORT_BYTES / 1024 / 1024;
 
@@ -159,12 +159,12 @@ const importBody = (type: string) => ({
     type: 'string',
     description: `JSON Lines (UTF-8): one ImportRecord (contentSchema) per line, blank lines skipped. At most ${IMPORT_MIB} MiB, read as it streams in.`,
     contentMediaType: type,
-    contentSchema: { $ref: '#/components/schemas/ImportRecord' },
+    contentSchema: componentRef(MEAL_COMPONENTS.ImportRecord),
   },
   examples: { twoMeals: { summary: 'Two meals', value: `${JSON_LINES}\n` } },
 });
 
-export const IMPORT_RESOURCE: HostResource = {
+export const IMPORT_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/meals/import',
   tag: TAG,
   description:
@@ -181,6 +181,7 @@ export const IMPORT_RESOURCE: HostResource = {
       body: {
         kind: 'json-lines',
         content: Object.fromEntries(NDJSON_TYPES.map((type) => [type, importBody(type)])),
+        uses: [MEAL_COMPONENTS.ImportRecord],
         tooLarge: error(
           `request_too_large: the body is over ${IMPORT_MIB} MiB. Nothing was written.`,
           {},
@@ -188,7 +189,7 @@ export const IMPORT_RESOURCE: HostResource = {
         ),
       },
       answers: {
-        '200': success('Every line saved.', 'ImportedMeals', {
+        '200': success('Every line saved.', MEAL_COMPONENTS.ImportedMeals, {
           counts: {
             summary: 'Two lines: one new meal, one unchanged',
             value: { imported: 2, created: 1, updated: 0, unchanged: 1, stale: 0 },
@@ -213,8 +214,8 @@ export const IMPORT_RESOURCE: HostResource = {
         ),
       },
       async handle(call, deps) {
-        return { status: 200, body: await importRecords(call.request, call.id('userId'), deps.imports) };
+        return { body: await importRecords(call.request, call.id('userId'), deps.imports) };
       },
     },
   },
-};
+});

@@ -1,7 +1,9 @@
+import { DURATION_PATTERN } from '../domain/duration.js';
 import { MAX_ACTIVE_KEYS } from '../domain/key-request.js';
 import { MAX_NEXT_LENGTH } from '../domain/page-path.js';
 import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
-import { instantSchema } from '../http/schemas.js';
+import { component, listOf } from '../openapi/answers.js';
+import { instantSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schemas of a user's keys, webhook endpoints and sign-in links in the host API
@@ -15,7 +17,6 @@ const object = (properties: Readonly<Record<string, object>>, required = Object.
   ...(required.length === 0 ? {} : { required }),
   additionalProperties: false,
 });
-const listOf = (item: string) => ({ type: 'array', items: { $ref: `#/components/schemas/${item}` } });
 const instantOrNull = (description: string) => ({ ...instantSchema, type: ['string', 'null'], description });
 /** A required `true`: a one-value enum, as the public document writes `deleted`. */
 const yes = { type: 'boolean', enum: [true] };
@@ -24,20 +25,21 @@ const keyId = { type: 'string', description: 'The key id (key_…): what DELETE 
 const keyName = { type: 'string', description: 'The name given at creation; "" when none.' };
 const expiresAt = instantOrNull('When the key stops working; null: never.');
 
+/** `as const`, as every request body's schema: the handler's type is read from it (host-body-schema.ts). */
 export const createKeyRequestSchema = {
-  ...object(
-    {
-      name: { type: ['string', 'null'], description: 'A label the user recognises; absent or null is "".' },
-      expiresIn: {
-        type: ['string', 'null'],
-        pattern: '^[1-9][0-9]{0,6}[smhd]$',
-        description: 'How long the key lives, such as 90s, 30m, 12h or 30d; absent or null: until revoked.',
-      },
+  type: 'object',
+  properties: {
+    name: { type: ['string', 'null'], description: 'A label the user recognises; absent or null is "".' },
+    expiresIn: {
+      type: ['string', 'null'],
+      // The rule of `keys create --expires-in`, from the code that reads it.
+      pattern: DURATION_PATTERN,
+      description: 'How long the key lives, such as 90s, 30m, 12h or 30d; absent or null: until revoked.',
     },
-    [],
-  ),
+  },
+  additionalProperties: false,
   description: 'Both fields optional; no body at all is the same as {}.',
-};
+} as const;
 
 export const createdKeySchema = {
   ...object({
@@ -77,21 +79,27 @@ const webhookUrl = {
   maxLength: MAX_WEBHOOK_URL_LENGTH,
   pattern: '^[Hh][Tt][Tt][Pp][Ss]://',
   description: 'Where the calls go: https://, no user name or password, not a private or loopback address.',
-};
-const webhookName = { type: 'string', maxLength: MAX_WEBHOOK_NAME_LENGTH, description: 'A label; "" when none.' };
+} as const;
+const webhookName = {
+  type: 'string',
+  maxLength: MAX_WEBHOOK_NAME_LENGTH,
+  description: 'A label; "" when none.',
+} as const;
 const webhookSecret = {
   type: 'string',
   pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
   description: 'The signing secret (Standard Webhooks): shown here once. Keep it with the receiver.',
 };
 
-export const createWebhookRequestSchema = object(
-  {
+export const createWebhookRequestSchema = {
+  type: 'object',
+  properties: {
     url: webhookUrl,
     name: { ...webhookName, type: ['string', 'null'], description: 'A label; absent or null is "".' },
   },
-  ['url'],
-);
+  required: ['url'],
+  additionalProperties: false,
+} as const;
 
 export const createdWebhookSchema = {
   ...object({
@@ -152,20 +160,19 @@ export const webhookAttemptSchema = object({
 });
 
 export const loginLinkRequestSchema = {
-  ...object(
-    {
-      next: {
-        type: 'string',
-        maxLength: MAX_NEXT_LENGTH,
-        pattern: '^/(?![/\\\\])',
-        description:
-          'Where the link lands once the person is signed in: a path of the app page, such as a Connect authorization request (/oauth/authorize?…). Never another site.',
-      },
+  type: 'object',
+  properties: {
+    next: {
+      type: 'string',
+      maxLength: MAX_NEXT_LENGTH,
+      pattern: '^/(?![/\\\\])',
+      description:
+        'Where the link lands once the person is signed in: a path of the app page, such as a Connect authorization request (/oauth/authorize?…). Never another site.',
     },
-    [],
-  ),
+  },
+  additionalProperties: false,
   description: 'Optional: `next`. Send no body, or {}, to land on the page itself.',
-};
+} as const;
 
 export const loginLinkSchema = object({
   url: {
@@ -187,23 +194,22 @@ export const erasedUserSchema = object({
   }),
 });
 
-export const ACCOUNT_SCHEMAS = {
-  CreateKeyRequest: createKeyRequestSchema,
-  CreatedKey: createdKeySchema,
-  KeySummary: keySummarySchema,
-  KeyList: listOf('KeySummary'),
-  RevokedKey: revokedKeySchema,
-  CreateWebhookRequest: createWebhookRequestSchema,
-  CreatedWebhook: createdWebhookSchema,
-  WebhookSummary: webhookSummarySchema,
-  WebhookList: listOf('WebhookSummary'),
-  DeletedWebhook: deletedWebhookSchema,
-  EnabledWebhook: enabledWebhookSchema,
-  RotatedSecret: rotatedSecretSchema,
-  QueuedTest: queuedTestSchema,
-  WebhookAttempt: webhookAttemptSchema,
-  WebhookAttemptList: listOf('WebhookAttempt'),
-  LoginLinkRequest: loginLinkRequestSchema,
-  LoginLink: loginLinkSchema,
-  ErasedUser: erasedUserSchema,
+const KEY_SUMMARY = component('KeySummary', keySummarySchema);
+const WEBHOOK_SUMMARY = component('WebhookSummary', webhookSummarySchema);
+const WEBHOOK_ATTEMPT = component('WebhookAttempt', webhookAttemptSchema);
+
+/** The answers' components of keys, webhook endpoints, sign-in links and users, which their operations name. */
+export const ACCOUNT = {
+  CreatedKey: component('CreatedKey', createdKeySchema),
+  KeyList: listOf('KeyList', KEY_SUMMARY),
+  RevokedKey: component('RevokedKey', revokedKeySchema),
+  CreatedWebhook: component('CreatedWebhook', createdWebhookSchema),
+  WebhookList: listOf('WebhookList', WEBHOOK_SUMMARY),
+  DeletedWebhook: component('DeletedWebhook', deletedWebhookSchema),
+  EnabledWebhook: component('EnabledWebhook', enabledWebhookSchema),
+  RotatedSecret: component('RotatedSecret', rotatedSecretSchema),
+  QueuedTest: component('QueuedTest', queuedTestSchema),
+  WebhookAttemptList: listOf('WebhookAttemptList', WEBHOOK_ATTEMPT),
+  LoginLink: component('LoginLink', loginLinkSchema),
+  ErasedUser: component('ErasedUser', erasedUserSchema),
 };

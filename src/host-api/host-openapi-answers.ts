@@ -6,10 +6,11 @@ import {
   retryAfterHeader,
   UNAVAILABLE_RETRY_AFTER,
   wwwAuthenticateHeader,
-} from '../http/openapi-headers.js';
+} from '../openapi/headers.js';
 import {
   type Answer,
   BAD_REQUEST,
+  type Component,
   error,
   errorExample,
   type Example,
@@ -17,7 +18,7 @@ import {
   INTERNAL_ERROR,
   type Responses,
   responsesOf,
-} from '../http/openapi-responses.js';
+} from '../openapi/answers.js';
 import { AUTH_FAILURE_POLICY } from '../ratelimit/rate-limiter.js';
 import { HOST_BEARER_CHALLENGE } from './host-auth.js';
 import { BODY_FAULTS, MAX_JSON_BODY_BYTES } from './host-body.js';
@@ -40,7 +41,7 @@ export function lineExample(
 }
 
 /** A success: its body's component schema and examples, with the headers of every answer. */
-export function success(description: string, schema: string, examples: Readonly<Record<string, Example>>): Answer {
+export function success(description: string, schema: Component, examples: Readonly<Record<string, Example>>): Answer {
   return { description, schema, headers: COMMON_HEADERS, examples };
 }
 

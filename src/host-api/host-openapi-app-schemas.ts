@@ -1,5 +1,6 @@
 import { MAX_APP_NAME_LENGTH, MAX_APP_URL_LENGTH, MAX_REDIRECT_URIS } from '../domain/app-registration.js';
-import { instantSchema } from '../http/schemas.js';
+import { component, listOf } from '../openapi/answers.js';
+import { instantSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schemas of the apps in the host API (docs/host-api.md#apps-connect): field for field
@@ -19,7 +20,7 @@ const appName = {
   minLength: 1,
   maxLength: MAX_APP_NAME_LENGTH,
   description: 'What the person is shown on the consent page.',
-};
+} as const;
 const redirectUris = {
   type: 'array',
   minItems: 1,
@@ -28,35 +29,36 @@ const redirectUris = {
     type: 'string',
     maxLength: MAX_APP_URL_LENGTH,
     pattern:
-      '^([Hh][Tt][Tt][Pp][Ss]://[^/?#]|[Hh][Tt][Tt][Pp]://(127\\.0\\.0\\.1|\\[::1\\]|localhost)(:[0-9]+)?([/?]|$))',
+      '^([Hh][Tt][Tt][Pp][Ss]://[^/?#]|[Hh][Tt][Tt][Pp]://(127\\.0\\.0\\.1|\\[::1\\]|[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt])(:[0-9]+)?([/?]|$))',
     description:
       'An https:// URL without a fragment, or http:// to 127.0.0.1, [::1] or localhost with any port (RFC 8252): matched character for character.',
   },
   description: 'Where the person may be sent back after the grant.',
-};
+} as const;
 const homepageUrl = {
   type: ['string', 'null'],
   maxLength: MAX_APP_URL_LENGTH,
   pattern: '^[Hh][Tt][Tt][Pp][Ss]://',
   description: "The app's homepage, https://; null when none.",
-};
+} as const;
 const clientSecret = {
   type: 'string',
   pattern: '^mxa_[0-9A-Za-z]{49}$',
   description: "The client secret: shown here once, stored only as a digest. Hand it to the app's developer now.",
 };
 
+/** `as const`, as every request body's schema: the handler's type is read from it (host-body-schema.ts). */
 export const createAppRequestSchema = {
-  ...object(
-    {
-      name: { ...appName, description: 'What the person is shown on the consent page; trimmed.' },
-      redirectUris,
-      homepageUrl: { ...homepageUrl, description: "The app's homepage, https://; absent or null: none." },
-    },
-    ['name', 'redirectUris'],
-  ),
+  type: 'object',
+  properties: {
+    name: { ...appName, description: 'What the person is shown on the consent page; trimmed.' },
+    redirectUris,
+    homepageUrl: { ...homepageUrl, description: "The app's homepage, https://; absent or null: none." },
+  },
+  required: ['name', 'redirectUris'],
+  additionalProperties: false,
   description: 'A third-party app to register.',
-};
+} as const;
 
 export const appSchema = object({ id: appId, name: appName, redirectUris, homepageUrl, createdAt: instantSchema });
 
@@ -74,14 +76,16 @@ export const createdAppSchema = {
 
 const yes = { type: 'boolean', enum: [true] };
 
-export const APP_SCHEMAS = {
-  CreateAppRequest: createAppRequestSchema,
-  App: appSchema,
-  AppList: { type: 'array', items: { $ref: '#/components/schemas/App' } },
-  CreatedApp: createdAppSchema,
-  DeletedApp: object({ id: appId, deleted: yes }),
-  RotatedAppSecret: {
+const APP = component('App', appSchema);
+
+/** The answers' components of apps, which their operations name. */
+export const APP_COMPONENTS = {
+  App: APP,
+  AppList: listOf('AppList', APP),
+  CreatedApp: component('CreatedApp', createdAppSchema),
+  DeletedApp: component('DeletedApp', object({ id: appId, deleted: yes })),
+  RotatedAppSecret: component('RotatedAppSecret', {
     ...object({ id: appId, clientSecret }),
     description: 'The new client secret; the previous one is refused from now on.',
-  },
+  }),
 };

@@ -1,4 +1,4 @@
-import type { Answer, Example } from '../http/openapi-responses.js';
+import { type Answer, type Component, component, componentRef, type Example } from '../openapi/answers.js';
 import {
   BODY_MISSING,
   BODY_NOT_JSON,
@@ -75,7 +75,7 @@ function requestBodyOf(body: BodyDeclaration | undefined): object | undefined {
   return {
     required: body.kind === 'record' || body.required,
     content: {
-      'application/json': { schema: { $ref: `#/components/schemas/${body.component}` }, examples: body.examples },
+      'application/json': { schema: componentRef(body.component), examples: body.examples },
     },
   };
 }
@@ -119,4 +119,28 @@ export function pathItemOf(resource: HostResource): object {
     ...(parameters.length === 0 ? {} : { parameters }),
     ...Object.fromEntries(operations),
   };
+}
+
+/** The components a method's body and answers name. */
+function componentsOf(operation: HostOperation): Component[] {
+  const { body } = operation;
+  const read =
+    body === undefined
+      ? []
+      : body.kind === 'json-lines'
+        ? body.uses
+        : body.kind === 'record'
+          ? [body.component]
+          : [component(body.component, body.schema)];
+  const answered = Object.values(operation.answers).flatMap(({ schema }) =>
+    typeof schema === 'string' ? [] : [schema],
+  );
+  return [...read, ...answered];
+}
+
+/** The components a resource's methods name: the document's components are these, collected. */
+export function componentsOfResource(resource: HostResource): Component[] {
+  return Object.values(resource.operations).flatMap((operation) =>
+    operation === undefined ? [] : componentsOf(operation),
+  );
 }

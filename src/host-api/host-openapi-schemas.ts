@@ -5,7 +5,8 @@ import { MAX_MEAL_ID_LENGTH } from '../domain/meal-id.js';
 import { MAX_SOURCE_VERSION } from '../domain/source-version.js';
 import { UTC_OFFSET_PATTERN } from '../domain/utc-offset.js';
 import { HOST_STATUS_BY_CODE, type PUBLIC_STATUS_BY_CODE } from '../errors.js';
-import { errorSchemaOf, instantSchema, liveMealSchema, tombstoneSchema } from '../http/schemas.js';
+import { component } from '../openapi/answers.js';
+import { errorSchemaOf, instantSchema, liveMealSchema, tombstoneSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schemas of the host API's meals and errors (docs/host-api.md#saving-and-deleting-meals):
@@ -202,3 +203,19 @@ export const importedMealsSchema = {
   required: ['imported', 'created', 'updated', 'unchanged', 'stale'],
   additionalProperties: false,
 } as const;
+
+const STORED_LIVE_MEAL = component('StoredLiveMeal', storedLiveMealSchema);
+const STORED_TOMBSTONE = component('StoredTombstone', storedTombstoneSchema);
+
+/** The components of the meals' bodies and answers, which their operations name. */
+export const MEAL_COMPONENTS = {
+  MealRecord: component('MealRecord', mealRecordSchema),
+  ImportRecord: component('ImportRecord', importRecordSchema),
+  StoredMeal: component('StoredMeal', storedMealSchema, [STORED_LIVE_MEAL, STORED_TOMBSTONE]),
+  SavedMeal: component('SavedMeal', savedMealSchema),
+  DeletedMeal: component('DeletedMeal', deletedMealSchema),
+  ImportedMeals: component('ImportedMeals', importedMealsSchema),
+};
+
+/** The body of every refusal, which every operation's errors name (`Error`, as the public document's). */
+export const HOST_ERROR = component('Error', hostErrorSchema);

@@ -1,19 +1,7 @@
-import { okSchema, openApiDocumentSchema } from '../http/schemas.js';
-import { ACCOUNT_SCHEMAS } from './host-openapi-account-schemas.js';
-import { APP_SCHEMAS } from './host-openapi-app-schemas.js';
+import { collectComponents } from '../openapi/answers.js';
 import { HOST_RESPONSES_WITHOUT_OPERATION } from './host-openapi-answers.js';
-import { pathItemOf } from './host-openapi-operations.js';
-import {
-  deletedMealSchema,
-  hostErrorSchema,
-  importedMealsSchema,
-  importRecordSchema,
-  mealRecordSchema,
-  savedMealSchema,
-  storedLiveMealSchema,
-  storedMealSchema,
-  storedTombstoneSchema,
-} from './host-openapi-schemas.js';
+import { componentsOfResource, pathItemOf } from './host-openapi-operations.js';
+import { HOST_ERROR } from './host-openapi-schemas.js';
 import { HOST_RESOURCES } from './host-routes.js';
 
 const DESCRIPTION = [
@@ -60,21 +48,8 @@ export function buildHostOpenApiDocument(version: string): Record<string, unknow
             "mxs_… service token, held by the app's back end only (docs/host-api.md#service-tokens). One token acts for every user.",
         },
       },
-      schemas: {
-        MealRecord: mealRecordSchema,
-        ImportRecord: importRecordSchema,
-        StoredMeal: storedMealSchema,
-        StoredLiveMeal: storedLiveMealSchema,
-        StoredTombstone: storedTombstoneSchema,
-        SavedMeal: savedMealSchema,
-        DeletedMeal: deletedMealSchema,
-        ImportedMeals: importedMealsSchema,
-        ...ACCOUNT_SCHEMAS,
-        ...APP_SCHEMAS,
-        Error: hostErrorSchema,
-        OpenApiDocument: openApiDocumentSchema,
-        Health: okSchema,
-      },
+      // Collected from the operations' declarations; the error body every refusal names, beside them.
+      schemas: collectComponents([...HOST_RESOURCES.flatMap(componentsOfResource), HOST_ERROR]),
     },
     security: [{ serviceToken: [] }],
     paths: Object.fromEntries(HOST_RESOURCES.map((resource) => [resource.path, pathItemOf(resource)])),

@@ -3,7 +3,7 @@ import { redactApiKeys } from '../domain/api-key.js';
 import { mealIdFault } from '../domain/meal-id.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { AppError } from '../errors.js';
-import { errorExample } from '../http/openapi-responses.js';
+import { errorExample } from '../openapi/answers.js';
 import { mealIdSchema } from './host-openapi-schemas.js';
 import type { PathParameter, QueryParameter } from './host-route-table.js';
 
@@ -12,7 +12,7 @@ const userIdFault = () => new AppError('invalid_parameter', `${USER_ID_RULE}.`, 
 const mealIdError = (fault: string) => new AppError('invalid_parameter', `mealId must ${fault}.`, { param: 'mealId' });
 
 /** `{userId}`: the user as the app names them. */
-export const USER_ID: PathParameter = {
+export const USER_ID: PathParameter<'userId'> = {
   name: 'userId',
   description:
     'The user, as the app names them, percent-encoded in the path: 1 to 200 characters, no control characters, else 400 invalid_parameter naming userId.',
@@ -25,7 +25,7 @@ export const USER_ID: PathParameter = {
 };
 
 /** `{mealId}`: the meal's id, chosen by the app. */
-export const MEAL_ID: PathParameter = {
+export const MEAL_ID: PathParameter<'mealId'> = {
   name: 'mealId',
   description:
     "The meal's id, percent-encoded in the path (a%2Fb is the id a/b): 1 to 200 characters, no control characters, else 400 invalid_parameter naming mealId.",
@@ -41,7 +41,11 @@ export const MEAL_ID: PathParameter = {
 };
 
 /** An id of the store's (`{keyId}`, `{webhookId}`): any text; an unknown one is a 404. */
-export function storeIdParameter(name: string, description: string, example: string): PathParameter {
+export function storeIdParameter<const Name extends string>(
+  name: Name,
+  description: string,
+  example: string,
+): PathParameter<Name> {
   return { name, description, schema: { type: 'string' }, example };
 }
 

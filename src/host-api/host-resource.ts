@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE } from '../listener/json-response.js';
-import { jsonObjectBody } from './host-body.js';
+import { jsonObjectBody, sentJson } from './host-body.js';
+import type { BodyOf } from './host-body-schema.js';
 import {
   allowOf,
   answeredOperations,
@@ -12,6 +13,7 @@ import {
   type HostRoutesDeps,
   type PathParameter,
   type QueryParameter,
+  successStatusOf,
 } from './host-route-table.js';
 
 /** The methods a path can be asked with: every one reaches the resource, which answers 405 for the ones it lacks. */
@@ -39,8 +41,8 @@ function routerPath(path: string): string {
 /** The body a method declares, checked: its JSON object, or `{}` when it reads none or a stream. */
 function bodyOf(request: FastifyRequest, declared: BodyDeclaration | undefined): Readonly<Record<string, unknown>> {
   if (declared === undefined || declared.kind === 'json-lines') return {};
-  if (declared.kind === 'record') return jsonObjectBody(request, 'any');
-  return jsonObjectBody(request, Object.keys(declared.schema.properties), { optional: !declared.required });
+  if (declared.kind === 'record') return jsonObjectBody(request);
+  return declared.check(sentJson(request, !declared.required));
 }
 
 function callOf(
@@ -49,6 +51,7 @@ function callOf(
   fixedIds: Readonly<Record<string, string>>,
 ): HostCall {
   const params = request.params as Readonly<Record<string, string | undefined>>;
+  const body = bodyOf(request, operation.body);
   return {
     request,
     id(name) {
@@ -60,7 +63,12 @@ function callOf(
     query<T>(parameter: QueryParameter<T>): T | undefined {
       return request.hostQuery?.get(parameter.name) as T | undefined;
     },
-    body: bodyOf(request, operation.body),
+    body,
+    bodyOf(declared) {
+      // The table's handlers read the body their own method declares: another is a bug.
+      if (declared !== operation.body) throw new Error(`${operation.operationId} declares another body`);
+      return body as BodyOf<typeof declared.schema>;
+    },
   };
 }
 
@@ -76,6 +84,12 @@ export function registerResource(app: FastifyInstance, resource: HostResource, d
   const query: Record<string, readonly QueryParameter<unknown>[]> = {};
   for (const method of methods) query[method] = operations[method]?.query ?? [];
   query.HEAD = query.GET ?? [];
+  // Each method's status, from its declared answers: a table that declares none fails at start.
+  const successes: Partial<Record<HostMethod, number>> = {};
+  for (const method of methods) {
+    const operation = operations[method];
+    if (operation !== undefined) successes[method] = successStatusOf(operation);
+  }
   const config: HostRouteConfig = {
     template: resource.path,
     allow: allowOf(resource),
@@ -90,10 +104,12 @@ export function registerResource(app: FastifyInstance, resource: HostResource, d
     handler: async (request, reply) => {
       const method = (request.method === 'HEAD' ? 'GET' : request.method) as HostMethod;
       const operation = operations[method];
+      const status = successes[method];
       // host-app.ts answered 405 for the others already.
-      if (operation === undefined) throw new Error(`no handler for ${request.method} ${resource.path}`);
+      if (operation === undefined || status === undefined)
+        throw new Error(`no handler for ${request.method} ${resource.path}`);
       const answer = await operation.handle(callOf(request, operation, fixedIds), deps);
-      reply.code(answer.status);
+      reply.code(status);
       if ('raw' in answer) return reply.type(JSON_CONTENT_TYPE).send(answer.raw);
       return reply.send(answer.body);
     },

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../errors.js';
-import type { Answer, Example } from '../http/openapi-responses.js';
+import type { Answer, Component, Example } from '../openapi/answers.js';
 import type { Storage } from '../storage/storage.js';
+import type { BodyOf, ObjectBodyDeclaration, ObjectSchema } from './host-body-schema.js';
 import type { ImportStore } from './host-import.js';
 
 /**
@@ -11,9 +12,11 @@ import type { ImportStore } from './host-import.js';
  * (host-openapi.ts) are made from these declarations, so the two cannot tell different stories.
  */
 
-/** What a handler answers: the status and the body, a JSON value or JSON text made already. */
-export type HostAnswer =
-  { readonly status: number; readonly body: unknown } | { readonly status: number; readonly raw: string };
+/**
+ * What a handler answers: the body, a JSON value or JSON text made already. Its status is the
+ * one success its operation declares (successStatusOf), so that the two cannot differ.
+ */
+export type HostAnswer = { readonly body: unknown } | { readonly raw: string };
 
 export type HostMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -29,8 +32,8 @@ export interface HostRoutesDeps {
 }
 
 /** A `{name}` of a path: documented and checked from here. */
-export interface PathParameter {
-  readonly name: string;
+export interface PathParameter<Name extends string = string> {
+  readonly name: Name;
   readonly description: string;
   readonly schema: object;
   readonly example: string;
@@ -56,41 +59,41 @@ export interface QueryParameter<T> {
 
 /** What a method reads as its body: none, a JSON object, or the import's JSON Lines. */
 export type BodyDeclaration =
-  | {
-      readonly kind: 'object';
-      /** The body's component schema: its `properties` are the fields accepted, any other is a 422. */
-      readonly component: string;
-      readonly schema: { readonly properties: Readonly<Record<string, unknown>> };
-      /** False: no body at all is `{}`. */
-      readonly required: boolean;
-      readonly examples: Readonly<Record<string, Example>>;
-    }
+  /** A JSON object checked by its component schema, its fields' rules included (host-body-schema.ts). */
+  | ObjectBodyDeclaration<ObjectSchema>
   | {
       /** A meal record, whose fields the record parser checks (meal-host/host-meal-operations.ts). */
       readonly kind: 'record';
-      readonly component: string;
+      readonly component: Component;
       readonly examples: Readonly<Record<string, Example>>;
     }
   | {
       readonly kind: 'json-lines';
       /** The request body's content, by media type. */
       readonly content: object;
+      /** The components its content refers to. */
+      readonly uses: readonly Component[];
       /** The 413 of a body over its limit. */
       readonly tooLarge: Answer;
     };
 
-/** One request as a handler sees it: its ids (checked), its query (parsed) and its body (checked). */
-export interface HostCall {
+/**
+ * One request as a handler sees it: its ids (checked), its query (parsed) and its body (checked);
+ * `Id` the names of its path's ids, so that a handler asks for no id its path lacks.
+ */
+export interface HostCall<Id extends string = string> {
   readonly request: FastifyRequest;
   /** A `{name}` of the path, percent-decoded (`a%2Fb` is the id `a/b`). */
-  id(name: string): string;
+  id(name: Id): string;
   /** A query parameter the method declares; undefined when not given. */
   query<T>(parameter: QueryParameter<T>): T | undefined;
   /** The JSON object of an `object` or `record` body; `{}` for the others. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** The `object` body the method declares, checked by `declared`'s schema, typed by it. */
+  bodyOf<S extends ObjectSchema>(declared: ObjectBodyDeclaration<S>): BodyOf<S>;
 }
 
-export interface HostOperation {
+export interface HostOperation<Id extends string = string> {
   readonly operationId: string;
   /** A GET's HEAD: the same answers without their bodies. */
   readonly headId?: string;
@@ -104,16 +107,16 @@ export interface HostOperation {
    * (host-openapi-operations.ts).
    */
   readonly answers: Readonly<Record<string, Answer>>;
-  readonly handle: (call: HostCall, deps: HostRoutesDeps) => Promise<HostAnswer>;
+  readonly handle: (call: HostCall<Id>, deps: HostRoutesDeps) => Promise<HostAnswer>;
 }
 
-export interface HostResource {
+export interface HostResource<Id extends string = string> {
   /** As the document writes it: `/host/v1/users/{userId}/meals/{mealId}`. */
   readonly path: string;
   readonly tag: string;
   readonly description: string;
-  readonly parameters: readonly PathParameter[];
-  readonly operations: Partial<Record<HostMethod, HostOperation>>;
+  readonly parameters: readonly PathParameter<Id>[];
+  readonly operations: Partial<Record<HostMethod, HostOperation<Id>>>;
   /** False for the document itself and the health check, open without a token. */
   readonly authenticated?: false;
   /**
@@ -124,6 +127,14 @@ export interface HostResource {
   readonly alsoAnswers?: { readonly resource: HostResource; readonly ids: Readonly<Record<string, string>> };
 }
 
+/**
+ * A resource as declared: its handlers' ids typed by the names of its `parameters`, so that
+ * `call.id('mealId')` on a path without `{mealId}` does not compile.
+ */
+export function hostResource<const Id extends string = never>(resource: HostResource<Id>): HostResource {
+  return resource;
+}
+
 /** Every method a resource's path answers: its own, and those it answers for another resource. */
 export function answeredOperations(resource: HostResource): Partial<Record<HostMethod, HostOperation>> {
   return { ...resource.alsoAnswers?.resource.operations, ...resource.operations };
@@ -132,4 +143,17 @@ export function answeredOperations(resource: HostResource): Partial<Record<HostM
 /** What `Allow` lists for a resource: every method its path answers, HEAD beside GET. */
 export function allowOf(resource: HostResource): string[] {
   return Object.keys(answeredOperations(resource)).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+}
+
+/**
+ * The status a method's handler answers with: the one success (2xx) among its declared answers.
+ * A method declaring none or several is a bug of the table, found when the routes are registered.
+ */
+export function successStatusOf(operation: HostOperation): number {
+  const successes = Object.keys(operation.answers).filter((status) => /^2\d\d$/.test(status));
+  const [status] = successes;
+  if (successes.length !== 1 || status === undefined) {
+    throw new Error(`${operation.operationId} declares ${successes.length} successes: it must declare one`);
+  }
+  return Number(status);
 }

@@ -1,4 +1,4 @@
-import { MAX_WEBHOOKS_PER_USER } from '../domain/webhook-endpoint.js';
+import { MAX_WEBHOOKS_PER_USER, webhookNameProblem, webhookUrlProblem } from '../domain/webhook-endpoint.js';
 import { AppError } from '../errors.js';
 import {
   attemptInfo,
@@ -9,15 +9,15 @@ import {
   rotatedSecretView,
   webhookInfo,
 } from '../meal-host/host-records.js';
-import { error, errorExample } from '../http/openapi-responses.js';
+import { type Component, error, errorExample } from '../openapi/answers.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
 import { queueWebhookTest, registerWebhook, rotateWebhookSecret } from '../webhooks/webhook-endpoints.js';
-import { optionalText } from './host-body.js';
+import { objectBody } from './host-body-schema.js';
 import { unknownId } from './host-api-errors.js';
-import { createWebhookRequestSchema } from './host-openapi-account-schemas.js';
+import { ACCOUNT, createWebhookRequestSchema } from './host-openapi-account-schemas.js';
 import { invalidRecord, notFound, success } from './host-openapi-answers.js';
 import { storeIdParameter, USER_ID } from './host-paths.js';
-import type { HostAnswer, HostOperation, HostResource } from './host-route-table.js';
+import { type HostAnswer, type HostOperation, hostResource, type HostResource } from './host-route-table.js';
 
 /**
  * A user's webhook endpoints (docs/host-api.md#keys-webhook-endpoints-and-sign-in-links): the
@@ -35,7 +35,21 @@ const WEBHOOK = {
 };
 const SECRET = 'whsec_GEueGv76y+kJynXDyyd8x6oOy4ueBVrpeVHaMl4mowU=';
 
-export const WEBHOOKS_RESOURCE: HostResource = {
+/** The domain's sentences, as `webhooks create` words them, ended as the host API's messages are. */
+const sentence = (problem: string | undefined) => (problem === undefined ? undefined : `${problem}.`);
+
+const CREATE_WEBHOOK_BODY = objectBody({
+  component: 'CreateWebhookRequest',
+  schema: createWebhookRequestSchema,
+  required: true,
+  examples: { named: { summary: 'A URL and a name', value: { url: WEBHOOK.url, name: WEBHOOK.name } } },
+  faults: {
+    url: (url) => sentence(webhookUrlProblem(url)),
+    name: (name) => sentence(webhookNameProblem(name)),
+  },
+});
+
+export const WEBHOOKS_RESOURCE = hostResource({
   path: '/host/v1/users/{userId}/webhooks',
   tag: TAG,
   description: "The user's webhook endpoints.",
@@ -45,15 +59,9 @@ export const WEBHOOKS_RESOURCE: HostResource = {
       operationId: 'createWebhook',
       summary: "Registers an endpoint the service calls when the user's meals change.",
       description: `The secret is in this answer only. A user has at most ${MAX_WEBHOOKS_PER_USER} endpoints. The calls are those of the public document's webhooks.`,
-      body: {
-        kind: 'object',
-        component: 'CreateWebhookRequest',
-        schema: createWebhookRequestSchema,
-        required: true,
-        examples: { named: { summary: 'A URL and a name', value: { url: WEBHOOK.url, name: WEBHOOK.name } } },
-      },
+      body: CREATE_WEBHOOK_BODY,
       answers: {
-        '201': success('The new endpoint, enabled.', 'CreatedWebhook', {
+        '201': success('The new endpoint, enabled.', ACCOUNT.CreatedWebhook, {
           created: {
             summary: 'An endpoint',
             value: {
@@ -81,16 +89,15 @@ export const WEBHOOKS_RESOURCE: HostResource = {
         ),
       },
       async handle(call, { storage }) {
-        const url = optionalText(call.body, 'url');
-        if (url === undefined) throw new AppError('invalid_record', 'url is required.', { param: 'url' });
-        const name = optionalText(call.body, 'name') ?? '';
-        const result = await registerWebhook(storage.webhooks, { userId: call.id('userId'), url, name }, Date.now());
+        const { url, name } = call.bodyOf(CREATE_WEBHOOK_BODY);
+        const endpoint = { userId: call.id('userId'), url, name: name ?? '' };
+        const result = await registerWebhook(storage.webhooks, endpoint, Date.now());
         if (!result.ok) {
           if (result.reason === 'too_many_webhooks') throw new AppError('too_many_webhooks', `${result.message}.`);
           const param = result.reason === 'invalid_url' ? 'url' : 'name';
           throw new AppError('invalid_record', `${result.message}.`, { param });
         }
-        return { status: 201, body: createdWebhookView(result.endpoint) };
+        return { body: createdWebhookView(result.endpoint) };
       },
     },
     GET: {
@@ -99,7 +106,7 @@ export const WEBHOOKS_RESOURCE: HostResource = {
       summary: "The user's endpoints and how their last call went: never a secret.",
       description: 'Oldest first; an empty list for a user with none.',
       answers: {
-        '200': success("The user's endpoints.", 'WebhookList', {
+        '200': success("The user's endpoints.", ACCOUNT.WebhookList, {
           endpoints: {
             summary: 'One endpoint, called',
             value: [{ ...WEBHOOK, status: 'enabled', lastAttemptAt: '2026-11-25T10:00:01.204Z', lastStatus: 204 }],
@@ -107,11 +114,11 @@ export const WEBHOOKS_RESOURCE: HostResource = {
         }),
       },
       async handle(call, { storage }) {
-        return { status: 200, body: (await storage.webhooks.listWebhooks(call.id('userId'))).map(webhookInfo) };
+        return { body: (await storage.webhooks.listWebhooks(call.id('userId'))).map(webhookInfo) };
       },
     },
   },
-};
+});
 
 const WEBHOOK_ID = storeIdParameter(
   'webhookId',
@@ -127,10 +134,10 @@ function onEndpoint(
   description: string,
   method: 'POST' | 'DELETE',
   words: Pick<HostOperation, 'operationId' | 'summary' | 'description'>,
-  done: { readonly schema: string; readonly value: object },
+  done: { readonly schema: Component; readonly value: object },
   act: (webhooks: WebhookStore, id: string) => Promise<HostAnswer | undefined>,
 ): HostResource {
-  const operation: HostOperation = {
+  const operation: HostOperation<'webhookId'> = {
     ...words,
     answers: {
       '200': success('Done.', done.schema, { done: { summary: 'Done', value: done.value } }),
@@ -142,16 +149,16 @@ function onEndpoint(
       return answer;
     },
   };
-  return {
+  return hostResource({
     path: `/host/v1/webhooks/{webhookId}${path}`,
     tag: TAG,
     description,
     parameters: [WEBHOOK_ID],
     operations: { [method]: operation },
-  };
+  });
 }
 
-const ok = (body: unknown): HostAnswer => ({ status: 200, body });
+const ok = (body: unknown): HostAnswer => ({ body });
 
 export const WEBHOOK_RESOURCES: readonly HostResource[] = [
   WEBHOOKS_RESOURCE,
@@ -164,7 +171,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       summary: 'Deletes the endpoint: no more calls.',
       description: 'Its pending events and attempts go with it.',
     },
-    { schema: 'DeletedWebhook', value: { id: WEBHOOK.id, deleted: true } },
+    { schema: ACCOUNT.DeletedWebhook, value: { id: WEBHOOK.id, deleted: true } },
     async (webhooks, id) => ((await webhooks.deleteWebhook(id)) ? ok(deletedView(id)) : undefined),
   ),
   onEndpoint(
@@ -177,7 +184,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       description:
         'Its pending events are due at once and their retries start over; enabling an enabled endpoint answers the same.',
     },
-    { schema: 'EnabledWebhook', value: { id: WEBHOOK.id, enabled: true } },
+    { schema: ACCOUNT.EnabledWebhook, value: { id: WEBHOOK.id, enabled: true } },
     async (webhooks, id) => ((await webhooks.enableWebhook(id, Date.now())) ? ok(enabledWebhookView(id)) : undefined),
   ),
   onEndpoint(
@@ -190,7 +197,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       description: 'Calls are signed with both secrets for 24 hours, time to give the receiver the new one.',
     },
     {
-      schema: 'RotatedSecret',
+      schema: ACCOUNT.RotatedSecret,
       value: { id: WEBHOOK.id, secret: 'whsec_sJTIv+CdP7NS+NytVFIy6YcdE6loNzFTb7scYIJLV2E=' },
     },
     async (webhooks, id) => {
@@ -207,7 +214,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
       summary: 'Queues a webhook.test call to the endpoint.',
       description: 'Sent within seconds, signed as every call; its outcome shows among the attempts.',
     },
-    { schema: 'QueuedTest', value: { id: WEBHOOK.id, eventId: `msg_${'0a9f'.repeat(8)}` } },
+    { schema: ACCOUNT.QueuedTest, value: { id: WEBHOOK.id, eventId: `msg_${'0a9f'.repeat(8)}` } },
     async (webhooks, id) => {
       const eventId = await queueWebhookTest(webhooks, id, Date.now());
       return eventId === undefined ? undefined : ok(queuedTestView(id, eventId));
@@ -225,7 +232,7 @@ export const WEBHOOK_RESOURCES: readonly HostResource[] = [
         summary: "The endpoint's last 50 calls, newest first.",
         description: 'What the app page shows under an endpoint: when, which event, what came back, how long it took.',
         answers: {
-          '200': success('The last attempts.', 'WebhookAttemptList', {
+          '200': success('The last attempts.', ACCOUNT.WebhookAttemptList, {
             attempts: {
               summary: 'A failed call, then a delivered retry',
               value: [

@@ -1,4 +1,4 @@
-import { instantSchema } from './schemas.js';
+import { instantSchema } from '../openapi/schemas.js';
 
 /**
  * The JSON Schema of GET /v1/key's body (docs/api.md#your-key-and-its-limits), field for field

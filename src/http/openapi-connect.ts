@@ -1,7 +1,7 @@
 import { MEALS_READ_SCOPE } from '../domain/oauth-authorization.js';
 import { notFoundMessage, PUBLIC_API_WHERE } from '../listener/not-found.js';
-import { COMMON_HEADERS } from './openapi-headers.js';
-import { error, errorExample, responsesOf } from './openapi-responses.js';
+import { COMMON_HEADERS } from '../openapi/headers.js';
+import { error, errorExample, responsesOf } from '../openapi/answers.js';
 import { OAUTH_METADATA_PATH, OAUTH_REVOKE_PATH, OAUTH_TOKEN_PATH } from './public-routes.js';
 
 /**

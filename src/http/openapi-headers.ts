@@ -1,47 +1,15 @@
 import { BEARER_CHALLENGE } from './authenticate.js';
 import { ENCODINGS } from './compression.js';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../listener/failure.js';
-import { ALWAYS_SENT_HEADERS, HSTS } from '../listener/json-response.js';
+import { type HeaderObject, type Headers, wwwAuthenticateHeader } from '../openapi/headers.js';
+import { instantSchema } from '../openapi/schemas.js';
 import { OAUTH_FORM_METHODS, PUBLIC_METHODS } from './public-routes.js';
-import { instantSchema } from './schemas.js';
 
-/**
- * The response headers of the OpenAPI document (docs/api.md#the-openapi-document), each with its
- * schema and an example. Fixed values come from the code that sends them, so the document cannot
- * drift from the answers; Content-Type is the media type of each response's content (OpenAPI
- * ignores a Content-Type header object) and transport headers (Date, Content-Length…) are left
- * out.
+/*
+ * The response headers of the public OpenAPI document only (docs/api.md#the-openapi-document);
+ * those the host API's document gives too are in openapi/headers.ts. Content-Type is the media
+ * type of each response's content (OpenAPI ignores a Content-Type header object) and transport
+ * headers (Date, Content-Length…) are left out.
  */
-export interface HeaderObject {
-  readonly description: string;
-  readonly required?: boolean;
-  readonly schema: object;
-  readonly example: string | number;
-}
-
-export type Headers = Readonly<Record<string, HeaderObject>>;
-
-const fixed = (value: string, description: string, required: boolean): HeaderObject => ({
-  description,
-  required,
-  schema: { type: 'string', const: value },
-  example: value,
-});
-
-/** On every answer of the public listener, errors included (section 1). */
-export const COMMON_HEADERS: Headers = {
-  'Cache-Control': fixed(ALWAYS_SENT_HEADERS['cache-control'], 'No answer may be stored by a cache.', true),
-  'X-Content-Type-Options': fixed(
-    ALWAYS_SENT_HEADERS['x-content-type-options'],
-    'The body is JSON, never sniffed.',
-    true,
-  ),
-  'Strict-Transport-Security': fixed(
-    HSTS,
-    'On every answer over TLS; absent when the server runs with --insecure-http behind a TLS-terminating proxy, which sets its own.',
-    false,
-  ),
-};
 
 /** On an answer whose body the server compressed: over 1 KiB, when Accept-Encoding asks (section 1). */
 export const COMPRESSION_HEADERS: Headers = {
@@ -83,28 +51,6 @@ export function rateLimitHeaders(required: boolean): Headers {
     'X-RateLimit-Limit': header('The daily quota.', { type: 'integer', minimum: 0 }, 1000),
     'X-RateLimit-Remaining': header('What is left of it today.', { type: 'integer', minimum: 0 }, 998),
     'X-RateLimit-Reset': header('Unix seconds of the next 00:00 UTC.', { type: 'integer', minimum: 0 }, 1767225600),
-  };
-}
-
-/** On a 429 (the limits, or too many failed authentications) and a 503. */
-export function retryAfterHeader(example: number): Headers {
-  return {
-    'Retry-After': {
-      description: 'Whole seconds (rounded up) until a request will be accepted.',
-      required: true,
-      schema: { type: 'integer', minimum: 1 },
-      example,
-    },
-  };
-}
-
-/** The wait a 503 names: a restart or a fail-over of the store. */
-export const UNAVAILABLE_RETRY_AFTER = Number(UNAVAILABLE_RETRY_AFTER_SECONDS);
-
-/** On every 401 of a listener whose challenge is `challenge` (section 3): the host API has a realm of its own. */
-export function wwwAuthenticateHeader(challenge: string): Headers {
-  return {
-    'WWW-Authenticate': fixed(challenge, 'The scheme and realm to authenticate with (RFC 9110 section 11.6.1).', true),
   };
 }
 

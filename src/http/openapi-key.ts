@@ -5,18 +5,11 @@ import {
   errorExample,
   HEADERS_TOO_LARGE,
   INTERNAL_ERROR,
-  ORIGIN_FORBIDDEN,
   responsesOf,
-  URI_TOO_LONG,
-} from './openapi-responses.js';
-import {
-  COMMON_HEADERS,
-  COMPRESSION_HEADERS,
-  rateLimitHeaders,
-  retryAfterHeader,
-  UNAVAILABLE_RETRY_AFTER,
-  WWW_AUTHENTICATE_HEADER,
-} from './openapi-headers.js';
+} from '../openapi/answers.js';
+import { ORIGIN_FORBIDDEN, URI_TOO_LONG } from './openapi-responses.js';
+import { COMMON_HEADERS, retryAfterHeader, UNAVAILABLE_RETRY_AFTER } from '../openapi/headers.js';
+import { COMPRESSION_HEADERS, rateLimitHeaders, WWW_AUTHENTICATE_HEADER } from './openapi-headers.js';
 
 /**
  * GET and HEAD /v1/key in the OpenAPI document (docs/api.md#your-key-and-its-limits), built

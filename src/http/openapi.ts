@@ -7,15 +7,12 @@ import {
 } from './openapi-responses.js';
 import { keyInfoSchema } from './key-info-schema.js';
 import { KEYS_TAG, keyOperations } from './openapi-key.js';
+import { liveMealSchema, okSchema, openApiDocumentSchema, tombstoneSchema } from '../openapi/schemas.js';
 import {
   errorSchema,
-  liveMealSchema,
   mealPageSchema,
   mealsChangedEventSchema,
   mealsQueryParameters,
-  okSchema,
-  openApiDocumentSchema,
-  tombstoneSchema,
   userErasedEventSchema,
   webhookTestEventSchema,
 } from './schemas.js';

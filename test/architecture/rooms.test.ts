@@ -24,6 +24,7 @@ const ROOMS = [
   'client',
   'webhooks',
   'listener',
+  'openapi',
   'http',
   'metrics',
   'web',

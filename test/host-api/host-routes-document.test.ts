@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import { buildHostOpenApiDocument } from '../../src/host-api/host-openapi.js';
-import type { HostRouteConfig } from '../../src/host-api/host-resource.js';
+import { type HostRouteConfig, registerResource } from '../../src/host-api/host-resource.js';
+import { storeIdParameter } from '../../src/host-api/host-paths.js';
+import {
+  type HostOperation,
+  hostResource,
+  type HostRoutesDeps,
+  successStatusOf,
+} from '../../src/host-api/host-route-table.js';
 import { HOST_RESOURCES, registerHostRoutes } from '../../src/host-api/host-routes.js';
 import type { Storage } from '../../src/storage/storage.js';
 
@@ -76,4 +83,51 @@ test("a JSON body's fields are those of the component the document names for it"
   }
   // Keys, sign-in links, webhook endpoints and apps.
   assert.equal(bodies, 4);
+});
+
+test('each method declares one success, the status its handler is answered with; a table declaring two fails at start', async () => {
+  for (const resource of HOST_RESOURCES) {
+    for (const operation of Object.values(resource.operations)) {
+      if (operation === undefined) continue;
+      const successes = Object.keys(operation.answers).filter((status) => status.startsWith('2'));
+      assert.deepEqual([successStatusOf(operation)], successes.map(Number), operation.operationId);
+    }
+  }
+  const [first] = HOST_RESOURCES;
+  const saveMeal = first?.operations.PUT;
+  assert.ok(first !== undefined && saveMeal !== undefined);
+  const twice = { ...saveMeal, answers: { ...saveMeal.answers, '201': saveMeal.answers['200'] } } as HostOperation;
+  const app = Fastify();
+  const deps = {} as unknown as HostRoutesDeps;
+  assert.throws(
+    () => registerResource(app, { ...first, operations: { PUT: twice } }, deps),
+    /saveMeal declares 2 successes/,
+  );
+  await app.close();
+});
+
+test('a handler asks only for the ids its path declares: another does not compile', async () => {
+  const resource = hostResource({
+    path: '/host/v1/keys/{keyId}',
+    tag: 'Keys',
+    description: 'A key.',
+    parameters: [storeIdParameter('keyId', 'A key id.', 'key_1')],
+    operations: {
+      GET: {
+        operationId: 'getKeyId',
+        summary: 'Its id.',
+        description: 'Its id.',
+        answers: {},
+        async handle(call) {
+          // @ts-expect-error userId is no id of this path
+          const missing = (): string => call.id('userId');
+          return { body: { id: call.id('keyId'), missing: typeof missing } };
+        },
+      },
+    },
+  });
+  assert.deepEqual(
+    resource.parameters.map((parameter) => parameter.name),
+    ['keyId'],
+  );
 });

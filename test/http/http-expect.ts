@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { errorSchema, liveMealSchema, mealPageSchema, tombstoneSchema } from '../../src/http/schemas.js';
+import { liveMealSchema, tombstoneSchema } from '../../src/openapi/schemas.js';
+import { errorSchema, mealPageSchema } from '../../src/http/schemas.js';
 import { request, type TestResponse } from '../support/server.js';
 import { schemaProblems } from './json-schema-check.js';
 

@@ -1,4 +1,5 @@
 import { cliJson } from './cli.js';
+import { declaredAnswerProblems } from './host-answers.js';
 import {
   request,
   type ServedApp,
@@ -61,8 +62,11 @@ export interface HostCall {
   readonly headers?: Record<string, string>;
 }
 
-/** One call to the host API over HTTPS with the server's token (or the one given). */
-export function hostCall(server: HostApiServer, call: HostCall): Promise<TestResponse> {
+/**
+ * One call to the host API over HTTPS with the server's token (or the one given); a success that
+ * breaks what its method declares fails the test (host-answers.ts).
+ */
+export async function hostCall(server: HostApiServer, call: HostCall): Promise<TestResponse> {
   const headers: Record<string, string> = { ...call.headers };
   let body = call.body;
   if (call.json !== undefined) {
@@ -70,13 +74,17 @@ export function hostCall(server: HostApiServer, call: HostCall): Promise<TestRes
     headers['content-type'] ??= 'application/json';
   }
   const token = call.token === undefined ? server.token : call.token;
-  return request(server.hostApi, {
-    method: call.method ?? 'GET',
+  const method = call.method ?? 'GET';
+  const answer = await request(server.hostApi, {
+    method,
     path: call.path,
     headers,
     body,
     ...(token === null ? {} : { key: token }),
   });
+  const problems = declaredAnswerProblems(method, call.path, answer);
+  if (problems.length > 0) throw new Error(`the answer breaks its declaration: ${problems.join('; ')}`);
+  return answer;
 }
 
 /** `/host/v1/users/{userId}/meals/{mealId}` with both ids percent-encoded. */
