@@ -1,6 +1,6 @@
 import { resolveDatabase } from '../config.js';
 import { CliError } from '../errors.js';
-import { importUsersStream, type UsersImportOutcome } from '../meals-io/all-users-import.js';
+import { describeUsersImportStop, importUsersStream, type UsersImportOutcome } from '../meals-io/all-users-import.js';
 import { formatFromExtension, isMealFileFormat, type MealFileFormat } from '../meals-io/file-format.js';
 import { importMealStream } from '../meals-io/meal-import.js';
 import { readMealFile } from '../meals-io/meal-file.js';
@@ -41,8 +41,6 @@ export function formatFlag(value: string | boolean | undefined, usage: string): 
   return value;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 /**
  * One all-or-nothing write, with the records streamed from the file into it
  * (docs/cli.md#memory-and-locking): memory holds a batch, not the file, and a bad record anywhere
@@ -67,13 +65,6 @@ async function importOneUser(storage: Storage, userId: string, pieces: AsyncIter
   }
 }
 
-/** What a stopped import of every user's history kept, and how to go on. */
-function keptBefore({ committed, committedLine }: { committed: number; committedLine: number }): string {
-  if (committed === 0) return ' Nothing was committed.';
-  const were = committed === 1 ? 'was' : 'were';
-  return ` ${plural(committed, 'record')} before it ${were} committed (through line ${committedLine}): run the same command again once the file is fixed.`;
-}
-
 /**
  * Every user's history, committed in batches of whole users as it is read
  * (docs/cli.md#importing-every-users-history): a fault stops the run, the batches before it stay.
@@ -92,7 +83,7 @@ async function importAllUsers(
     );
     if (result.ok) progress.finished();
     else progress.failed();
-    if (!result.ok) throw new CliError(result.message + keptBefore(result));
+    if (!result.ok) throw new CliError(describeUsersImportStop(result));
     return result;
   } catch (error) {
     progress.failed();
@@ -128,6 +119,6 @@ export async function runImport(argv: string[]): Promise<void> {
   printResult(
     values.json,
     { imported, created, updated, unchanged, ...(stale > 0 ? { stale } : {}), ...batches },
-    `imported ${plural(imported, 'meal')} (${created} created, ${updated} updated, ${unchanged} unchanged${staleWords})`,
+    `imported ${imported} meal${imported === 1 ? '' : 's'} (${created} created, ${updated} updated, ${unchanged} unchanged${staleWords})`,
   );
 }

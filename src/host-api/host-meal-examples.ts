@@ -39,3 +39,15 @@ export const JSON_LINES = [
   JSON.stringify({ id: STORED_MEAL.id, ...RECORD, sourceVersion: 17 }),
   JSON.stringify({ id: 'm_01J9ZQ7T2C', type: 'breakfast', date: '2025-03-15T07:30:00Z', caloriesTotal: 350 }),
 ].join('\n');
+
+/** Two lines of the app's history, two users'. */
+export const HISTORY_LINES = [
+  JSON.stringify({ userId: 'u_42', id: STORED_MEAL.id, ...RECORD, sourceVersion: 17 }),
+  JSON.stringify({
+    userId: 'u_43',
+    id: 'm_01J9ZQ7T2C',
+    type: 'breakfast',
+    date: '2025-03-15T07:30:00Z',
+    caloriesTotal: 350,
+  }),
+].join('\n');

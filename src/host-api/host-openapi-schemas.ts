@@ -204,6 +204,26 @@ export const importedMealsSchema = {
   additionalProperties: false,
 } as const;
 
+/** One line of the app's history: an ImportRecord and the user it is for. */
+export const historyRecordSchema = {
+  ...importRecordSchema,
+  description: "One line of the app's history: a meal record with its id and its user.",
+  properties: {
+    userId: { ...mealIdSchema, description: 'The user the meal is for: 1 to 200 characters, no control characters.' },
+    ...importRecordSchema.properties,
+  },
+  required: ['userId', ...importRecordSchema.required],
+} as const;
+
+export const importedHistorySchema = {
+  ...importedMealsSchema,
+  properties: {
+    ...importedMealsSchema.properties,
+    batches: count('Batches committed, each of whole users, each a change of its users of its own.'),
+  },
+  required: [...importedMealsSchema.required, 'batches'],
+} as const;
+
 const STORED_LIVE_MEAL = component('StoredLiveMeal', storedLiveMealSchema);
 const STORED_TOMBSTONE = component('StoredTombstone', storedTombstoneSchema);
 
@@ -215,6 +235,8 @@ export const MEAL_COMPONENTS = {
   SavedMeal: component('SavedMeal', savedMealSchema),
   DeletedMeal: component('DeletedMeal', deletedMealSchema),
   ImportedMeals: component('ImportedMeals', importedMealsSchema),
+  HistoryRecord: component('HistoryRecord', historyRecordSchema),
+  ImportedHistory: component('ImportedHistory', importedHistorySchema),
 };
 
 /** The body of every refusal, which every operation's errors name (`Error`, as the public document's). */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_RESOURCES } from './host-app-resources.js';
 import { KEY_RESOURCE, KEYS_RESOURCE, LOGIN_LINKS_RESOURCE } from './host-key-resources.js';
+import { HISTORY_IMPORT_RESOURCE } from './host-history-resources.js';
 import { IMPORT_RESOURCE, MEAL_RESOURCE } from './host-meal-resources.js';
 import { registerResource } from './host-resource.js';
 import type { HostResource, HostRoutesDeps } from './host-route-table.js';
@@ -12,6 +13,7 @@ import { WEBHOOK_RESOURCES } from './host-webhook-resources.js';
 export const HOST_RESOURCES: readonly HostResource[] = [
   MEAL_RESOURCE,
   IMPORT_RESOURCE,
+  HISTORY_IMPORT_RESOURCE,
   KEYS_RESOURCE,
   KEY_RESOURCE,
   LOGIN_LINKS_RESOURCE,

@@ -1,6 +1,6 @@
 import type { MealSave } from '../domain/meal.js';
 import { readJsonlStream } from '../meals-io/jsonl-reader.js';
-import type { MealFileItem } from '../meals-io/meal-file.js';
+import { type MealFileItem, missingIdFault } from '../meals-io/meal-file.js';
 import { type BatchWriter, importMealStream, type ImportOutcome } from '../meals-io/meal-import.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
 import { isLineError, type RawItem } from '../meals-io/raw-record.js';
@@ -20,10 +20,8 @@ export type ImportedRecords = Extract<ImportOutcome, { readonly ok: true }>;
 /** A record checked as the host's import takes it: `meals import`'s rules, and an `id` required. */
 function checkRecord(item: RawItem): MealFileItem {
   if (isLineError(item)) return item;
-  const { id } = item.fields;
-  if (id === undefined || id === null || id === '') {
-    return { line: item.line, message: 'id is required.', field: 'id' };
-  }
+  const missing = missingIdFault(item.line, item.fields);
+  if (missing !== undefined) return missing;
   const parsed = parseMealRecord(item.fields, 'json');
   return parsed.ok
     ? { line: item.line, meal: parsed.meal satisfies MealSave }

@@ -14,6 +14,8 @@ export type {
   CreatedKey,
   CreatedServiceToken,
   CreatedWebhook,
+  HistoryInput,
+  ImportedHistory,
   KeyInfo,
   MealHost,
   MealHostOptions,

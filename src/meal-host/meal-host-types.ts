@@ -154,9 +154,29 @@ export type StoredMealInfo =
   | (MealJson & { readonly deleted: false; readonly sourceVersion: number | null })
   | { readonly id: string; readonly modifiedAt: string; readonly deleted: true; readonly sourceVersion: number | null };
 
+/** One meal of the app's history: a MealInput with its id and the user it is for. */
+export type HistoryInput = MealInput & { readonly userId: string; readonly id: string };
+
+/** What importHistory did: records taken, by outcome, and the batches committed. */
+export interface ImportedHistory {
+  readonly imported: number;
+  readonly created: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly stale: number;
+  readonly batches: number;
+}
+
 /** The diet app's back end's handle on the store: see index.ts. */
 export interface MealHost {
   upsertMeals(userId: string, meals: readonly MealInput[]): Promise<UpsertOutcome>;
+  /**
+   * The app's history, every user's meals (docs/host-api.md#importing-the-apps-history):
+   * committed in batches of whole users as they come; the first bad one throws invalid_meal
+   * (or id_taken) with its index, and the batches before it stay: call again with the same
+   * meals once it is fixed, what is stored is met as unchanged.
+   */
+  importHistory(meals: Iterable<HistoryInput> | AsyncIterable<HistoryInput>): Promise<ImportedHistory>;
   /**
    * Saves one meal as the host API's PUT does (docs/host-api.md#saving-and-deleting-meals):
    * invalid_meal for a record that breaks the rules, id_taken for another user's id.

@@ -13,6 +13,7 @@ import { checkUserId, originOf } from './host-arguments.js';
 import { MealHostError } from './meal-host-error.js';
 import { createdKeyView, erasedUserView, keyInfo, loginLinkView } from './host-records.js';
 import { createHostApps } from './host-apps.js';
+import { createHostHistory } from './host-history.js';
 import { createHostMeals } from './host-meals.js';
 import { createHostServiceTokens } from './host-service-tokens.js';
 import { createHostWebhooks } from './host-webhooks.js';
@@ -106,6 +107,7 @@ export function createMealHost(storage: Storage, options: MealHostOptions = {}):
     },
 
     ...createHostMeals(storage),
+    ...createHostHistory(storage),
     ...createHostWebhooks(storage),
     ...createHostServiceTokens(storage),
     ...createHostApps(storage),

@@ -60,6 +60,8 @@ export async function importUsersStream(
   write: UsersBatchWriter,
   onProgress: (progress: UsersImportProgress) => void = () => undefined,
   batchRecords: number = USERS_BATCH_RECORDS,
+  /** How a record is named in a message: by its line in a file, by its index for `meal-export/host`. */
+  recordWord = 'Line',
 ): Promise<UsersImportOutcome> {
   const counts: Counts = { created: 0, updated: 0, unchanged: 0, stale: 0 };
   let read = 0;
@@ -80,7 +82,7 @@ export async function importUsersStream(
       const record = records[result.index];
       const at = record?.line ?? 0;
       const id = JSON.stringify(record?.meal.id ?? '');
-      return stopped('foreign_id', at, `Line ${at}: id ${id} belongs to another user.`, 'id');
+      return stopped('foreign_id', at, `${recordWord} ${at}: id ${id} belongs to another user.`, 'id');
     }
     counts.created += result.created;
     counts.updated += result.updated;
@@ -111,7 +113,7 @@ export async function importUsersStream(
     if (!isUserImportedMeal(item)) {
       // The batch before is written first: its fault, earlier in the file, is the one to tell.
       const fault = await writing;
-      return fault ?? stopped('invalid', item.line, `Line ${item.line}: ${item.message}`, item.field);
+      return fault ?? stopped('invalid', item.line, `${recordWord} ${item.line}: ${item.message}`, item.field);
     }
     const last = batch[batch.length - 1];
     if (batch.length >= batchRecords && last !== undefined && last.userId !== item.userId) {
@@ -127,4 +129,19 @@ export async function importUsersStream(
   const fault = await writing;
   if (fault !== undefined) return fault;
   return { ok: true, imported: committed, batches, ...counts };
+}
+
+/**
+ * A stopped run's message: its fault, then what the batches before it kept and how to go on
+ * (the command's and the host API's words alike).
+ */
+export function describeUsersImportStop(
+  outcome: Extract<UsersImportOutcome, { ok: false }>,
+  again = 'run the same command again',
+  recordWord = 'Line',
+): string {
+  const { message, committed, committedLine } = outcome;
+  if (committed === 0) return `${message} Nothing was committed.`;
+  const records = `${committed} record${committed === 1 ? '' : 's'} before it ${committed === 1 ? 'was' : 'were'}`;
+  return `${message} ${records} committed (through ${recordWord.toLowerCase()} ${committedLine}): ${again} once it is fixed.`;
 }

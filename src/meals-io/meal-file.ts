@@ -26,6 +26,15 @@ function checkItem(item: RawItem, source: RecordSource): MealFileItem {
     : { line: item.line, message: result.message, field: result.field };
 }
 
+/**
+ * The fault of a record without an id where the caller must name every meal (the host API's
+ * imports: the app's back end knows its meals' ids); undefined when it has one.
+ */
+export function missingIdFault(line: number, fields: Readonly<Record<string, unknown>>): LineError | undefined {
+  const { id } = fields;
+  return id === undefined || id === null || id === '' ? { line, message: 'id is required.', field: 'id' } : undefined;
+}
+
 export function isImportedMeal(item: MealFileItem): item is ImportedMeal {
   return 'meal' in item;
 }

@@ -3,6 +3,7 @@ import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { readCsvStream } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
 import { readJsonlStream } from './jsonl-reader.js';
+import { missingIdFault } from './meal-file.js';
 import { parseMealRecord } from './meal-record.js';
 import { isLineError, type LineError } from './raw-record.js';
 
@@ -31,6 +32,8 @@ export const USER_ID_FIELD = 'userId';
 export async function* readUsersMealFile(
   pieces: AsyncIterable<string>,
   format: MealFileFormat,
+  /** The host API's: every record names its meal (meal-file.ts missingIdFault). */
+  idRequired = false,
 ): AsyncGenerator<UserMealFileItem> {
   const items = format === 'csv' ? readCsvStream(pieces, [USER_ID_FIELD]) : readJsonlStream(pieces);
   for await (const item of items) {
@@ -42,6 +45,11 @@ export async function* readUsersMealFile(
     if (typeof userId !== 'string' || !isValidUserId(userId)) {
       const got = userId === undefined ? 'it is missing' : `got ${JSON.stringify(userId)}`;
       yield { line: item.line, message: `${USER_ID_RULE} (${got}).`, field: USER_ID_FIELD };
+      continue;
+    }
+    const missing = idRequired ? missingIdFault(item.line, fields) : undefined;
+    if (missing !== undefined) {
+      yield missing;
       continue;
     }
     const result = parseMealRecord(fields, format === 'csv' ? 'csv' : 'json');

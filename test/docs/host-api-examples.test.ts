@@ -89,7 +89,7 @@ describe('docs/host-api.md, run', () => {
       assert.equal(run?.marker, 'host-run', 'the page starts the server first');
       assert.deepEqual(
         rest.map((block) => block.marker),
-        ['host-token', 'host-curl', 'host-import', 'host-python'],
+        ['host-token', 'host-curl', 'host-import', 'host-history-import', 'host-python'],
       );
       // The first block in a terminal of its own.
       const serving = spawn('bash', ['-c', `exec ${onFreePorts(run.script.trim())}`], {
@@ -130,6 +130,9 @@ describe('docs/host-api.md, run', () => {
         );
         assert.deepEqual(jsonValues(outputs.get('host-import') ?? ''), [
           { imported: 2, created: 2, updated: 0, unchanged: 0, stale: 0 },
+        ]);
+        assert.deepEqual(jsonValues(outputs.get('host-history-import') ?? ''), [
+          { imported: 2, created: 2, updated: 0, unchanged: 0, stale: 0, batches: 1 },
         ]);
         const [saved, retried, deleted, got] = jsonValues(outputs.get('host-python') ?? '');
         assert.equal(saved?.outcome, 'created');

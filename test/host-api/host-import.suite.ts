@@ -193,5 +193,82 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
       assert.equal(streamed.status, 413, streamed.text);
       assert.equal((await hostCall(server, { path: mealPath(userId, 'm0') })).status, 404, 'nothing was written');
     });
+
+    test("the app's history: every user's lines, committed in batches of whole users; a bad line keeps the batches before it", async () => {
+      const server = open();
+      const [first, second, third] = [newUserId('history'), newUserId('history'), newUserId('history')];
+      const record = (userId: string, id: string, fields: Record<string, unknown> = {}) => ({
+        userId,
+        id,
+        ...hostRecord(fields),
+      });
+      // 10 000 lines of the first user: a batch is at least that, ended where the user changes.
+      const firstLines = Array.from({ length: 10_000 }, (_, n) => record(first, `${first}-m${n}`));
+      const body = [
+        ...firstLines,
+        record(second, `${second}-a`),
+        record(third, `${third}-a`, { caloriesTotal: 'lots' }),
+      ];
+      const stopped = await hostCall(server, {
+        method: 'POST',
+        path: '/host/v1/meals/import',
+        body: lines(body),
+        headers: NDJSON,
+      });
+      assert.equal(stopped.status, 422, stopped.text);
+      assert.deepEqual(stopped.json, {
+        error: {
+          code: 'invalid_record',
+          message:
+            'Line 10002: caloriesTotal must be a number or null, got "lots". 10000 records before it were committed (through line 10000): send the same lines again once it is fixed.',
+          param: 'caloriesTotal',
+          line: 10002,
+        },
+      });
+      assert.equal(
+        (await hostCall(server, { path: mealPath(first, `${first}-m9999`) })).status,
+        200,
+        'the first batch stays',
+      );
+      assert.equal(
+        (await hostCall(server, { path: mealPath(second, `${second}-a`) })).status,
+        404,
+        'its own batch did not',
+      );
+
+      const fixed = body.map((line, n) => (n === body.length - 1 ? record(third, `${third}-a`) : line));
+      const again = await hostCall(server, {
+        method: 'POST',
+        path: '/host/v1/meals/import',
+        body: lines(fixed),
+        headers: NDJSON,
+      });
+      assert.equal(again.status, 200, again.text);
+      assert.deepEqual(again.json, {
+        imported: 10_002,
+        created: 2,
+        updated: 0,
+        unchanged: 10_000,
+        stale: 0,
+        batches: 2,
+      });
+
+      const foreign = await hostCall(server, {
+        method: 'POST',
+        path: '/host/v1/meals/import',
+        body: lines([record(third, `${first}-m0`)]),
+        headers: NDJSON,
+      });
+      assert.equal(foreign.status, 409, foreign.text);
+      assert.equal((foreign.json as { error: { line: number } }).error.line, 1);
+      const noUser = await hostCall(server, {
+        method: 'POST',
+        path: '/host/v1/meals/import',
+        body: lines([{ id: 'x', ...hostRecord() }]),
+        headers: NDJSON,
+      });
+      assert.equal(noUser.status, 422, noUser.text);
+      assert.equal((noUser.json as { error: { param: string } }).error.param, 'userId');
+    });
   });
 }

@@ -98,3 +98,37 @@ describe('the host module, one meal at a time', () => {
     );
   });
 });
+
+describe("the host module, the app's history", () => {
+  const store = useTempMealHost('host-history');
+
+  test('importHistory commits batches of whole users from a stream; a bad meal throws with its index and keeps the batches before it', async () => {
+    async function* history(bad: boolean) {
+      for (let n = 0; n < 10_002; n += 1) {
+        const userId = n < 10_000 ? 'h-first' : 'h-second';
+        yield { ...record, userId, id: `h-${n}`, ...(bad && n === 10_001 ? { caloriesTotal: -1 } : {}) };
+      }
+    }
+    await assert.rejects(
+      store.host.importHistory(history(true)),
+      hostRefusal(
+        'invalid_meal',
+        /^Meal 10001: caloriesTotal .* 10000 records before it were committed \(through meal 9999\): call again with the same meals once it is fixed\.$/,
+      ),
+    );
+    assert.equal((await store.host.getMeal('h-first', 'h-9999'))?.deleted, false);
+    assert.equal(await store.host.getMeal('h-second', 'h-10000'), undefined);
+    assert.deepEqual(await store.host.importHistory(history(false)), {
+      imported: 10_002,
+      created: 2,
+      updated: 0,
+      unchanged: 10_000,
+      stale: 0,
+      batches: 2,
+    });
+    await assert.rejects(
+      store.host.importHistory([{ ...record, userId: 'h-third', id: 'h-0' }]),
+      (error: unknown) => hostRefusal('id_taken')(error) && (error as { index?: number }).index === 0,
+    );
+  });
+});

@@ -239,7 +239,7 @@ describe('meals import --all-users', () => {
       assert.equal(stopped.code, 1);
       assert.equal(
         stopped.stderr,
-        'meal-export: Line 12001: caloriesTotal must be a number or null, got "lots". 10002 records before it were committed (through line 10002): run the same command again once the file is fixed.\n',
+        'meal-export: Line 12001: caloriesTotal must be a number or null, got "lots". 10002 records before it were committed (through line 10002): run the same command again once it is fixed.\n',
       );
       const fixed = await runCli(['meals', 'import', '--all-users', '-', '--format', 'jsonl', '--db', db, '--json'], {
         input: jsonl(lines),
