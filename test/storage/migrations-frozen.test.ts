@@ -40,7 +40,7 @@ const POSTGRES_SHIPPED: Readonly<Record<number, string>> = {
   11: '310f677adee1f94650086d542d1dabf56a12d567a1957408caad8226d2d30476',
   12: 'ebffa6ca1208193d5aee65ebed5dd2ce010045a650cbd84e751f4baf7102b0ea',
   13: '5e4cd7af1da188606a9cad5d340465dca4d30a81c45d5f5d16f3a9e6d4cea649',
-  14: '41cc6b4b7b8e1e4d00b850aaf848fbd419ba185a716929e12240f0f82f8a72b3',
+  14: 'c775b1e34b508f90964c0e9ca92011617a373ff9f3b03566280e2022d2a71014',
 };
 
 const checksum = (migration: Migration) => createHash('sha256').update(migration.sql).digest('hex');

