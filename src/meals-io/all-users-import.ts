@@ -8,6 +8,11 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  * commit cost little per meal; small enough that a failure loses seconds, not minutes.
  */
 export const USERS_BATCH_RECORDS = 10_000;
+/**
+ * A batch's records at most, in multiples of USERS_BATCH_RECORDS: a user with more records
+ * than that is committed in pieces, so that memory stays bounded whatever one user holds.
+ */
+const MAX_BATCH_MULTIPLE = 5;
 
 /** What was committed so far: the run's resumption point, told after every batch. */
 export interface UsersImportProgress {
@@ -116,7 +121,8 @@ export async function importUsersStream(
       return fault ?? stopped('invalid', item.line, `${recordWord} ${item.line}: ${item.message}`, item.field);
     }
     const last = batch[batch.length - 1];
-    if (batch.length >= batchRecords && last !== undefined && last.userId !== item.userId) {
+    const full = batch.length >= batchRecords * MAX_BATCH_MULTIPLE;
+    if (full || (batch.length >= batchRecords && last !== undefined && last.userId !== item.userId)) {
       const fault = await handOver();
       if (fault !== undefined) return fault;
     }

@@ -264,3 +264,30 @@ describe('meals import --all-users', () => {
     }
   });
 });
+
+describe('batches of whole users', () => {
+  test("a user's records stay in one batch past its size; one of more than five batches' worth is cut", async () => {
+    const sizes: number[][] = [];
+    const lines: Line[] = [
+      ...Array.from({ length: 7 }, (_, n) => ({ userId: 'b-a', id: `b-a${n}` })),
+      ...Array.from({ length: 2 }, (_, n) => ({ userId: 'b-b', id: `b-b${n}` })),
+      ...Array.from({ length: 12 }, (_, n) => ({ userId: 'b-c', id: `b-c${n}` })),
+    ];
+    const outcome = await importUsersStream(
+      readUsersMealFile(piecesOf(jsonl(lines)), 'jsonl'),
+      async (records) => {
+        sizes.push(
+          [...new Set(records.map((record) => record.userId))].map(
+            (user) => records.filter((r) => r.userId === user).length,
+          ),
+        );
+        return { ok: true, created: records.length, updated: 0, unchanged: 0, stale: 0 };
+      },
+      () => undefined,
+      2,
+    );
+    assert.equal(outcome.ok, true);
+    // b-a's 7 records together (past the size of 2, under 5 × 2 = 10), b-b's 2, then b-c's 12 cut at 10.
+    assert.deepEqual(sizes, [[7], [2], [10], [2]]);
+  });
+});

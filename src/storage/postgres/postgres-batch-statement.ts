@@ -4,13 +4,14 @@
  * record decided by meal_export_save_step, the one decider the single-meal save calls too
  * (postgres-functions-decision.ts), the changed ones placed on their user's clock in input
  * order (nextModifiedAt: the clock's next value, then one more each), written, each user's
- * digest moved by the meals' terms, and each user's change ended by the commit step (meal_export_commit_change), once per user and batch.
+ * digest moved by the meals' terms, and each user's change ended by the commit step
+ * (meal_export_commit_change), once per user and statement.
  *
- * Its input is the relation `src(ord, user_id, id, content, source_version)`: arrays unnested
- * (a batch sent with the statement) or a staging table filled by COPY. The ids of one
- * statement are distinct (postgres-batch-write.ts statementEnds cuts a batch where an id comes again), so no
- * record meets another of the same statement: a repeated id meets what the earlier one wrote,
- * in the table, as on SQLite. Every user of the input has its clock row locked by an earlier
+ * Its input is the relation `src(ord, user_id, id, content, source_version)`, the batch's
+ * arrays unnested (a staging table filled by COPY was measured slower: bench/RESULTS.md). The
+ * ids of one statement are distinct (postgres-batch-write.ts statementEnds cuts a batch where an
+ * id comes again), so no record meets another of the same statement: a repeated id meets what
+ * the earlier one wrote, in the table, as on SQLite. Every user of the input has its clock row locked by an earlier
  * statement of the transaction (meal_export_lock_clock): this statement's snapshot, taken
  * after, sees every write the lock waited for.
  *
