@@ -15,6 +15,10 @@ async function* checkedInputs(
   for await (const input of inputs) {
     const line = index;
     index += 1;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      yield { line, message: 'A meal must be an object.' };
+      continue;
+    }
     const { userId, ...fields } = input as unknown as Readonly<Record<string, unknown>>;
     if (typeof userId !== 'string' || !isValidUserId(userId)) {
       yield { line, message: `${USER_ID_RULE}.`, field: 'userId' };

@@ -9,10 +9,10 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  */
 export const USERS_BATCH_RECORDS = 10_000;
 /**
- * A batch's records at most, in multiples of USERS_BATCH_RECORDS: a user with more records
- * than that is committed in pieces, so that memory stays bounded whatever one user holds.
+ * One user's records in a batch at most, in multiples of USERS_BATCH_RECORDS: a user with more
+ * is committed in pieces of that many, so that memory stays bounded whatever one user holds.
  */
-const MAX_BATCH_MULTIPLE = 5;
+const MAX_USER_MULTIPLE = 5;
 
 /** What was committed so far: the run's resumption point, told after every batch. */
 export interface UsersImportProgress {
@@ -75,6 +75,8 @@ export async function importUsersStream(
   let committedLine = 0;
   let batches = 0;
   let batch: UserImportedMeal[] = [];
+  /** Where the current user's records start in the batch. */
+  let userStart = 0;
   /** The batch being written, or its first fault: an id another user has. */
   let writing: Promise<UsersImportOutcome | undefined> = Promise.resolve(undefined);
 
@@ -112,25 +114,35 @@ export async function importUsersStream(
     return undefined;
   }
 
-  for await (const item of items) {
-    read += 1;
-    line = item.line;
-    if (!isUserImportedMeal(item)) {
-      // The batch before is written first: its fault, earlier in the file, is the one to tell.
-      const fault = await writing;
-      return fault ?? stopped('invalid', item.line, `${recordWord} ${item.line}: ${item.message}`, item.field);
+  try {
+    for await (const item of items) {
+      read += 1;
+      line = item.line;
+      if (!isUserImportedMeal(item)) {
+        // The batch before is written first: its fault, earlier in the file, is the one to tell.
+        const fault = await writing;
+        return fault ?? stopped('invalid', item.line, `${recordWord} ${item.line}: ${item.message}`, item.field);
+      }
+      const last = batch[batch.length - 1];
+      const sameUser = last !== undefined && last.userId === item.userId;
+      if (!sameUser) userStart = batch.length;
+      const userFull = sameUser && batch.length - userStart >= batchRecords * MAX_USER_MULTIPLE;
+      if (userFull || (!sameUser && batch.length >= batchRecords)) {
+        const fault = await handOver();
+        if (fault !== undefined) return fault;
+        userStart = 0;
+      }
+      batch.push(item);
     }
-    const last = batch[batch.length - 1];
-    const full = batch.length >= batchRecords * MAX_BATCH_MULTIPLE;
-    if (full || (batch.length >= batchRecords && last !== undefined && last.userId !== item.userId)) {
+    if (batch.length > 0) {
       const fault = await handOver();
       if (fault !== undefined) return fault;
     }
-    batch.push(item);
-  }
-  if (batch.length > 0) {
-    const fault = await handOver();
-    if (fault !== undefined) return fault;
+  } catch (error) {
+    // The input failed (a read error): the batch being written finishes first, so that nothing
+    // commits after the error is told.
+    await writing.catch(() => undefined);
+    throw error;
   }
   const fault = await writing;
   if (fault !== undefined) return fault;

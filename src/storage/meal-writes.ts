@@ -84,6 +84,7 @@ export const MEAL_WRITES_TRAITS: CallTraits<MealWrites> = {
   upsertMeals: ['long'],
   saveMeal: ['long'],
   importMeals: ['long', 'exclusive'],
-  importUsersBatch: ['long'],
+  // Exclusive: on SQLite it waits its turn behind an import running on the same handle.
+  importUsersBatch: ['long', 'exclusive'],
   pruneTombstones: ['long', 'background'],
 };

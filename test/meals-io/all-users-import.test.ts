@@ -289,5 +289,63 @@ describe('batches of whole users', () => {
     assert.equal(outcome.ok, true);
     // b-a's 7 records together (past the size of 2, under 5 × 2 = 10), b-b's 2, then b-c's 12 cut at 10.
     assert.deepEqual(sizes, [[7], [2], [10], [2]]);
+
+    // A user that starts late in a batch is not cut before it has 10 records in it.
+    const late: number[][] = [];
+    await importUsersStream(
+      readUsersMealFile(
+        piecesOf(
+          jsonl([
+            { userId: 'b-x', id: 'b-x0' },
+            ...Array.from({ length: 11 }, (_, n) => ({ userId: 'b-y', id: `b-y${n}` })),
+          ]),
+        ),
+        'jsonl',
+      ),
+      async (records) => {
+        late.push(
+          [...new Set(records.map((record) => record.userId))].map(
+            (user) => records.filter((r) => r.userId === user).length,
+          ),
+        );
+        return { ok: true, created: records.length, updated: 0, unchanged: 0, stale: 0 };
+      },
+      () => undefined,
+      2,
+    );
+    assert.deepEqual(late, [[1, 10], [1]]);
+  });
+});
+
+describe('the history import beside another import on one SQLite handle', () => {
+  test('waits its turn instead of being refused', async () => {
+    const temp = makeTempDir('all-users-turn');
+    const storage = await openStorage(path.join(temp.dir, 'store.db'));
+    try {
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      async function* slow() {
+        yield [{ ...JSON.parse(jsonl([{ id: 't-one' }])), date: Date.UTC(2025, 5, 1) }];
+        await held;
+      }
+      const oneUser = storage.writes.importMeals('t-first', slow(), T0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const history = importText(storage, jsonl([{ userId: 't-second', id: 't-two' }]), 10);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      assert.equal((await oneUser).ok, true);
+      assert.deepEqual(await history, {
+        ok: true,
+        imported: 1,
+        batches: 1,
+        created: 1,
+        updated: 0,
+        unchanged: 0,
+        stale: 0,
+      });
+    } finally {
+      await storage.close();
+      temp.remove();
+    }
   });
 });

@@ -7,8 +7,9 @@
  * digest moved by the meals' terms, and each user's change ended by the commit step
  * (meal_export_commit_change), once per user and statement.
  *
- * Its input is the relation `src(ord, user_id, id, content, source_version)`, the batch's
- * arrays unnested (a staging table filled by COPY was measured slower: bench/RESULTS.md). The
+ * Its input is the relation `src(user_id, id, content, source_version, n)`, the batch's
+ * columns unnested, `n` counting from 1 (a record's `ord`, its place in the whole write, is
+ * `$7 + n - 1`) (a staging table filled by COPY was measured slower: bench/RESULTS.md). The
  * ids of one statement are distinct (postgres-batch-write.ts statementEnds cuts a batch where an
  * id comes again), so no record meets another of the same statement: a repeated id meets what
  * the earlier one wrote, in the table, as on SQLite. Every user of the input has its clock row locked by an earlier
@@ -22,7 +23,7 @@
 function batchStatement(source: string): string {
   return `
 WITH met AS MATERIALIZED (
-  SELECT src.ord, src.user_id, src.id, src.content, src.source_version, meal.user_id AS owner,
+  SELECT $7::integer + src.n::integer - 1 AS ord, src.user_id, src.id, src.content, src.source_version, meal.user_id AS owner,
     meal.modified_at AS met_at, meal.id IS NOT NULL AND NOT meal.deleted AS met_live,
     meal.source_version AS stored,
     meal_export_save_step(meal.id IS NOT NULL, meal.deleted, meal.body, meal.source_version, src.content,
@@ -98,17 +99,19 @@ export interface BatchStatementRow {
 /**
  * The statement over a batch sent with it. Its parameters: now, the body's end
  * (domain/meal-json.ts MEAL_JSON_END), batchCommitInputs (postgres-commit.ts), then the columns
- * of `src` as arrays, but the contents as one text, joined by CONTENT_SEPARATOR: postgres.js
- * escapes each element of a text array, five times the cost of the statement's own reads for
- * a batch of meals' JSON.
+ * of `src`: the first record's `ord`, then the user ids, the ids and the contents each as one
+ * text joined by CONTENT_SEPARATOR (postgres.js escapes each element of a text array: for a
+ * batch of meals' JSON, five times the cost of the statement's own reads), and the versions.
  */
 export const ARRAY_BATCH_STATEMENT = batchStatement(
-  `unnest($7::integer[], $8::text[], $9::text[], string_to_array($10::text, E'\\x1e'), $11::bigint[])
-     AS src(ord, user_id, id, content, source_version)`,
+  `unnest(string_to_array($8::text, E'\\x1e'), string_to_array($9::text, E'\\x1e'),
+       string_to_array($10::text, E'\\x1e'), $11::bigint[]) WITH ORDINALITY
+     AS src(user_id, id, content, source_version, n)`,
 );
 
 /**
- * Between the contents of a batch sent as one text: a control character, which JSON text never
- * holds raw (domain/meal-json.ts escapes it inside strings).
+ * Between the texts of a batch sent as one: a control character, which JSON text never holds
+ * raw (domain/meal-json.ts escapes it inside strings), nor a meal id or a user id
+ * (domain/meal-id.ts, domain/user-id.ts refuse control characters).
  */
 export const CONTENT_SEPARATOR = '\x1e';

@@ -64,6 +64,11 @@ export async function writeBatchRecords(
   now: number,
   counts: CountsSoFar,
 ): Promise<void> {
+  // Every door refuses control characters in ids (domain/meal-id.ts, domain/user-id.ts): one
+  // here would shift every record after it to another's id, so it stops the write.
+  if (records.some(({ id, userId }) => id.includes(CONTENT_SEPARATOR) || userId.includes(CONTENT_SEPARATOR))) {
+    throw new Error('a meal id or user id holds a control character');
+  }
   let start = 0;
   for (const end of statementEnds(records)) {
     const part = records.slice(start, end);
@@ -74,9 +79,9 @@ export async function writeBatchRecords(
         now,
         MEAL_JSON_END,
         ...batchCommitInputs(users),
-        part.map((_, index) => first + start + index),
-        part.map((record) => record.userId),
-        part.map((record) => record.id),
+        first + start,
+        part.map((record) => record.userId).join(CONTENT_SEPARATOR),
+        part.map((record) => record.id).join(CONTENT_SEPARATOR),
         part.map((record) => record.content).join(CONTENT_SEPARATOR),
         part.map((record) => record.sourceVersion),
       ],

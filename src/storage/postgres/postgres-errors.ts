@@ -42,6 +42,14 @@ export function isUniqueViolation(error: unknown): boolean {
   return codeOf(error) === '23505';
 }
 
+/**
+ * 40P01: the server broke a deadlock by aborting this transaction. Two imports of many users
+ * can meet so: each waits on an id the other inserted, in the other order.
+ */
+export function isDeadlock(error: unknown): boolean {
+  return codeOf(error) === '40P01';
+}
+
 /** 53100: no space left on the disk of a table, an index or the WAL. */
 export function isDiskFull(error: unknown): boolean {
   return codeOf(error) === '53100';

@@ -192,21 +192,37 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
    * background writes); readers, and opening a store already up to date (migrate.ts), go on.
    */
   async function importBatches(userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number) {
-    // No memory map while importing: every page the import touched through the map stayed in
-    // the process's resident set (docs/cli.md#memory-and-locking).
     const ready = await withFirstBatchRead(batches);
+    return withoutMemoryMap(async () => {
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        const run = startRun(userId, now);
+        for await (const meals of ready) writeBatch(run, meals);
+        const counts = finishRun(run);
+        db.exec('COMMIT');
+        return counts;
+      } finally {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      }
+    });
+  }
+
+  /**
+   * No memory map while importing: every page an import touched through the map stayed in the
+   * process's resident set (docs/cli.md#memory-and-locking), which then grew with the store.
+   */
+  function withoutMemoryMap<T>(work: () => T): T {
     const mapped = Number(db.pragma('mmap_size', { simple: true }));
+    db.pragma('mmap_size = 0');
+    const restore = () => db.pragma(`mmap_size = ${mapped}`);
     try {
-      db.pragma('mmap_size = 0');
-      db.exec('BEGIN IMMEDIATE');
-      const run = startRun(userId, now);
-      for await (const meals of ready) writeBatch(run, meals);
-      const counts = finishRun(run);
-      db.exec('COMMIT');
-      return counts;
-    } finally {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      db.pragma(`mmap_size = ${mapped}`);
+      const result = work();
+      if (result instanceof Promise) return result.finally(restore) as T;
+      restore();
+      return result;
+    } catch (error) {
+      restore();
+      throw error;
     }
   }
 
@@ -263,7 +279,7 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
 
     importUsersBatch(records: readonly UserMealSave[], now: number): UpsertResult {
       try {
-        return { ok: true, ...usersBatch.immediate(records, now) };
+        return { ok: true, ...withoutMemoryMap(() => usersBatch.immediate(records, now)) };
       } catch (error) {
         return foreignMealResult(error);
       }
