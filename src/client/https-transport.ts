@@ -51,6 +51,21 @@ function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> 
  * kept-alive connection, gzip and brotli (docs/api.md#the-rest-of-the-transport), and the `ca` to
  * trust a self-signed certificate.
  */
+/**
+ * A reset met on a new TLS connection before its handshake ended, said as Node says it when it
+ * sees it there itself: Node words it so only when the reset is read during the handshake, not
+ * when it comes on the first write (EPIPE) or as a plain read (ECONNRESET).
+ */
+function beforeHandshake(error: Error): Error {
+  const { code } = error as NodeJS.ErrnoException;
+  if (code !== 'ECONNRESET' && code !== 'EPIPE') return error;
+  if (/before secure TLS connection/.test(error.message)) return error;
+  return Object.assign(
+    new Error('Client network socket disconnected before secure TLS connection was established', { cause: error }),
+    { code },
+  );
+}
+
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpTransport {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -75,9 +90,12 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpT
           ...(signal === undefined ? {} : { signal }),
         });
         request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+        let secured = false;
+        if (tls) request.once('socket', (socket) => socket.once('secureConnect', () => (secured = true)));
         // A hang-up on an http:// URL may be an HTTPS server refusing plain HTTP: checked before it is retried.
         request.on('error', (error) => {
           if (signal?.aborted) reject(error);
+          else if (tls && !secured && !request.reusedSocket) reject(beforeHandshake(error));
           else void explainPlainHttpFailure(url, error).then(reject);
         });
         request.on('response', (response) => {

@@ -73,15 +73,19 @@ committed AS (
       $3::text, ($4::text[])[(users.n - 1) * $5::integer + 1 : users.n * $5::integer], $6::integer)
   FROM moved JOIN users ON users.user_id = moved.user_id
 )
-SELECT
-  (SELECT count(*) FROM placed WHERE owner IS NULL)::integer AS created,
-  (SELECT count(*) FROM placed WHERE owner IS NOT NULL)::integer AS updated,
-  (SELECT count(*) FROM met WHERE step IN ('unchanged', 'recorded') AND owner = user_id)::integer AS unchanged,
-  (SELECT count(*) FROM met WHERE step = 'stale' AND owner = user_id)::integer AS stale,
-  (SELECT min(ord) FROM met WHERE owner <> user_id)::integer AS foreign_ord,
+SELECT counted.*,
   (SELECT min(ord) FROM placed WHERE id NOT IN (SELECT id FROM written))::integer AS taken_ord,
   (SELECT count(*) FROM committed)::integer AS users_changed,
-  (SELECT count(*) FROM recorded)::integer AS recorded`;
+  (SELECT count(*) FROM recorded)::integer AS recorded
+FROM (
+  -- One pass over the records for the counts (a record another user holds counts as none).
+  SELECT count(*) FILTER (WHERE step = 'created')::integer AS created,
+    count(*) FILTER (WHERE step = 'updated' AND owner = user_id)::integer AS updated,
+    count(*) FILTER (WHERE step IN ('unchanged', 'recorded') AND owner = user_id)::integer AS unchanged,
+    count(*) FILTER (WHERE step = 'stale' AND owner = user_id)::integer AS stale,
+    min(ord) FILTER (WHERE owner <> user_id)::integer AS foreign_ord
+  FROM met
+) AS counted`;
 }
 
 /** The statement's answer. */

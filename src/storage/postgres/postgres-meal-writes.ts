@@ -80,9 +80,9 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
   }
 
   /**
-   * An import's batches in one transaction, each written before the next is taken: the await
-   * is the back-pressure that keeps one batch in memory. The user's clock is locked once the
-   * first batch is read (withFirstBatchRead).
+   * An import's batches in one transaction, each written while the next is read: the await
+   * before the next is sent is the back-pressure that keeps two batches in memory at most. The
+   * user's clock is locked once the first batch is read (withFirstBatchRead).
    */
   async function importBatches(userId: string, batches: AsyncIterable<readonly MealSave[]>, now: number) {
     const ready = await withFirstBatchRead(batches);
