@@ -26,7 +26,7 @@ export const noCounts = (): CountsSoFar => ({ created: 0, updated: 0, unchanged:
  * same statement has (the batch statement takes distinct ids: the second meets what the first
  * wrote, in the table), and every RECORDS_PER_STATEMENT records. Answers each statement's end.
  */
-export function statementEnds(records: readonly Pick<BatchRecord, 'id'>[]): number[] {
+function statementEnds(records: readonly Pick<BatchRecord, 'id'>[]): number[] {
   const ends: number[] = [];
   let ids = new Set<string>();
   records.forEach((record, index) => {
@@ -41,7 +41,7 @@ export function statementEnds(records: readonly Pick<BatchRecord, 'id'>[]): numb
 }
 
 /** Adds a statement's answer to `counts`; a foreign id, or one taken meanwhile, throws ForeignMeal. */
-export function countStatement(row: BatchStatementRow | undefined, counts: CountsSoFar): void {
+function countStatement(row: BatchStatementRow | undefined, counts: CountsSoFar): void {
   if (row === undefined) throw new Error('the batch statement answered no row');
   const foreign = [row.foreign_ord, row.taken_ord].filter((ord): ord is number => ord !== null);
   if (foreign.length > 0) throw new ForeignMeal(Math.min(...foreign));
