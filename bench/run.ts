@@ -34,6 +34,7 @@ import { webhookLatency } from './scenarios/webhook-latency.js';
 import { webhookThroughput } from './scenarios/webhook-throughput.js';
 import { workers } from './scenarios/workers.js';
 import { keyInfo } from './scenarios/key-info.js';
+import { storeScale } from './scenarios/store-scale.js';
 
 /**
  * `npm run bench` (full) and `npm run bench -- --quick`: seeds (or reuses) the databases,
@@ -69,6 +70,8 @@ const SCENARIOS: readonly Scenario[] = [
   importMemory,
   hostPut,
   hostImport,
+  // Only with `--scale 10m` (or `--only store-scale`): it loads 10 M meals, a quarter of an hour.
+  storeScale,
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -78,7 +81,12 @@ async function main(): Promise<void> {
   const unknown = options.only.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0)
     throw new Error(`unknown scenario ${unknown.join(', ')}: ${SCENARIOS.map((s) => s.name).join(', ')}`);
-  const selected = SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name));
+  const atScale = options.scale !== undefined;
+  const selected = SCENARIOS.filter((s) =>
+    s === storeScale
+      ? atScale || options.only.includes(s.name)
+      : options.only.includes(s.name) || (options.only.length === 0 && !atScale),
+  );
   const started = performance.now();
   const machine = describeMachine();
   const loads = [loadAverage()];

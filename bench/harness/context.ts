@@ -26,6 +26,8 @@ export interface BenchContext {
    */
   scaleOut(): Promise<ScaleOutStart>;
   closeScaleOut(): Promise<void>;
+  /** The keys made in `db` need no revoking: a scenario dropped that database. */
+  forgetKeys(db: string): void;
   /** Rows of the scenarios that ran before (fixed-rate reads page-100's). */
   readonly rows: ScenarioRow[];
   log(line: string): void;
@@ -96,6 +98,11 @@ export function createContext(parts: ContextParts): BenchContext {
       server.probes ?? { pids: () => [server.pid] },
     );
 
+  const forgetKeys = (db: string) => {
+    for (let i = parts.createdKeys.length - 1; i >= 0; i -= 1) {
+      if (parts.createdKeys[i]?.db === db) parts.createdKeys.splice(i, 1);
+    }
+  };
   let scaleOut: Promise<ScaleOutStart> | undefined;
   return {
     options,
@@ -123,11 +130,9 @@ export function createContext(parts: ContextParts): BenchContext {
       if (started?.ok !== true) return;
       await started.scaleOut.stop();
       // Its database is gone with its keys: nothing to revoke there.
-      const { db } = started.scaleOut;
-      for (let i = parts.createdKeys.length - 1; i >= 0; i -= 1) {
-        if (parts.createdKeys[i]?.db === db) parts.createdKeys.splice(i, 1);
-      }
+      forgetKeys(started.scaleOut.db);
     },
+    forgetKeys,
     async createKey(db, userId) {
       // Expiring keys never pile up to the 10-active-key cap, even if a run is killed.
       const out = await runMealExport(

@@ -40,11 +40,39 @@ export interface BenchOptions {
   /** Long poll: idle held requests on one process, and how long their CPU is sampled. */
   readonly heldConnections: number;
   readonly idleSeconds: number;
+  /**
+   * `--scale 10m` (or `1m`): the store-scale scenario's two PostgreSQL stores, loaded by the
+   * import of every user's history: the 200 k-meal store the scale-out rows measure, and the big one.
+   */
+  readonly scale: StoreScale | undefined;
 }
 
 const HEAVY = { heavyUsers: 5, heavyMeals: 20_000, seed: '1' } as const;
 
-/** `--quick` (≤ 3 minutes on 2 cores, seeding included, and ≈ 2.5 more for the long poll), `--only a,b`, `--profile DIR`. */
+/** The store-scale scenario's stores: `label` names the big one (`10m`). */
+export interface StoreScale {
+  readonly label: string;
+  readonly base: DatasetShape;
+  readonly big: DatasetShape;
+}
+
+/** The big store of each `--scale`: regular users of 100 meals, and the heavy users. */
+const SCALES: Readonly<Record<string, number>> = { '1m': 10_000, '10m': 100_000 };
+
+export function scaleOf(value: string): StoreScale {
+  const users = SCALES[value];
+  if (users === undefined) throw new Error(`--scale ${value}: one of ${Object.keys(SCALES).join(', ')}`);
+  return {
+    label: value,
+    base: { users: 1000, mealsPerUser: 100, ...HEAVY },
+    big: { users, mealsPerUser: 100, ...HEAVY },
+  };
+}
+
+/**
+ * `--quick` (≤ 3 minutes on 2 cores, seeding included, and ≈ 2.5 more for the long poll), `--only a,b`,
+ * `--profile DIR`, `--scale 10m|1m` (the store-scale scenario, alone or beside `--only`'s).
+ */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -52,6 +80,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       only: { type: 'string', default: '' },
       profile: { type: 'string' },
+      scale: { type: 'string' },
     },
     strict: true,
   });
@@ -77,6 +106,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     longPollSamples: quick ? 40 : 200,
     heldConnections: 10_000,
     idleSeconds: quick ? 5 : 15,
+    scale: values.scale === undefined ? undefined : scaleOf(values.scale),
   };
 }
 

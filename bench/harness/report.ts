@@ -8,6 +8,7 @@ import { HOST_API_BEGIN, HOST_API_END, hostApiBlock } from './report-host-api.js
 import { IMPORT_BEGIN, IMPORT_END, importBlock } from './report-import.js';
 import { LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock } from './report-long-poll.js';
 import { scaleOutSection } from './report-scale-out.js';
+import { STORE_SCALE_BEGIN, STORE_SCALE_END, storeScaleBlock } from './report-store-scale.js';
 import { WEBHOOKS_BEGIN, WEBHOOKS_END, webhooksBlock } from './report-webhooks.js';
 import type { ScenarioRow } from './results.js';
 import { cell, machineLine } from './report-section.js';
@@ -175,9 +176,23 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
 
 /** The section of the report a row belongs in: its `section`, or the main block. */
 const sectionOf = (row: ScenarioRow) => (typeof row.section === 'string' ? row.section : 'main');
-const SECTION_ORDER = ['main', 'long-poll', 'webhooks', 'import', 'host-api'];
+type KeptBlock = (
+  rows: readonly ScenarioRow[],
+  machine: Machine,
+  command: string,
+  loads: readonly number[],
+) => string | undefined;
+/** The blocks kept row by row: their section, their markers, and what writes them, in the report's order. */
+const KEPT_BLOCKS: ReadonlyArray<readonly [string, string, string, KeptBlock]> = [
+  ['long-poll', LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock],
+  ['webhooks', WEBHOOKS_BEGIN, WEBHOOKS_END, webhooksBlock],
+  ['import', IMPORT_BEGIN, IMPORT_END, importBlock],
+  ['host-api', HOST_API_BEGIN, HOST_API_END, hostApiBlock],
+  ['store-scale', STORE_SCALE_BEGIN, STORE_SCALE_END, storeScaleBlock],
+];
 /** Sections whose rows are kept one by one until a run measures them again (standalone scenarios, often run alone). */
-const KEPT_BY_ROW = new Set(['long-poll', 'webhooks', 'import', 'host-api']);
+const KEPT_BY_ROW = new Set(KEPT_BLOCKS.map(([section]) => section));
+const SECTION_ORDER = ['main', ...KEPT_BLOCKS.map(([section]) => section)];
 
 /**
  * The rows of the runs before with this run's in their places (a row of the same name), those
@@ -255,35 +270,17 @@ export function writeReports(
     const mainRows = all.filter((row) => sectionOf(row) === 'main');
     text = placeBlock(text, BEGIN, END, generated(mainRows, options, machine, loads), 'top');
   }
-  const command = `npm run bench${options.quick ? ' -- --quick' : ''}${options.only.length > 0 ? `${options.quick ? '' : ' --'} --only ${options.only.join(',')}` : ''}`;
-  const longPoll = longPollBlock(
-    ran.has('long-poll') ? all.filter((row) => sectionOf(row) === 'long-poll') : [],
-    machine,
-    command,
-    loads,
-  );
-  if (longPoll !== undefined) text = placeBlock(text, LONG_POLL_BEGIN, LONG_POLL_END, longPoll, 'end');
-  const webhooks = webhooksBlock(
-    ran.has('webhooks') ? all.filter((row) => sectionOf(row) === 'webhooks') : [],
-    machine,
-    command,
-    loads,
-  );
-  if (webhooks !== undefined) text = placeBlock(text, WEBHOOKS_BEGIN, WEBHOOKS_END, webhooks, 'end');
-  const imports = importBlock(
-    ran.has('import') ? all.filter((row) => sectionOf(row) === 'import') : [],
-    machine,
-    command,
-    loads,
-  );
-  if (imports !== undefined) text = placeBlock(text, IMPORT_BEGIN, IMPORT_END, imports, 'end');
-  const hostApi = hostApiBlock(
-    ran.has('host-api') ? all.filter((row) => sectionOf(row) === 'host-api') : [],
-    machine,
-    command,
-    loads,
-  );
-  if (hostApi !== undefined) text = placeBlock(text, HOST_API_BEGIN, HOST_API_END, hostApi, 'end');
+  const flags = [
+    ...(options.quick ? ['--quick'] : []),
+    ...(options.only.length > 0 ? [`--only ${options.only.join(',')}`] : []),
+    ...(options.scale === undefined ? [] : [`--scale ${options.scale.label}`]),
+  ];
+  const command = `npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`;
+  for (const [section, begin, end, block] of KEPT_BLOCKS) {
+    const rowsOf = ran.has(section) ? all.filter((row) => sectionOf(row) === section) : [];
+    const written = block(rowsOf, machine, command, loads);
+    if (written !== undefined) text = placeBlock(text, begin, end, written, 'end');
+  }
   writeFileSync(RESULTS_MD, text);
   // The project's formatter lays the tables out, so `npm run lint` stays clean after a run.
   const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');

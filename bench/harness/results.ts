@@ -93,6 +93,8 @@ export function formatRow(row: ScenarioRow): string {
   if (row.ratio !== null) parts.push(`ratio ${row.ratio}`);
   if (typeof row.cpu_ratio === 'number') parts.push(`cpu ratio ${row.cpu_ratio}`);
   if (typeof row.meals_per_s === 'number') parts.push(`${row.meals_per_s} meals/s`);
+  if (typeof row.figure === 'string')
+    parts.push(`${row.figure}: ${String(row.base)} → ${String(row.big)} (× ${String(row.growth)})`);
   if (typeof row.requests_per_change === 'number') {
     parts.push(
       `${row.requests_per_change} req/change (${row.requests} requests, ${row.delivered}/${row.changes} changes)`,

@@ -94,7 +94,7 @@ async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number
   return { calls: Number(line?.[1] ?? 0), usec: Number(line?.[2] ?? 0) };
 }
 
-async function measureSizes(url: string): Promise<PostgresSizes> {
+export async function measureSizes(url: string): Promise<PostgresSizes> {
   const sql = connectPostgres(url, { max: 1, onnotice: () => undefined, types: { bigint: postgres.BigInt } });
   try {
     // Freshly loaded rows: VACUUM sets their hint bits and visibility map, as production has.

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { syntheticMeals } from '../../src/meals-io/synthetic-meals.js';
 import type { BenchContext } from '../harness/context.js';
 import { DATA_DIR } from '../harness/datasets.js';
 import { loadAverage } from '../harness/proc-stats.js';
-import { BIN, ROOT, storeEnv } from '../harness/processes.js';
+import { type MeasuredRun, runMeasured } from '../harness/measured-command.js';
 import { figuresRow, ratio, type ScenarioRow, skippedRow } from '../harness/results.js';
 import type { Scenario } from '../harness/scenario.js';
 import { type ScratchStore, scratchPostgresStore, scratchSqliteStore } from '../harness/scratch-stores.js';
@@ -19,7 +18,6 @@ export const IMPORT_SECTION = 'import';
  */
 const BASELINE_MEALS = 20_000;
 const SIZES = [200_000, 1_000_000] as const;
-const PRELOAD = path.join(ROOT, 'bench', 'harness', 'max-rss-on-exit.mjs');
 const FILES_DIR = path.join(DATA_DIR, 'import-files');
 
 const mb = (kb: number) => Math.round((kb / 1024) * 10) / 10;
@@ -44,41 +42,9 @@ async function mealsFile(meals: number): Promise<string> {
   return file;
 }
 
-interface ImportRun {
-  /** VmHWM: mapped pages of the database file included. */
-  readonly peakKb: number;
-  /** The largest RssAnon sampled: the process's own memory. */
-  readonly peakAnonKb: number;
-  readonly ms: number;
-}
-
 /** `meals import` of `file` for a new user, as its own process; its peak RSS, measured inside it at exit. */
-async function importOnce(db: string, userId: string, file: string): Promise<ImportRun> {
-  const rssFile = path.join(FILES_DIR, `max-rss-${process.pid}.txt`);
-  rmSync(rssFile, { force: true });
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['--import', PRELOAD, BIN, 'meals', 'import', '--user', userId, file, '--json'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...storeEnv(db), MEAL_EXPORT_BENCH_MAX_RSS_FILE: rssFile },
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.resume();
-  const [code] = (await once(child, 'close')) as [number | null];
-  const ms = performance.now() - started;
-  if (code !== 0) throw new Error(`meals import of ${file} exited ${code}: ${stderr}`);
-  const { maxRssKb, peakAnonKb } = JSON.parse(readFileSync(rssFile, 'utf8')) as {
-    maxRssKb: number;
-    peakAnonKb: number;
-  };
-  rmSync(rssFile, { force: true });
-  return { peakKb: maxRssKb, peakAnonKb, ms };
-}
+const importOnce = (db: string, userId: string, file: string): Promise<MeasuredRun> =>
+  runMeasured(['meals', 'import', '--user', userId, file, '--json'], db);
 
 async function measureBackend(
   backend: string,

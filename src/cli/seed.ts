@@ -1,7 +1,7 @@
 import { resolveDatabase } from '../config.js';
 import type { MealContent } from '../domain/meal.js';
 import { CliError } from '../errors.js';
-import { heavySeedUserId, heavySyntheticMeals, seedUserId, syntheticMeals } from '../meals-io/synthetic-meals.js';
+import { type SeedUser, seedUsersInKeyOrder } from '../meals-io/seed-users.js';
 import { withStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { expectPositionals, type Flags, parseCommandArgs, parseIntegerFlag, requireFlag } from './command-args.js';
@@ -26,10 +26,6 @@ const BATCH_SIZE = 10_000;
 const PROGRESS_EVERY_MS = 500;
 
 /** One user to seed: their id and their meals, made as they are needed. */
-interface SeedUser {
-  readonly userId: string;
-  meals(): Iterable<MealContent>;
-}
 
 /** A line of progress on stderr, only for a person watching a terminal, never in a log or pipe. */
 function progressReporter(total: number) {
@@ -70,32 +66,6 @@ async function seedUser(storage: Storage, user: SeedUser, written: (count: numbe
 }
 
 /**
- * The users in the byte order of their ids, which is the order of the meals table's key
- * (user_id, modified_at, id): each user's rows then go at the right edge of the B-tree, an
- * append, rather than into the middle of pages that must split (seed_10 sorts before seed_2).
- * Heavy users' ids (`seed_heavy_…`) sort after every regular one.
- */
-function usersInKeyOrder(seed: string, users: number, mealsPerUser: number, heavyUsers: number, heavyMeals: number) {
-  const regular = Array.from({ length: users }, (_, i) => i + 1).sort((a, b) => {
-    const x = seedUserId(a);
-    const y = seedUserId(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  const heavy = Array.from({ length: heavyUsers }, (_, i) => i + 1).sort((a, b) => {
-    const x = heavySeedUserId(a);
-    const y = heavySeedUserId(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  return [
-    ...regular.map((n): SeedUser => ({ userId: seedUserId(n), meals: () => syntheticMeals(seed, n, mealsPerUser) })),
-    ...heavy.map((n): SeedUser => ({
-      userId: heavySeedUserId(n),
-      meals: () => heavySyntheticMeals(seed, n, heavyMeals),
-    })),
-  ];
-}
-
-/**
  * `meal-export seed` (docs/cli.md#seed): deterministic synthetic meals for users seed_1 to
  * seed_N, and, for benchmarks, heavy users seed_heavy_1 to seed_heavy_K with long feeds. Meal
  * ids are fixed (seed_<user>_<n>, seed_heavy_<user>_<n>), so running it again updates the
@@ -127,7 +97,7 @@ export async function runSeed(argv: string[]): Promise<void> {
   await withStorage(
     resolveDatabase(values.db),
     async (storage) => {
-      for (const user of usersInKeyOrder(seed, users, mealsPerUser, heavyUsers, heavyMeals)) {
+      for (const user of seedUsersInKeyOrder(seed, users, mealsPerUser, heavyUsers, heavyMeals)) {
         await seedUser(storage, user, (count) => {
           done += count;
           progress.update(done);

@@ -1,0 +1,54 @@
+import type { Machine } from './report.js';
+import { cell, keptBlockHead, rowTable } from './report-section.js';
+import type { ScenarioRow } from './results.js';
+
+/** The report's store-scale section (`--scale 10m`), between markers of its own, kept row by row. */
+export const STORE_SCALE_BEGIN = '<!-- store-scale:begin (written by npm run bench -- --scale) -->';
+export const STORE_SCALE_END = '<!-- store-scale:end -->';
+
+/** The detail a row carries beside its two figures, as `name value` pairs. */
+function detail(row: ScenarioRow): string {
+  const shown = new Set(['name', 'section', 'figure', 'base', 'big', 'growth', 'goal', 'run_at']);
+  return Object.entries(row)
+    .filter(([key, value]) => !shown.has(key) && value !== null && typeof value !== 'object')
+    .filter(([key]) => !['rps', 'p50_ms', 'p99_ms', 'cpu_us_per_req', 'rss_mb', 'ceiling_rps', 'ratio'].includes(key))
+    .map(([key, value]) => `${key} ${cell(value)}`)
+    .join('; ');
+}
+
+export function storeScaleBlock(
+  rows: readonly ScenarioRow[],
+  machine: Machine,
+  command: string,
+  loads: readonly number[],
+): string | undefined {
+  if (rows.length === 0) return undefined;
+  const stores = rows.find((row) => row.name === 'scale-stores');
+  const measured = rows.filter((row) => row !== stores);
+  return [
+    ...keptBlockHead(STORE_SCALE_BEGIN, 'PostgreSQL at scale', machine, command, loads),
+    ...rowTable({
+      columns: [
+        'figure',
+        `${cell(stores?.base_meals)} meals`,
+        `${cell(stores?.big_meals)} meals`,
+        'big / small',
+        'goal',
+        'detail',
+      ],
+      rows: measured,
+      skippedColumns: 5,
+      cells: (row) => [cell(row.figure), cell(row.base), cell(row.big), cell(row.growth), cell(row.goal), detail(row)],
+      note:
+        'Two stores on the same PostgreSQL server, each loaded by `meals import --all-users` of a history file of ' +
+        "`seed`'s synthetic meals (regular users of 100 meals and 5 heavy users of 20 000), each served by its own " +
+        '`serve` with Redis; the requests measured on both, alternating, twice, at the run’s connections (the ' +
+        'big store’s figure over the small one’s in **big / small**). CPU per request is the service’s, its ' +
+        'PostgreSQL backends’ and redis-server’s. The delta poll beside the load runs at a fixed rate on the big ' +
+        "store's server while the rest of its history goes in; its `base` column is the same poll idle after. The " +
+        'prune: every meal of a tenth of the regular users deleted (the DELETE’s own SQL function), then ' +
+        '`pruneTombstones` timed as `serve` runs it hourly.',
+    }),
+    STORE_SCALE_END,
+  ].join('\n');
+}
