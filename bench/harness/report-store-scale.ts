@@ -24,18 +24,13 @@ export function storeScaleBlock(
 ): string | undefined {
   if (rows.length === 0) return undefined;
   const stores = rows.find((row) => row.name === 'scale-stores');
-  const measured = rows.filter((row) => row !== stores);
+  const beside = rows.find((row) => row.name === 'scale-poll-beside-load');
+  const measured = rows.filter((row) => row !== stores && row !== beside);
+  const meals = (value: unknown) => (typeof value === 'number' ? `${Math.round(value / 1e5) / 10} M meals` : '');
   return [
     ...keptBlockHead(STORE_SCALE_BEGIN, 'PostgreSQL at scale', machine, command, loads),
     ...rowTable({
-      columns: [
-        'figure',
-        `${cell(stores?.base_meals)} meals`,
-        `${cell(stores?.big_meals)} meals`,
-        'big / small',
-        'goal',
-        'detail',
-      ],
+      columns: ['figure', meals(stores?.base_meals), meals(stores?.big_meals), 'big / small', 'goal', 'detail'],
       rows: measured,
       skippedColumns: 5,
       cells: (row) => [cell(row.figure), cell(row.base), cell(row.big), cell(row.growth), cell(row.goal), detail(row)],
@@ -44,11 +39,17 @@ export function storeScaleBlock(
         "`seed`'s synthetic meals (regular users of 100 meals and 5 heavy users of 20 000), each served by its own " +
         '`serve` with Redis; the requests measured on both, alternating, twice, at the run’s connections (the ' +
         'big store’s figure over the small one’s in **big / small**). CPU per request is the service’s, its ' +
-        'PostgreSQL backends’ and redis-server’s. The delta poll beside the load runs at a fixed rate on the big ' +
-        "store's server while the rest of its history goes in; its `base` column is the same poll idle after. The " +
-        'prune: every meal of a tenth of the regular users deleted (the DELETE’s own SQL function), then ' +
+        'PostgreSQL backends’ and redis-server’s. The prune: every meal of a tenth of the regular users deleted (the DELETE’s own SQL function), then ' +
         '`pruneTombstones` timed as `serve` runs it hourly.',
     }),
+    ...(beside === undefined
+      ? []
+      : [
+          `The delta poll beside the big store's load, at ${cell(beside.rate)} requests a second: p99 ` +
+            `${cell(beside.during_p99_ms)} ms while the load ran (${cell(beside.during_rps)} req/s answered; the load ran ` +
+            `throughout: ${cell(beside.load_ran_throughout)}), ${cell(beside.idle_p99_ms)} ms idle after it.`,
+          '',
+        ]),
     STORE_SCALE_END,
   ].join('\n');
 }

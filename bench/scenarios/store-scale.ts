@@ -63,18 +63,14 @@ async function measureStores(context: BenchContext, base: Deployment, big: Deplo
       base_anon_mb: Math.round(baseLoad.peakAnonMb),
       big_anon_mb: Math.round(bigLoad.peakAnonMb),
     }),
-    growthRow(
-      'poll-beside-load',
-      'delta poll p99 ms at a fixed rate: the big load beside it / idle after',
-      beside.idle.p99Ms,
-      beside.during.p99Ms,
-      null,
-      {
-        rate: beside.rate,
-        during_rps: beside.during.rps,
-        load_ran_throughout: beside.throughout,
-      },
-    ),
+    figuresRow('scale-poll-beside-load', {
+      section: STORE_SCALE_SECTION,
+      rate: beside.rate,
+      during_p99_ms: beside.during.p99Ms,
+      idle_p99_ms: beside.idle.p99Ms,
+      during_rps: beside.during.rps,
+      load_ran_throughout: beside.throughout,
+    }),
     growthRow(
       'vacuum-after-load',
       '`VACUUM (ANALYZE) meals` after the load: s',
