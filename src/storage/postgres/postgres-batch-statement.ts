@@ -23,12 +23,19 @@
 function batchStatement(source: string): string {
   return `
 WITH met AS MATERIALIZED (
-  SELECT $7::integer + src.n::integer - 1 AS ord, src.user_id, src.id, src.content, src.source_version, meal.user_id AS owner,
-    meal.modified_at AS met_at, meal.id IS NOT NULL AND NOT meal.deleted AS met_live,
-    meal.source_version AS stored,
-    meal_export_save_step(meal.id IS NOT NULL, meal.deleted, meal.body, meal.source_version, src.content,
-      src.source_version) AS step
-  FROM ${source} LEFT JOIN meals AS meal ON meal.id = src.id
+  -- A record's content goes on only when it is written (OFFSET 0 keeps the decider from being
+  -- inlined twice): an unchanged record's would be copied into the tuple store for nothing.
+  SELECT ord, user_id, id, CASE WHEN step IN ('created', 'updated') THEN content END AS content, source_version, owner,
+    met_at, met_live, stored, step
+  FROM (
+    SELECT $7::integer + src.n::integer - 1 AS ord, src.user_id, src.id, src.content, src.source_version,
+      meal.user_id AS owner, meal.modified_at AS met_at, meal.id IS NOT NULL AND NOT meal.deleted AS met_live,
+      meal.source_version AS stored,
+      meal_export_save_step(meal.id IS NOT NULL, meal.deleted, meal.body, meal.source_version, src.content,
+        src.source_version) AS step
+    FROM ${source} LEFT JOIN meals AS meal ON meal.id = src.id
+    OFFSET 0
+  ) AS decided
 ),
 users AS MATERIALIZED (
   SELECT clock.user_id, clock.last_modified_at AS clock_at, clock.live_count, clock.digest_sum,
