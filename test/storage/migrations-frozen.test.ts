@@ -41,6 +41,7 @@ const POSTGRES_SHIPPED: Readonly<Record<number, string>> = {
   12: 'ebffa6ca1208193d5aee65ebed5dd2ce010045a650cbd84e751f4baf7102b0ea',
   13: '5e4cd7af1da188606a9cad5d340465dca4d30a81c45d5f5d16f3a9e6d4cea649',
   14: 'c775b1e34b508f90964c0e9ca92011617a373ff9f3b03566280e2022d2a71014',
+  15: '3e40b8336fa2f61380cb42e88815c0129a164c0720c92dce2d9d05d975dff57c',
 };
 
 const checksum = (migration: Migration) => createHash('sha256').update(migration.sql).digest('hex');

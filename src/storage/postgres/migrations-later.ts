@@ -1,4 +1,5 @@
 import type { Migration } from '../sqlite/migrations.js';
+import { SAVE_BATCH_FUNCTION_SQL } from './postgres-batch-statement.js';
 import { DECISION_FUNCTIONS_SQL } from './postgres-functions-decision.js';
 
 /** POSTGRES_MIGRATIONS (migrations.ts) from 11 on: released migrations are never edited. */
@@ -74,5 +75,11 @@ export const LATER_POSTGRES_MIGRATIONS: readonly Migration[] = [
     // Functions, no table: the batches decided in TypeScript beside the single-meal functions'
     // SQL; now they and the single-meal functions call the same rules.
     sql: DECISION_FUNCTIONS_SQL,
+  },
+  {
+    version: 15,
+    name: 'the batch statement as a function, for the batches of a few records',
+    // A function, no table: the statement's parse and plan kept per connection (its comment).
+    sql: SAVE_BATCH_FUNCTION_SQL,
   },
 ];

@@ -1,12 +1,23 @@
 import type { TransactionSql } from 'postgres';
 import { MEAL_JSON_END } from '../../domain/meal-json.js';
 import { ForeignMeal, type WriteCounts } from '../foreign-meal.js';
-import { ARRAY_BATCH_STATEMENT, type BatchStatementRow, CONTENT_SEPARATOR } from './postgres-batch-statement.js';
+import {
+  ARRAY_BATCH_STATEMENT,
+  type BatchStatementRow,
+  CONTENT_SEPARATOR,
+  FUNCTION_BATCH_STATEMENT,
+} from './postgres-batch-statement.js';
 import { batchCommitInputs } from './postgres-commit.js';
 
 const PREPARED = { prepare: true } as const;
 /** Records per statement: the arrays of one statement stay a few megabytes. */
 const RECORDS_PER_STATEMENT = 5000;
+/**
+ * Statements of up to this many records call the statement's function, planned once per
+ * connection; larger ones send its text (postgres-batch-statement.ts SAVE_BATCH_FUNCTION_SQL
+ * says why).
+ */
+const SMALL_BATCH_RECORDS = 16;
 
 /** One save of a batch, as the batch statement takes it: the meal's encodeMealContent. */
 export interface BatchRecord {
@@ -74,7 +85,7 @@ export async function writeBatchRecords(
     const part = records.slice(start, end);
     const users = new Set(part.map((record) => record.userId)).size;
     const [row] = await tx.unsafe<BatchStatementRow[]>(
-      ARRAY_BATCH_STATEMENT,
+      part.length <= SMALL_BATCH_RECORDS ? FUNCTION_BATCH_STATEMENT : ARRAY_BATCH_STATEMENT,
       [
         now,
         MEAL_JSON_END,
