@@ -143,10 +143,10 @@ export const storeScale: Scenario = {
   async run(context) {
     const scale = context.options.scale ?? scaleOf('10m');
     const small = await startScaleOut(context.options, context.log, 'empty');
-    if (!small.ok) return [skippedRow('scale-store', small.reason)];
+    if (!small.ok) return [skippedRow('scale-stores', small.reason)];
     try {
       const large = await startScaleOut(context.options, context.log, 'empty');
-      if (!large.ok) return [skippedRow('scale-store', large.reason)];
+      if (!large.ok) return [skippedRow('scale-stores', large.reason)];
       try {
         const base = deploymentOf(small.scaleOut, scale.base);
         const big = deploymentOf(large.scaleOut, scale.big);
