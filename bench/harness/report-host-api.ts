@@ -1,5 +1,4 @@
-import type { Machine } from './report.js';
-import { both, cell, keptBlockHead, listCell, mark, rowTable } from './report-section.js';
+import { both, cell, keptBlockHead, listCell, mark, rowTable, type KeptBlock } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -213,12 +212,7 @@ function importTable(rows: readonly ScenarioRow[]): string[] {
 }
 
 /** The host API block, or undefined when the run measured none of its rows. */
-export function hostApiBlock(
-  rows: readonly ScenarioRow[],
-  machine: Machine,
-  command: string,
-  loads: readonly number[],
-): string | undefined {
+export const hostApiBlock: KeptBlock = (rows, machine, command, loads) => {
   if (rows.length === 0) return undefined;
   return [
     ...keptBlockHead(HOST_API_BEGIN, 'Host API', machine, command, loads),
@@ -233,4 +227,4 @@ export function hostApiBlock(
     ...importTable(rows),
     HOST_API_END,
   ].join('\n');
-}
+};

@@ -1,6 +1,4 @@
-import type { Machine } from './report.js';
-import { both, cell, keptBlockHead, rowTable } from './report-section.js';
-import type { ScenarioRow } from './results.js';
+import { both, cell, keptBlockHead, rowTable, type KeptBlock } from './report-section.js';
 
 /**
  * The report's import section, between markers of its own, kept row by row
@@ -9,12 +7,7 @@ import type { ScenarioRow } from './results.js';
 export const IMPORT_BEGIN = '<!-- import:begin (written by npm run bench) -->';
 export const IMPORT_END = '<!-- import:end -->';
 
-export function importBlock(
-  rows: readonly ScenarioRow[],
-  machine: Machine,
-  command: string,
-  loads: readonly number[],
-): string | undefined {
+export const importBlock: KeptBlock = (rows, machine, command, loads) => {
   if (rows.length === 0) return undefined;
   return [
     ...keptBlockHead(IMPORT_BEGIN, 'Import memory', machine, command, loads),
@@ -55,4 +48,4 @@ export function importBlock(
     }),
     IMPORT_END,
   ].join('\n');
-}
+};

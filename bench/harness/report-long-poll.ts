@@ -1,5 +1,4 @@
-import type { Machine } from './report.js';
-import { cell, commitLatencyTable, fieldColumn, keptBlockHead, mark } from './report-section.js';
+import { cell, commitLatencyTable, fieldColumn, keptBlockHead, mark, type KeptBlock } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -105,12 +104,7 @@ function followTable(rows: readonly ScenarioRow[]): string[] {
 }
 
 /** The long-poll block, or undefined when the run measured none of its rows. */
-export function longPollBlock(
-  rows: readonly ScenarioRow[],
-  machine: Machine,
-  command: string,
-  loads: readonly number[],
-): string | undefined {
+export const longPollBlock: KeptBlock = (rows, machine, command, loads) => {
   if (rows.length === 0) return undefined;
   return [
     ...keptBlockHead(LONG_POLL_BEGIN, 'Long poll', machine, command, loads),
@@ -119,4 +113,4 @@ export function longPollBlock(
     ...followTable(rows),
     LONG_POLL_END,
   ].join('\n');
-}
+};

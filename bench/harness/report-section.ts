@@ -1,6 +1,14 @@
 import type { Machine } from './report.js';
 import type { ScenarioRow } from './results.js';
 
+/** A block of the report kept row by row (report.ts KEPT_BLOCKS): its text, or nothing when the run measured none of its rows. */
+export type KeptBlock = (
+  rows: readonly ScenarioRow[],
+  machine: Machine,
+  command: string,
+  loads: readonly number[],
+) => string | undefined;
+
 /** A table cell: empty for a figure the row has not measured. */
 export const cell = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
 

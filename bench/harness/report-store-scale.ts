@@ -1,5 +1,4 @@
-import type { Machine } from './report.js';
-import { cell, keptBlockHead, rowTable } from './report-section.js';
+import { cell, keptBlockHead, rowTable, type KeptBlock } from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /** The report's store-scale section (`--scale 10m`), between markers of its own, kept row by row. */
@@ -16,12 +15,7 @@ function detail(row: ScenarioRow): string {
     .join('; ');
 }
 
-export function storeScaleBlock(
-  rows: readonly ScenarioRow[],
-  machine: Machine,
-  command: string,
-  loads: readonly number[],
-): string | undefined {
+export const storeScaleBlock: KeptBlock = (rows, machine, command, loads) => {
   if (rows.length === 0) return undefined;
   const stores = rows.find((row) => row.name === 'scale-stores');
   const beside = rows.find((row) => row.name === 'scale-poll-beside-load');
@@ -52,4 +46,4 @@ export function storeScaleBlock(
         ]),
     STORE_SCALE_END,
   ].join('\n');
-}
+};

@@ -1,5 +1,13 @@
-import type { Machine } from './report.js';
-import { cell, commitLatencyTable, fieldColumn, keptBlockHead, listCell, mark, rowTable } from './report-section.js';
+import {
+  cell,
+  commitLatencyTable,
+  fieldColumn,
+  keptBlockHead,
+  listCell,
+  mark,
+  rowTable,
+  type KeptBlock,
+} from './report-section.js';
 import type { ScenarioRow } from './results.js';
 
 /**
@@ -114,12 +122,7 @@ function importTable(rows: readonly ScenarioRow[]): string[] {
 }
 
 /** The webhooks block, or undefined when the run measured none of its rows. */
-export function webhooksBlock(
-  rows: readonly ScenarioRow[],
-  machine: Machine,
-  command: string,
-  loads: readonly number[],
-): string | undefined {
+export const webhooksBlock: KeptBlock = (rows, machine, command, loads) => {
   if (rows.length === 0) return undefined;
   return [
     ...keptBlockHead(WEBHOOKS_BEGIN, 'Webhooks', machine, command, loads),
@@ -128,4 +131,4 @@ export function webhooksBlock(
     ...importTable(rows),
     WEBHOOKS_END,
   ].join('\n');
-}
+};

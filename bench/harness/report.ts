@@ -11,7 +11,7 @@ import { scaleOutSection } from './report-scale-out.js';
 import { STORE_SCALE_BEGIN, STORE_SCALE_END, storeScaleBlock } from './report-store-scale.js';
 import { WEBHOOKS_BEGIN, WEBHOOKS_END, webhooksBlock } from './report-webhooks.js';
 import type { ScenarioRow } from './results.js';
-import { cell, machineLine } from './report-section.js';
+import { cell, type KeptBlock, machineLine } from './report-section.js';
 
 export const RESULTS_JSON = path.join(ROOT, 'bench', 'results.json');
 export const RESULTS_MD = path.join(ROOT, 'bench', 'RESULTS.md');
@@ -176,12 +176,6 @@ function generated(rows: readonly ScenarioRow[], options: BenchOptions, machine:
 
 /** The section of the report a row belongs in: its `section`, or the main block. */
 const sectionOf = (row: ScenarioRow) => (typeof row.section === 'string' ? row.section : 'main');
-type KeptBlock = (
-  rows: readonly ScenarioRow[],
-  machine: Machine,
-  command: string,
-  loads: readonly number[],
-) => string | undefined;
 /** The blocks kept row by row: their section, their markers, and what writes them, in the report's order. */
 const KEPT_BLOCKS: ReadonlyArray<readonly [string, string, string, KeptBlock]> = [
   ['long-poll', LONG_POLL_BEGIN, LONG_POLL_END, longPollBlock],
