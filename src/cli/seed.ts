@@ -25,8 +25,6 @@ const OPTIONS = {
 const BATCH_SIZE = 10_000;
 const PROGRESS_EVERY_MS = 500;
 
-/** One user to seed: their id and their meals, made as they are needed. */
-
 /** A line of progress on stderr, only for a person watching a terminal, never in a log or pipe. */
 function progressReporter(total: number) {
   const line = createStatusLine(process.stderr);

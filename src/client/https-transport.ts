@@ -47,11 +47,6 @@ function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> 
 }
 
 /**
- * The default transport: node:https (node:http for an http:// base URL behind a TLS proxy) with one
- * kept-alive connection, gzip and brotli (docs/api.md#the-rest-of-the-transport), and the `ca` to
- * trust a self-signed certificate.
- */
-/**
  * A reset met on a new TLS connection before its handshake ended, said as Node says it when it
  * sees it there itself: Node words it so only when the reset is read during the handshake, not
  * when it comes on the first write (EPIPE) or as a plain read (ECONNRESET).
@@ -66,6 +61,11 @@ function beforeHandshake(error: Error): Error {
   );
 }
 
+/**
+ * The default transport: node:https (node:http for an http:// base URL behind a TLS proxy) with one
+ * kept-alive connection, gzip and brotli (docs/api.md#the-rest-of-the-transport), and the `ca` to
+ * trust a self-signed certificate.
+ */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpTransport {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;

@@ -7,6 +7,15 @@ export interface SeedUser {
   meals(): Iterable<MealContent>;
 }
 
+/** Users 1 to `count`, in the byte order of their ids (`idOf`). */
+function inByteOrderOfIds(count: number, idOf: (user: number) => string): number[] {
+  return Array.from({ length: count }, (_, i) => i + 1).sort((a, b) => {
+    const x = idOf(a);
+    const y = idOf(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}
+
 /**
  * The users in the byte order of their ids, which is the order of the meals table's key
  * (user_id, modified_at, id): each user's rows then go at the right edge of the B-tree, an
@@ -20,16 +29,8 @@ export function seedUsersInKeyOrder(
   heavyUsers: number,
   heavyMeals: number,
 ) {
-  const regular = Array.from({ length: users }, (_, i) => i + 1).sort((a, b) => {
-    const x = seedUserId(a);
-    const y = seedUserId(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  const heavy = Array.from({ length: heavyUsers }, (_, i) => i + 1).sort((a, b) => {
-    const x = heavySeedUserId(a);
-    const y = heavySeedUserId(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  const regular = inByteOrderOfIds(users, seedUserId);
+  const heavy = inByteOrderOfIds(heavyUsers, heavySeedUserId);
   return [
     ...regular.map((n): SeedUser => ({ userId: seedUserId(n), meals: () => syntheticMeals(seed, n, mealsPerUser) })),
     ...heavy.map((n): SeedUser => ({
