@@ -4,6 +4,7 @@ import { EVERY_USER, type FeedWatch } from '../storage/change-signals.js';
 import type { ChangeSignals } from '../storage/change-signals.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
 import { createOutageLog } from '../storage/outage-log.js';
+import { isMomentarilyBusy } from '../storage/unavailable.js';
 import type { ClaimedWebhookEvent, WebhookAttemptFate } from '../domain/webhook-records.js';
 import { renderWebhookBody } from './webhook-body.js';
 import type { WebhookAttemptOutcome, WebhookCall } from './webhook-sender.js';
@@ -42,6 +43,12 @@ const MIN_LOOK_GAP_MS = 50;
 const MAX_SLEEP_MS = 60_000;
 /** After the store failed, the next look. */
 const STORE_RETRY_MS = 5_000;
+/**
+ * After the store was busy (another process's write lock, which a serving process's background
+ * call does not wait for), the next look: the lock is usually a commit's moment, and nothing
+ * may signal its end (a transaction that wrote nothing moves no data_version).
+ */
+const BUSY_RETRY_MS = 200;
 /**
  * How long an endpoint whose address this process's flags refuse is left to other processes
  * before this one tries it again (a name may resolve elsewhere by then).
@@ -118,8 +125,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       outage.succeeded();
     } catch (err) {
       // A busy store (another process's write lock) is a normal moment: quiet until it lasts.
-      outage.failed(err, STORE_RETRY_MS);
-      sleepUntil(STORE_RETRY_MS);
+      const retryMs = isMomentarilyBusy(err) ? BUSY_RETRY_MS : STORE_RETRY_MS;
+      outage.failed(err, retryMs);
+      sleepUntil(retryMs);
     }
   }
 

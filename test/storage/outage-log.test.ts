@@ -12,7 +12,7 @@ function capturedLog(): { log: pino.Logger; lines: () => Array<Record<string, un
   return { log, lines: () => written.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
-const busy = () => storageUnavailable(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), false);
+const busy = () => storageUnavailable(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), 'busy');
 
 test('a busy store is retried quietly; a warning once it lasts 30 s, with how long and no stack; a line when it answers again', () => {
   const { log, lines } = capturedLog();

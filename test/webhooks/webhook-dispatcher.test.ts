@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { registerWebhook } from '../../src/webhooks/webhook-endpoints.js';
@@ -171,5 +172,50 @@ test('a receiver refusing one call in seven, twice in a row at worst, hears of e
     assert.ok(lateness.filter((ms) => ms > 0).length >= 4, 'some were refused first');
   } finally {
     await rig.close();
+  }
+});
+
+/**
+ * A serving process's claim does not wait for another process's write lock (it would block the
+ * event loop): it fails at once. A lock held for a moment, released without a commit (so no
+ * change signal follows), must not hold the due call back for the 5 s an outage waits.
+ */
+test('a claim that met another connection’s write lock is tried again within a second of its release', async () => {
+  const temp = makeTempDir('dispatcher');
+  const certificate = await makeCertificate();
+  const receiver = await startReceiver(certificate, (response) => response.writeHead(200).end());
+  const file = path.join(temp.dir, 'store.db');
+  const storage = await openStorage(file, { serving: true });
+  const sender = createWebhookSender({ allowPrivate: true, ca: certificate.cert, userAgent: 'test' });
+  const other = new Database(file);
+  let dispatcher: ReturnType<typeof createWebhookDispatcher> | undefined;
+  try {
+    const now = Date.now();
+    assert.ok((await registerWebhook(storage.webhooks, { userId: 'u1', url: receiver.url, name: '' }, now)).ok);
+    await storage.writes.upsertMeals('u1', [plainMeal('a')], now);
+    other.exec('BEGIN IMMEDIATE');
+    dispatcher = createWebhookDispatcher({
+      webhooks: storage.webhooks,
+      signals: storage.signals,
+      send: (call) => sender.send(call),
+      log: createLogger('silent'),
+    });
+    dispatcher.wake();
+    await sleep(300);
+    assert.equal(receiver.calls.length, 0, 'no call while the lock is held');
+    other.exec('ROLLBACK');
+    const released = performance.now();
+    while (receiver.calls.length === 0) {
+      assert.ok(performance.now() - released < 1_000, 'the call made within a second of the release');
+      await sleep(20);
+    }
+  } finally {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    await dispatcher?.stop();
+    sender.close();
+    await storage.close();
+    await receiver.close();
+    temp.remove();
   }
 });

@@ -10,7 +10,7 @@ import { isDiskFull, isUnavailable } from './postgres-errors.js';
 export const CALL_DEADLINE_MS = 5_000;
 
 function unavailable(error: unknown): AppError {
-  return storageUnavailable(error, isDiskFull(error));
+  return storageUnavailable(error, isDiskFull(error) ? 'disk_full' : 'unreachable');
 }
 
 /** A driver failure as the caller should see it: "cannot reach the store" is a 503; other errors are bugs. */

@@ -31,7 +31,8 @@ function codeOf(error: unknown): string {
 /** A driver failure as the caller should see it: "cannot reach the store" is a 503. */
 export function reported(error: unknown): unknown {
   const code = codeOf(error);
-  return UNAVAILABLE_CODES.test(code) ? storageUnavailable(error, code === 'SQLITE_FULL') : error;
+  if (!UNAVAILABLE_CODES.test(code)) return error;
+  return storageUnavailable(error, code === 'SQLITE_FULL' ? 'disk_full' : isBusy(error) ? 'busy' : 'unreachable');
 }
 
 /**
