@@ -1,3 +1,4 @@
+import { USER_PIECE_RECORDS, USERS_BATCH_RECORDS } from '../meals-io/all-users-import.js';
 import { componentRef, error, errorExample } from '../openapi/answers.js';
 import { MAX_IMPORT_BYTES, NDJSON_TYPES } from './host-body.js';
 import { importHistory } from './host-import.js';
@@ -36,8 +37,7 @@ export const HISTORY_IMPORT_RESOURCE = hostResource({
     POST: {
       operationId: 'importHistory',
       summary: "Saves every user's meals, in batches of whole users.",
-      description:
-        'Each line is saved for its userId as PUT /host/v1/users/{userId}/meals/{id} would save it. The lines are committed in batches of at least 10 000, each ending where the user changes (a user of more than 50 000 lines in pieces of 50 000), each one change per user (one signal, one webhook event per endpoint). The first bad line, or the first id of another user, stops the import: the batches before it stay (docs/host-api.md#importing-the-apps-history).',
+      description: `Each line is saved for its userId as PUT /host/v1/users/{userId}/meals/{id} would save it. The lines are committed in batches of at least ${USERS_BATCH_RECORDS}, each ending where the user changes (a user of more than ${USER_PIECE_RECORDS} lines in pieces of ${USER_PIECE_RECORDS}), each one change per user (one signal, one webhook event per endpoint). The first bad line, or the first id of another user, stops the import: the batches before it stay (docs/host-api.md#importing-the-apps-history).`,
       body: {
         kind: 'json-lines',
         content: Object.fromEntries(NDJSON_TYPES.map((type) => [type, historyBody(type)])),

@@ -5,14 +5,19 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  * Records per batch of the import of every user's history, at least: a batch ends at the first
  * change of user past it, so that it holds whole users (a user whose records are together in
  * the file is committed at once, never half). Large enough that a batch's statements and its
- * commit cost little per meal; small enough that a failure loses seconds, not minutes.
+ * commit cost little per meal; small enough that a failure loses seconds, not minutes, and that
+ * the two batches held at once (one written, the next read) keep the process's memory flat:
+ * the peak grows with the records in flight, about 230 MB with batches of 10 000 where 5 000
+ * took 195 MB, for 3 % of PostgreSQL's rate (bench/RESULTS.md, "The import's memory").
  */
-export const USERS_BATCH_RECORDS = 10_000;
+export const USERS_BATCH_RECORDS = 5_000;
 /**
  * One user's records in a batch at most, in multiples of USERS_BATCH_RECORDS: a user with more
  * is committed in pieces of that many, so that memory stays bounded whatever one user holds.
  */
-const MAX_USER_MULTIPLE = 5;
+const MAX_USER_MULTIPLE = 2;
+/** The pieces a user of more records than this is committed in. */
+export const USER_PIECE_RECORDS = USERS_BATCH_RECORDS * MAX_USER_MULTIPLE;
 
 /** What was committed so far: the run's resumption point, told after every batch. */
 export interface UsersImportProgress {

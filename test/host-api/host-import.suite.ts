@@ -202,7 +202,8 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
         id,
         ...hostRecord(fields),
       });
-      // 10 000 lines of the first user: a batch is at least that, ended where the user changes.
+      // 10 000 lines of the first user: one batch, whole (a batch is cut where the user changes,
+      // a user past 10 000 lines in pieces of that many).
       const firstLines = Array.from({ length: 10_000 }, (_, n) => record(first, `${first}-m${n}`));
       const body = [
         ...firstLines,

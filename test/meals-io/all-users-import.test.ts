@@ -266,12 +266,12 @@ describe('meals import --all-users', () => {
 });
 
 describe('batches of whole users', () => {
-  test("a user's records stay in one batch past its size; one of more than five batches' worth is cut", async () => {
+  test("a user's records stay in one batch past its size; one of more than two batches' worth is cut", async () => {
     const sizes: number[][] = [];
     const lines: Line[] = [
-      ...Array.from({ length: 7 }, (_, n) => ({ userId: 'b-a', id: `b-a${n}` })),
+      ...Array.from({ length: 3 }, (_, n) => ({ userId: 'b-a', id: `b-a${n}` })),
       ...Array.from({ length: 2 }, (_, n) => ({ userId: 'b-b', id: `b-b${n}` })),
-      ...Array.from({ length: 12 }, (_, n) => ({ userId: 'b-c', id: `b-c${n}` })),
+      ...Array.from({ length: 9 }, (_, n) => ({ userId: 'b-c', id: `b-c${n}` })),
     ];
     const outcome = await importUsersStream(
       readUsersMealFile(piecesOf(jsonl(lines)), 'jsonl'),
@@ -287,17 +287,17 @@ describe('batches of whole users', () => {
       2,
     );
     assert.equal(outcome.ok, true);
-    // b-a's 7 records together (past the size of 2, under 5 × 2 = 10), b-b's 2, then b-c's 12 cut at 10.
-    assert.deepEqual(sizes, [[7], [2], [10], [2]]);
+    // b-a's 3 records together (past the size of 2, under 2 × 2 = 4), b-b's 2, then b-c's 9 in pieces of 4.
+    assert.deepEqual(sizes, [[3], [2], [4], [4], [1]]);
 
-    // A user that starts late in a batch is not cut before it has 10 records in it.
+    // A user that starts late in a batch is not cut before it has 4 records in it.
     const late: number[][] = [];
     await importUsersStream(
       readUsersMealFile(
         piecesOf(
           jsonl([
             { userId: 'b-x', id: 'b-x0' },
-            ...Array.from({ length: 11 }, (_, n) => ({ userId: 'b-y', id: `b-y${n}` })),
+            ...Array.from({ length: 5 }, (_, n) => ({ userId: 'b-y', id: `b-y${n}` })),
           ]),
         ),
         'jsonl',
@@ -313,7 +313,7 @@ describe('batches of whole users', () => {
       () => undefined,
       2,
     );
-    assert.deepEqual(late, [[1, 10], [1]]);
+    assert.deepEqual(late, [[1, 4], [1]]);
   });
 });
 
