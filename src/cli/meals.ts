@@ -20,6 +20,7 @@ import { runGroup } from './command-group.js';
 import { DEFAULT_TOMBSTONE_DAYS, MAX_TOMBSTONE_DAYS } from '../domain/tombstone-retention.js';
 import { formatFlag, IMPORT_USAGE, runImport } from './meals-import.js';
 import { printResult } from './output.js';
+import { pruneInPieces } from '../storage/tombstone-pieces.js';
 
 const DELETE_USAGE = 'meal-export meals delete --user ID MEAL_ID [--db PATH] [--json]';
 const PRUNE_USAGE = 'meal-export meals prune [--tombstone-days 30] [--db PATH] [--json]';
@@ -79,7 +80,7 @@ async function runPrune(argv: string[]): Promise<void> {
   const tombstoneDays = parseTombstoneDaysFlag(values['tombstone-days']);
   const pruned = await withStorage(
     resolveDatabase(values.db),
-    (storage) => storage.writes.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays)),
+    (storage) => pruneInPieces(storage.writes, tombstonePruneCutoff(Date.now(), tombstoneDays)),
     EXISTING_STORE,
   );
   printResult(values.json, { pruned }, `pruned ${pruned} tombstone${pruned === 1 ? '' : 's'}`);

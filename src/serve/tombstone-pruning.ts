@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { tombstonePruneCutoff } from '../domain/tombstone-retention.js';
 import type { Storage } from '../storage/storage.js';
+import { pruneInPieces } from '../storage/tombstone-pieces.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -17,7 +18,7 @@ export async function startTombstonePruning(
 ): Promise<() => void> {
   async function prune(): Promise<void> {
     try {
-      const removed = await storage.writes.pruneTombstones(tombstonePruneCutoff(Date.now(), tombstoneDays));
+      const removed = await pruneInPieces(storage.writes, tombstonePruneCutoff(Date.now(), tombstoneDays));
       if (removed > 0) log.info({ removed }, 'pruned tombstones');
     } catch (err) {
       log.warn({ err }, 'could not prune tombstones');

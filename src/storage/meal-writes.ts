@@ -50,9 +50,11 @@ export interface MealWrites {
   /**
    * Removes tombstones whose modifiedAt is before `before`; returns how many. In the same
    * transaction each user's watermark (`FeedPage.prunedThrough`) moves up to the newest
-   * tombstone removed, never back (docs/api.md#staying-in-sync).
+   * tombstone removed, never back (docs/api.md#staying-in-sync). With `piece`, only the oldest
+   * of them: those up to the instant of the `piece`-th oldest (its ties go with it, so a piece
+   * is never empty while any is left); tombstone-pieces.ts prunes all of them so.
    */
-  pruneTombstones(before: number): Promise<number>;
+  pruneTombstones(before: number, piece?: number): Promise<number>;
 }
 
 /** A record of the import of every user's history: a meal and the user it is saved for. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { runSharedSuite } from '../support/shared-suite.js';
 import type { Storage } from '../../src/storage/storage.js';
+import { pruneInPieces } from '../../src/storage/tombstone-pieces.js';
 import {
   at,
   DAY_MS,
@@ -124,6 +125,33 @@ export function runTombstonesSuite(options: StoreSuiteOptions): void {
         assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 200, id: 'b' });
         assert.equal(await storage.writes.pruneTombstones(T0 + 5000), 0);
         assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 200, id: 'b' });
+      });
+    });
+
+    test('a prune in pieces takes the oldest first, each piece with its last instant’s ties, and ends where one prune would', async () => {
+      await withStore(options, async (storage) => {
+        await storage.writes.upsertMeals('u1', [meal('a'), meal('b'), meal('c'), meal('d')], T0); // T0..T0+3
+        for (const id of ['a', 'b', 'c']) await storage.writes.deleteMeal('u1', id, T0); // T0+4, +5, +6
+        await storage.writes.upsertMeals('u2', [meal('x'), meal('y')], T0); // T0, T0+1
+        await storage.writes.deleteMeal('u2', 'x', T0 + 3); // T0+3
+        await storage.writes.deleteMeal('u2', 'y', T0 + 3); // T0+4, the instant of u1's a
+        await storage.writes.deleteMeal('u1', 'd', T0 + 200); // past the bound
+
+        // The oldest, x at T0+3, alone; then T0+4's a and y together, a piece of 1 with its tie.
+        assert.equal(await storage.writes.pruneTombstones(T0 + 100, 1), 1);
+        assert.equal(await prunedThrough(storage, 'u1'), undefined);
+        assert.deepEqual(await prunedThrough(storage, 'u2'), { modifiedAt: T0 + 3, id: 'x' });
+        assert.equal(await storage.writes.pruneTombstones(T0 + 100, 1), 2);
+        assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 4, id: 'a' });
+        assert.deepEqual(await prunedThrough(storage, 'u2'), { modifiedAt: T0 + 4, id: 'y' });
+        // The rest, b and c, a piece of 2 and an empty one; d stays.
+        assert.equal(await pruneInPieces(storage.writes, T0 + 100, 2), 2);
+        assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 6, id: 'c' });
+        assert.deepEqual(
+          (await feedItems(storage, { userId: 'u1', includeDeleted: true })).map((item) => item.id),
+          ['d'],
+        );
+        assert.equal(await pruneInPieces(storage.writes, T0 + 100), 0);
       });
     });
 

@@ -129,6 +129,6 @@ export function createPostgresMealWrites(sql: Sql): MealWrites {
     deleteMeal: (userId: string, mealId: string, now: number, sourceVersion?: number): Promise<DeleteResult> =>
       withRetry(() => deleteMealOnce(sql, userId, mealId, now, sourceVersion)),
 
-    pruneTombstones: (before: number): Promise<number> => pruneTombstones(sql, before),
+    pruneTombstones: (before: number, piece?: number): Promise<number> => pruneTombstones(sql, before, piece),
   };
 }

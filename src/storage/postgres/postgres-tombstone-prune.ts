@@ -5,12 +5,18 @@ const PREPARED = { prepare: true } as const;
 /**
  * MealWrites.pruneTombstones on PostgreSQL, one statement: the tombstones deleted drive the
  * watermark, each user's moving to the newest of its own pruned, forward only; readers see
- * both changes or neither.
+ * both changes or neither. A piece (storage/tombstone-pieces.ts) ends at the instant of the
+ * `piece`-th oldest tombstone, taken in the same statement.
  */
-export async function pruneTombstones(sql: Sql, before: number): Promise<number> {
+export async function pruneTombstones(sql: Sql, before: number, piece?: number): Promise<number> {
   const [row] = await sql.unsafe<{ pruned: number }[]>(
-    `WITH pruned AS (
-       DELETE FROM meals WHERE deleted AND modified_at < $1 RETURNING user_id, modified_at, id
+    `WITH piece_end AS (
+       SELECT coalesce((SELECT modified_at + 1 FROM meals WHERE deleted AND modified_at < $1
+                        ORDER BY modified_at OFFSET $2::bigint - 1 LIMIT 1), $1) AS before
+     ), pruned AS (
+       DELETE FROM meals WHERE deleted AND modified_at < $1
+         AND ($2::bigint IS NULL OR modified_at < (SELECT before FROM piece_end))
+       RETURNING user_id, modified_at, id
      ), newest AS (
        SELECT DISTINCT ON (user_id) user_id, modified_at, id FROM pruned
        ORDER BY user_id, modified_at DESC, id DESC
@@ -23,7 +29,7 @@ export async function pruneTombstones(sql: Sql, before: number): Promise<number>
        RETURNING 1
      )
      SELECT count(*)::int AS pruned FROM pruned`,
-    [before],
+    [before, piece ?? null],
     PREPARED,
   );
   return Number(row?.pruned ?? 0);

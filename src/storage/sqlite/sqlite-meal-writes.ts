@@ -10,6 +10,7 @@ import { saveAnswer, stepOfSave } from '../save-step.js';
 import { createSqliteAppender, isConstraintFailure } from './sqlite-append.js';
 import type { SqliteCommit } from './sqlite-commit.js';
 import { createSqliteMealDelete } from './sqlite-meal-delete.js';
+import { createSqliteTombstonePrune } from './sqlite-tombstone-prune.js';
 import { createSqliteUserClock } from './sqlite-user-clock.js';
 import type { Implementation } from '../guarded-concerns.js';
 
@@ -32,23 +33,6 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
     'INSERT INTO meals (user_id, modified_at, id, deleted, body, source_version) VALUES (?, ?, ?, 0, ?, ?)',
   );
   const setVersion = db.prepare('UPDATE meals SET source_version = ? WHERE id = ? AND user_id = ?');
-  const pruneBefore = db.prepare('DELETE FROM meals WHERE deleted = 1 AND modified_at < ?');
-  // Each user's newest tombstone about to be pruned (max() makes SQLite take `id` from its
-  // row; modifiedAt is unique per user), moving the watermark forward only. INDEXED BY: left
-  // to itself SQLite walks the whole table in user order for the GROUP BY (a full scan at
-  // start and hourly: 0.25 s, every page of a 1.1 M-meal database read) instead of the index.
-  const markPruned = db.prepare(`UPDATE user_clocks AS clock
-    SET pruned_modified_at = pruned.modified_at, pruned_id = pruned.id
-    FROM (SELECT user_id, max(modified_at) AS modified_at, id FROM meals INDEXED BY meals_tombstones
-          WHERE deleted = 1 AND modified_at < ? GROUP BY user_id) AS pruned
-    WHERE clock.user_id = pruned.user_id
-      AND (clock.pruned_modified_at IS NULL
-           OR (pruned.modified_at, pruned.id) > (clock.pruned_modified_at, clock.pruned_id))`);
-  const prune = db.transaction((before: number): number => {
-    markPruned.run(before);
-    return pruneBefore.run(before).changes;
-  });
-
   const appendNewMeals = createSqliteAppender(db);
 
   /** Where a write stands, batch after batch, inside its transaction. */
@@ -287,8 +271,6 @@ export function createSqliteMealWrites(db: Database, commit: SqliteCommit): Impl
 
     deleteMeal,
 
-    pruneTombstones(before: number): number {
-      return prune.immediate(before);
-    },
+    pruneTombstones: createSqliteTombstonePrune(db),
   };
 }
