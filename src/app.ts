@@ -105,7 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...listener.fastifyOptions(log, errors, {
       door: (framework) => createFrontDoor({ tls, meals: meals.listener, framework, log, report, answerOrder }),
-      bare: { tls, log, report, connectRefusal, continueBodies: false },
+      bare: { tls, log, report, connectRefusal },
       // The parser's refusals wait for the connection's answers in flight (http/answer-order.ts).
       afterAnswers: (socket, answer) => answerOrder.afterAnswers(socket, answer),
     }),

@@ -108,7 +108,6 @@ export async function buildHostApp(deps: HostAppDeps): Promise<FastifyInstance> 
         log,
         report,
         connectRefusal: (request) => transportRefusal(request) ?? notFound(),
-        continueBodies: true,
       },
     }),
     bodyLimit: MAX_JSON_BODY_BYTES,

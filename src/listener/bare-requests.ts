@@ -12,25 +12,32 @@ export interface BareRequests {
   readonly report: RequestReport | undefined;
   /** The refusal of a CONNECT: no route has that method (404, or the public listener's 405). */
   readonly connectRefusal: (request: IncomingMessage) => AppError;
-  /**
-   * True where requests carry bodies (the host API): `Expect: 100-continue` gets Node's interim
-   * 100, so that a client waiting for it sends its body at once. Elsewhere no request has
-   * content, and the request is answered as any other.
-   */
-  readonly continueBodies: boolean;
 }
+
+/**
+ * The methods whose requests carry content here (the host API's saves and imports, Connect's
+ * token and revocation): their `Expect: 100-continue` gets the interim 100, so that a client
+ * waiting for it sends its content at once instead of after its own timeout. Any other request
+ * has no content to wait for, and is answered as any other (RFC 9110 section 10.1.1 lets the 100
+ * be omitted).
+ */
+const CONTENT_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Gives a JSON listener every request Node would otherwise answer itself, without the
  * contract's JSON (docs/errors.md):
- * - any other `Expect` (a bare 417 from Node) is answered as any other request;
+ * - any other `Expect` (a bare 417 from Node) is answered as any other request, and
+ *   `100-continue` gets its interim 100 only where content is to come (CONTENT_METHODS);
  * - CONNECT, a dropped socket in Node, gets the listener's refusal, logged and counted.
  */
 export function answerBareRequests(server: HttpServer | HttpsServer, deps: BareRequests): void {
   // Re-emitted as 'request', so that every listener of it (the connection drain too) sees them.
   const asRequest = (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response);
   server.on('checkExpectation', asRequest);
-  if (!deps.continueBodies) server.on('checkContinue', asRequest);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (CONTENT_METHODS.has(request.method ?? '')) response.writeContinue();
+    asRequest(request, response);
+  });
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const refusal = deps.connectRefusal(request);
     socket.on('error', () => socket.destroy());

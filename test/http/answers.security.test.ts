@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
 import { after, before, test } from 'node:test';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { rawTlsRequest, request, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
@@ -98,6 +99,51 @@ test('an Expect: 100-continue request is answered at once like any other, withou
   await assertRawAnswer(payload, 401, 'missing_api_key', '100-continue');
 });
 
+test('a POST with Expect: 100-continue gets the interim 100 at once, then its answer once its content is sent', async () => {
+  // Node's own client, as a client that asks first sends: the headers, then the form once the 100 comes.
+  const form =
+    'grant_type=authorization_code&code=nope&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&client_id=app_none&code_verifier=v';
+  const started = performance.now();
+  const { status, body, continuedAfterMs } = await new Promise<{
+    status: number;
+    body: string;
+    continuedAfterMs: number;
+  }>((resolve, reject) => {
+    let continuedAfterMs = -1;
+    const req = httpsRequest(
+      {
+        host: server.host,
+        port: server.port,
+        path: '/oauth/token',
+        method: 'POST',
+        rejectUnauthorized: false,
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'Content-Length': Buffer.byteLength(form),
+          Expect: '100-continue',
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, continuedAfterMs }));
+      },
+    );
+    req.on('continue', () => {
+      continuedAfterMs = performance.now() - started;
+      req.end(form);
+    });
+    req.on('error', reject);
+    req.setTimeout(5_000, () => req.destroy(new Error('no answer within 5 s')));
+    req.flushHeaders();
+  });
+  assert.ok(continuedAfterMs >= 0 && continuedAfterMs < 1_000, `the 100 came after ${continuedAfterMs} ms`);
+  // The form was read: an app that does not exist is OAuth's invalid_client (RFC 6749 section 5.2).
+  assert.equal(status, 401, body);
+  assert.equal((JSON.parse(body) as { error?: string }).error, 'invalid_client', body);
+});
+
 test('every header line counts: past a thousand lines the size limit and the Origin and Authorization headers still apply', async () => {
   const userId = 'u_many_headers';
   const { key } = await server.createKey(userId);
@@ -165,7 +211,7 @@ test("Connect's secrets sent in a URL by mistake are logged redacted: a client s
   const code = 'c0deC0deC0deC0deC0deC0deC0deC0deC0deC0deC0d';
   const path = `/oauth/token?client_secret=${secret}&code=${code}&code_verifier=${code}v`;
   assert.equal((await request(server, { path })).status, 405, 'the token endpoint takes a POST');
-  const lines = await requestLinesWith('/oauth/token');
+  const lines = await requestLinesWith('/oauth/token?');
   assert.equal(lines.length, 1, 'the request is logged');
   assert.ok(lines[0]?.includes('code=[redacted]'), lines[0]);
   assert.ok(!server.logs().includes(code), 'no code is logged');
