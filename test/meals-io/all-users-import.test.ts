@@ -250,7 +250,8 @@ describe('meals import --all-users', () => {
         created: 1999,
         updated: 0,
         unchanged: 10_002,
-        batches: 2,
+        // Users of 3 records: batches of 5 001, 5 001 and the last 1 999 (at least 5 000, ended where the user changes).
+        batches: 3,
       });
       const csv = await runCli(['meals', 'import', '--all-users', '-', '--format', 'csv', '--db', db], {
         input:
