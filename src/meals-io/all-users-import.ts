@@ -7,8 +7,8 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  * the file is committed at once, never half). Large enough that a batch's statements and its
  * commit cost little per meal; small enough that a failure loses seconds, not minutes, and that
  * the two batches held at once (one written, the next read) keep the process's memory flat:
- * the peak grows with the records in flight, about 230 MB with batches of 10 000 where 5 000
- * took 195 MB, for 3 % of PostgreSQL's rate (bench/RESULTS.md, "The import's memory").
+ * the peak grows with the records in flight: 224-227 MiB with batches of 10 000 where 5 000
+ * took 188-191 MiB on 1 M meals, for 3 % of PostgreSQL's rate (bench/RESULTS.md, "The import's memory").
  */
 export const USERS_BATCH_RECORDS = 5_000;
 /**

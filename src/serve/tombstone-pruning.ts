@@ -16,9 +16,11 @@ export async function startTombstonePruning(
   tombstoneDays: number,
   log: FastifyBaseLogger,
 ): Promise<() => void> {
+  let stopped = false;
   async function prune(): Promise<void> {
     try {
-      const removed = await pruneInPieces(storage.writes, tombstonePruneCutoff(Date.now(), tombstoneDays));
+      const cutoff = tombstonePruneCutoff(Date.now(), tombstoneDays);
+      const removed = await pruneInPieces(storage.writes, cutoff, { stopped: () => stopped });
       if (removed > 0) log.info({ removed }, 'pruned tombstones');
     } catch (err) {
       log.warn({ err }, 'could not prune tombstones');
@@ -27,5 +29,9 @@ export async function startTombstonePruning(
   await prune();
   const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    // A prune under way stops after its piece: the store is closing.
+    stopped = true;
+    clearInterval(timer);
+  };
 }

@@ -145,7 +145,7 @@ export function runTombstonesSuite(options: StoreSuiteOptions): void {
         assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 4, id: 'a' });
         assert.deepEqual(await prunedThrough(storage, 'u2'), { modifiedAt: T0 + 4, id: 'y' });
         // The rest, b and c, a piece of 2 and an empty one; d stays.
-        assert.equal(await pruneInPieces(storage.writes, T0 + 100, 2), 2);
+        assert.equal(await pruneInPieces(storage.writes, T0 + 100, { piece: 2 }), 2);
         assert.deepEqual(await prunedThrough(storage, 'u1'), { modifiedAt: T0 + 6, id: 'c' });
         assert.deepEqual(
           (await feedItems(storage, { userId: 'u1', includeDeleted: true })).map((item) => item.id),

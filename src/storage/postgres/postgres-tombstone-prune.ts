@@ -11,11 +11,13 @@ const PREPARED = { prepare: true } as const;
 export async function pruneTombstones(sql: Sql, before: number, piece?: number): Promise<number> {
   const [row] = await sql.unsafe<{ pruned: number }[]>(
     `WITH piece_end AS (
-       SELECT coalesce((SELECT modified_at + 1 FROM meals WHERE deleted AND modified_at < $1
-                        ORDER BY modified_at OFFSET $2::bigint - 1 LIMIT 1), $1) AS before
+       -- The bound is one value, so that the delete finds its rows by the tombstones' index
+       -- whatever plan is kept (a generic one would filter an OR row by row, every tombstone).
+       SELECT CASE WHEN $2::bigint IS NULL THEN $1::bigint
+         ELSE coalesce((SELECT modified_at + 1 FROM meals WHERE deleted AND modified_at < $1
+                        ORDER BY modified_at OFFSET $2::bigint - 1 LIMIT 1), $1::bigint) END AS before
      ), pruned AS (
-       DELETE FROM meals WHERE deleted AND modified_at < $1
-         AND ($2::bigint IS NULL OR modified_at < (SELECT before FROM piece_end))
+       DELETE FROM meals WHERE deleted AND modified_at < (SELECT before FROM piece_end)
        RETURNING user_id, modified_at, id
      ), newest AS (
        SELECT DISTINCT ON (user_id) user_id, modified_at, id FROM pruned
