@@ -3,16 +3,11 @@ import type { Sql } from 'postgres';
 const PREPARED = { prepare: true } as const;
 
 /**
- * MealWrites.pruneTombstones on PostgreSQL, one statement: the tombstones deleted drive the
- * watermark, each user's moving to the newest of its own pruned, forward only; readers see
- * both changes or neither. A piece (storage/tombstone-pieces.ts) ends at the instant of the
- * `piece`-th oldest tombstone, taken in the same statement.
+ * The prune's statement: $1 the bound, $2 the piece (null: every tombstone before the bound).
+ * The tombstones' bound is one value, so that the delete finds its rows by the tombstones'
+ * index whatever plan is kept (a generic one would filter an OR row by row, every tombstone).
  */
-export async function pruneTombstones(sql: Sql, before: number, piece?: number): Promise<number> {
-  const [row] = await sql.unsafe<{ pruned: number }[]>(
-    `WITH piece_end AS (
-       -- The bound is one value, so that the delete finds its rows by the tombstones' index
-       -- whatever plan is kept (a generic one would filter an OR row by row, every tombstone).
+export const PRUNE_STATEMENT = `WITH piece_end AS (
        SELECT CASE WHEN $2::bigint IS NULL THEN $1::bigint
          ELSE coalesce((SELECT modified_at + 1 FROM meals WHERE deleted AND modified_at < $1
                         ORDER BY modified_at OFFSET $2::bigint - 1 LIMIT 1), $1::bigint) END AS before
@@ -30,9 +25,15 @@ export async function pruneTombstones(sql: Sql, before: number, piece?: number):
               OR (newest.modified_at, newest.id) > (clock.pruned_modified_at, clock.pruned_id))
        RETURNING 1
      )
-     SELECT count(*)::int AS pruned FROM pruned`,
-    [before, piece ?? null],
-    PREPARED,
-  );
+     SELECT count(*)::int AS pruned FROM pruned`;
+
+/**
+ * MealWrites.pruneTombstones on PostgreSQL, one statement: the tombstones deleted drive the
+ * watermark, each user's moving to the newest of its own pruned, forward only; readers see
+ * both changes or neither. A piece (storage/tombstone-pieces.ts) ends at the instant of the
+ * `piece`-th oldest tombstone, taken in the same statement.
+ */
+export async function pruneTombstones(sql: Sql, before: number, piece?: number): Promise<number> {
+  const [row] = await sql.unsafe<{ pruned: number }[]>(PRUNE_STATEMENT, [before, piece ?? null], PREPARED);
   return Number(row?.pruned ?? 0);
 }
