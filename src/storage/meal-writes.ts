@@ -88,5 +88,8 @@ export const MEAL_WRITES_TRAITS: CallTraits<MealWrites> = {
   importMeals: ['long', 'exclusive'],
   // Exclusive: on SQLite it waits its turn behind an import running on the same handle.
   importUsersBatch: ['long', 'exclusive'],
-  pruneTombstones: ['long', 'background'],
+  // Not background: a piece of a prune (tombstone-pieces.ts) that meets another connection's
+  // write lock waits for it by awaiting, as a request's write does (the SQLite call policy), for
+  // up to 5 s, instead of failing the whole prune until the next hour.
+  pruneTombstones: ['long'],
 };

@@ -50,7 +50,7 @@ export interface StorageOptions {
   readonly bulkLoad?: boolean;
   /**
    * The store of a serving process (`serve`, a worker, the cluster's primary): its background
-   * writes, the ones that can be done later (pruning, key-use flushes, the webhook sender's
+   * writes, the ones that can be done later (key-use flushes, the webhook sender's
    * claims and attempts), never wait for another connection's write lock but fail at once
    * with `unavailable`, and their caller tries again at its next turn. SQLite's busy wait
    * blocks the event loop, so waiting there would hold every request behind an import.

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MealWrites } from './meal-writes.js';
-import { isMomentarilyBusy } from './unavailable.js';
 
 /**
  * Tombstones one transaction of a prune removes, about: a prune of a million (the first after a
@@ -11,17 +10,15 @@ import { isMomentarilyBusy } from './unavailable.js';
 export const PRUNE_PIECE = 10_000;
 /** Between two pieces, at least: SQLite's writers of other processes, retrying every 5-100 ms, get the lock. */
 const MIN_PAUSE_MS = 20;
-/** A piece that met another process's write lock (SQLite) is tried again for this long before the prune gives up. */
-const BUSY_PATIENCE_MS = 5_000;
-const BUSY_PAUSE_MS = 100;
 
 /**
  * Prunes every tombstone before `before` (MealWrites.pruneTombstones), oldest first, a piece
  * per transaction; returns how many. Between pieces it pauses as long as the last piece took
  * (at least MIN_PAUSE_MS), so that a serving process's requests, and other processes' writes,
- * go on beside a long prune. Each piece moves the users' watermarks of its own tombstones, so a
- * prune stopped between pieces (`stopped`, a store that stays busy) leaves a consistent store,
- * and the next one goes on from there.
+ * go on beside a long prune; a piece that meets another connection's write lock waits for it as
+ * any write does (MEAL_WRITES_TRAITS). Each piece moves the users' watermarks of its own
+ * tombstones, so a prune stopped between pieces (`stopped`, a store that stays locked) leaves a
+ * consistent store, and the next one goes on from there.
  */
 export async function pruneInPieces(
   writes: Pick<MealWrites, 'pruneTombstones'>,
@@ -31,19 +28,9 @@ export async function pruneInPieces(
   const piece = options.piece ?? PRUNE_PIECE;
   if (!Number.isInteger(piece) || piece < 1) throw new RangeError(`a prune's piece must be 1 or more, got ${piece}`);
   let total = 0;
-  let busySince: number | undefined;
   while (options.stopped?.() !== true) {
     const started = performance.now();
-    let removed: number;
-    try {
-      removed = await writes.pruneTombstones(before, piece);
-      busySince = undefined;
-    } catch (error) {
-      busySince ??= started;
-      if (!isMomentarilyBusy(error) || started - busySince >= BUSY_PATIENCE_MS) throw error;
-      await sleep(BUSY_PAUSE_MS);
-      continue;
-    }
+    const removed = await writes.pruneTombstones(before, piece);
     total += removed;
     // Until a piece finds none: one that removed fewer than `piece` may have met a tombstone
     // revived meanwhile, with older ones still behind it.

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../../src/errors.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
+import { pruneInPieces } from '../../src/storage/tombstone-pieces.js';
 import { makeTempDir } from '../support/project.js';
-import { openerAt, type StoreLocation } from '../support/store-fixtures.js';
+import { meal, openerAt, type StoreLocation, T0 } from '../support/store-fixtures.js';
 import { runAppStoreSuite } from './app-store.suite.js';
 import { runChangeSignalsSuite } from './change-signals.suite.js';
 import { runCommitPathsSuite } from './commit-paths.suite.js';
@@ -91,6 +93,29 @@ describe('SQLite storage: what only a file can get wrong', () => {
         assert.equal(existsSync(path.join(temp.dir, 'missing')), false, `create: ${create}`);
       }
     } finally {
+      temp.remove();
+    }
+  });
+
+  test("a serving process's prune waits for another process's write lock, by awaiting, and then goes through", async () => {
+    const temp = makeTempDir('sqlite-prune-lock');
+    const file = path.join(temp.dir, 'store.db');
+    const storage = await openSqliteStorage(file, { serving: true });
+    const other = new BetterSqlite3(file);
+    try {
+      await storage.writes.upsertMeals('u1', [meal('a'), meal('b')], T0);
+      await storage.writes.deleteMeal('u1', 'a', T0);
+      other.exec('BEGIN IMMEDIATE');
+      let answered = false;
+      const pruned = pruneInPieces(storage.writes, T0 + 100, { piece: 1 }).finally(() => (answered = true));
+      await sleep(300);
+      assert.equal(answered, false, 'no piece goes through, nor fails, while the lock is held');
+      other.exec('ROLLBACK');
+      assert.equal(await pruned, 1);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+      await storage.close();
       temp.remove();
     }
   });

@@ -18,10 +18,6 @@ export function createSqliteTombstonePrune(db: Database): (before: number, piece
     WHERE clock.user_id = pruned.user_id
       AND (clock.pruned_modified_at IS NULL
            OR (pruned.modified_at, pruned.id) > (clock.pruned_modified_at, clock.pruned_id))`);
-  const prune = db.transaction((before: number): number => {
-    markPruned.run(before);
-    return pruneBefore.run(before).changes;
-  });
   // The instant of the piece's last tombstone (tombstone-pieces.ts): the `piece`-th oldest.
   const pieceEnd = db
     .prepare<[number, number], number>(
@@ -29,9 +25,13 @@ export function createSqliteTombstonePrune(db: Database): (before: number, piece
        ORDER BY modified_at LIMIT 1 OFFSET ?`,
     )
     .pluck();
-
-  return function pruneTombstones(before: number, piece?: number): number {
+  // The piece's end is read in the transaction that prunes it, under the write lock.
+  const prune = db.transaction((before: number, piece: number | undefined): number => {
     const end = piece === undefined ? undefined : pieceEnd.get(before, piece - 1);
-    return prune.immediate(end === undefined ? before : end + 1);
-  };
+    const bound = end === undefined ? before : end + 1;
+    markPruned.run(bound);
+    return pruneBefore.run(bound).changes;
+  });
+
+  return (before: number, piece?: number): number => prune.immediate(before, piece);
 }
