@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import postgres, { type Sql } from 'postgres';
+import type { Sql } from 'postgres';
 import { EVERY_USER, type FeedWatcher } from '../../src/storage/change-signals.js';
-import { openStorage } from '../../src/storage/open-storage.js';
 import { CHANGE_POLL_MS, createPostgresChangePoll } from '../../src/storage/postgres/postgres-change-poll.js';
-import { newPostgresSchema, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
+import { type MigratedPostgresSchema, newMigratedPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 
 // The change poll (storage/postgres/postgres-change-poll.ts) where a sequence value taken first
 // commits last: writers of different users commit in parallel, so the poll must not step past
@@ -13,18 +12,16 @@ import { newPostgresSchema, postgresSkipReason, type TestPostgresStore } from '.
 const skip = await postgresSkipReason();
 
 describe('PostgreSQL change poll', { skip: skip ?? false }, () => {
-  let store: TestPostgresStore;
+  let store: MigratedPostgresSchema;
   let sql: Sql;
 
   before(async () => {
-    store = await newPostgresSchema('poll');
-    await (await openStorage(store.url)).close();
-    sql = postgres(store.url, { max: 4, onnotice: () => undefined });
+    store = await newMigratedPostgresSchema('poll', 4);
+    sql = store.sql;
     await sql.unsafe(`INSERT INTO user_clocks (user_id) VALUES ('early'), ('late'), ('quiet')`);
   });
 
   after(async () => {
-    await sql?.end();
     await store?.remove();
   });
 

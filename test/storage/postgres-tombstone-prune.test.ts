@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import postgres, { type Sql } from 'postgres';
-import { openStorage } from '../../src/storage/open-storage.js';
 import { PRUNE_STATEMENT } from '../../src/storage/postgres/postgres-tombstone-prune.js';
-import { newPostgresSchema, postgresSkipReason, type TestPostgresStore } from '../support/postgres.js';
+import { type MigratedPostgresSchema, newMigratedPostgresSchema, postgresSkipReason } from '../support/postgres.js';
 
 // The prune's statement as PostgreSQL plans it once it keeps a generic plan (a prepared
 // statement's sixth run on a connection, or plan_cache_mode): its delete must still find the
@@ -11,23 +9,18 @@ import { newPostgresSchema, postgresSkipReason, type TestPostgresStore } from '.
 // made each piece of a prune of a million read all that was left.
 const skip = await postgresSkipReason();
 
-let store: TestPostgresStore;
-let sql: Sql;
+let store: MigratedPostgresSchema;
 
 before(async () => {
-  if (skip !== undefined) return;
-  store = await newPostgresSchema('prune_plan');
-  // Opening migrates the schema.
-  await (await openStorage(store.url)).close();
-  sql = postgres(store.url, { max: 1, onnotice: () => undefined });
+  if (skip === undefined) store = await newMigratedPostgresSchema('prune_plan', 1);
 });
 
 after(async () => {
-  await sql?.end();
   await store?.remove();
 });
 
 test("a piece's delete is bounded in the tombstones' index under a generic plan", { skip: skip ?? false }, async () => {
+  const { sql } = store;
   await sql.unsafe('SET plan_cache_mode = force_generic_plan');
   await sql.unsafe(`PREPARE prune_piece(bigint, bigint) AS ${PRUNE_STATEMENT}`);
   const plan = (await sql.unsafe<{ 'QUERY PLAN': string }[]>('EXPLAIN EXECUTE prune_piece(1, 10)'))

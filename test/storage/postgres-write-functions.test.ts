@@ -8,7 +8,14 @@ import { createSeededRandom } from '../../src/domain/seeded-random.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage, StorageOptions } from '../../src/storage/storage.js';
 import { countRoundTrips } from '../support/pg-round-trips.js';
-import { newPostgresSchema, postgresSkipReason, type TestPostgresStore, TEST_PG_URL } from '../support/postgres.js';
+import {
+  type MigratedPostgresSchema,
+  newMigratedPostgresSchema,
+  newPostgresSchema,
+  postgresSkipReason,
+  type TestPostgresStore,
+  TEST_PG_URL,
+} from '../support/postgres.js';
 import { addEndpoint, meal, T0 } from '../support/store-fixtures.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
@@ -24,16 +31,13 @@ const MAX_DATE_MS = 8.64e15;
 const yearStart = (year: number) => new Date(0).setUTCFullYear(year, 0, 1);
 
 describe('PostgreSQL write functions', { skip: skip ?? false }, () => {
-  let store: TestPostgresStore;
+  let store: MigratedPostgresSchema;
   let sql: Sql;
   before(async () => {
-    store = await newPostgresSchema('write_functions');
-    // Opening migrates the schema.
-    await (await openStorage(store.url)).close();
-    sql = postgres(store.url, { max: 2, onnotice: () => undefined });
+    store = await newMigratedPostgresSchema('write_functions', 2);
+    sql = store.sql;
   });
   after(async () => {
-    await sql?.end();
     await store?.remove();
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import postgres, { type Sql } from 'postgres';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { skipUnlessRequired } from './required-services.js';
 
 /** The PostgreSQL the scale-out tests use: the machine's, unless MEAL_EXPORT_TEST_PG_URL says otherwise. */
@@ -46,6 +47,30 @@ export async function newPostgresSchema(label = 'store'): Promise<TestPostgresSt
       const admin = adminClient();
       await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
       await admin.end();
+    },
+  };
+}
+
+/** A migrated schema and a client on it (newMigratedPostgresSchema). */
+export interface MigratedPostgresSchema extends TestPostgresStore {
+  readonly sql: Sql;
+}
+
+/**
+ * A schema as meal-export's migrations make it (a store opened on it once) and a client of `max`
+ * connections on it, for the tests that read its tables and call its functions directly;
+ * `remove()` ends the client and drops the schema.
+ */
+export async function newMigratedPostgresSchema(label: string, max: number): Promise<MigratedPostgresSchema> {
+  const store = await newPostgresSchema(label);
+  await (await openStorage(store.url)).close();
+  const sql = postgres(store.url, { max, onnotice: () => undefined });
+  return {
+    url: store.url,
+    sql,
+    async remove() {
+      await sql.end();
+      await store.remove();
     },
   };
 }
