@@ -56,6 +56,52 @@ describe('instants (lastModifiedSince, import dates)', () => {
     );
   });
 
+  // formatInstant and readInstant compute dates in arithmetic where they used to build a Date:
+  // Date itself is the model here.
+  test('formatting writes what Date.prototype.toISOString writes, over all of Date’s range', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 }),
+          fc.integer({ min: -62_198_755_200_000, max: 253_433_923_200_000 }),
+        ),
+        (ms) => formatInstant(ms) === new Date(ms).toISOString(),
+      ),
+      RUNS,
+    );
+  });
+
+  test('a date-time of any year 0000-9999 reads as the instant Date computes for it, or is refused when Date moves its day', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          year: fc.integer({ min: 0, max: 9999 }),
+          month: fc.integer({ min: 1, max: 12 }),
+          day: fc.integer({ min: 1, max: 31 }),
+          hour: fc.integer({ min: 0, max: 23 }),
+          minute: fc.integer({ min: 0, max: 59 }),
+          second: fc.integer({ min: 0, max: 59 }),
+          milli: fc.integer({ min: 0, max: 999 }),
+          offset: fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
+        }),
+        ({ year, month, day, hour, minute, second, milli, offset }) => {
+          const two = (n: number) => String(n).padStart(2, '0');
+          const sign = offset < 0 ? '-' : '+';
+          const zone = `${sign}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+          const text = `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(second)}.${String(milli).padStart(3, '0')}${zone}`;
+          const date = new Date(0);
+          date.setUTCFullYear(year, month - 1, day);
+          date.setUTCHours(hour, minute, second, milli);
+          const epoch = date.getTime() - offset * 60_000;
+          const utcYear = new Date(epoch).getUTCFullYear();
+          const expected = date.getUTCDate() !== day || utcYear < 0 || utcYear > 9999 ? undefined : epoch;
+          assert.equal(parseInstant(text), expected, text);
+        },
+      ),
+      RUNS,
+    );
+  });
+
   test('any text is refused or read as a formattable instant, never thrown on', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789-:T.Z+ tz') })), (text) => {
