@@ -79,7 +79,7 @@ async function importAllUsers(
     const result = await importUsersStream(
       readUsersMealFile(pieces, format),
       (records) => storage.writes.importUsersBatch(records, Date.now()),
-      ({ committed, committedLine }) => progress.read(committed, committedLine),
+      { onProgress: ({ committed, committedLine }) => progress.read(committed, committedLine) },
     );
     if (result.ok) progress.finished();
     else progress.failed();

@@ -45,9 +45,7 @@ export function createHostHistory(storage: Storage): Pick<MealHost, 'importHisto
       const outcome = await importUsersStream(
         checkedInputs(inputs),
         (records) => storage.writes.importUsersBatch(records, Date.now()),
-        undefined,
-        undefined,
-        'Meal',
+        { recordWord: 'Meal' },
       );
       if (outcome.ok) {
         const { imported, created, updated, unchanged, stale, batches } = outcome;

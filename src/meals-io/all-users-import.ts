@@ -6,11 +6,12 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  * change of user past it, so that it holds whole users (a user whose records are together in
  * the file is committed at once, never half). Large enough that a batch's statements and its
  * commit cost little per meal; small enough that a failure loses seconds, not minutes, and that
- * the two batches held at once (one written, the next read) keep the process's memory flat:
- * the peak grows with the records in flight: 224-227 MiB with batches of 10 000 where 5 000
- * took 188-191 MiB on 1 M meals, for 3 % of PostgreSQL's rate (bench/RESULTS.md, "The import's memory").
+ * the batches held at once (two written, the next read) keep the process's memory flat: the
+ * peak grows with the records in flight. On 1 M meals into PostgreSQL, two written at once,
+ * batches of 5 000 peaked at 230-234 MiB, of 3 000 at 194-202 MiB in the same time, of 2 000 at
+ * 168-170 MiB and 10 % slower (bench/RESULTS.md, "Two batches at once").
  */
-export const USERS_BATCH_RECORDS = 5_000;
+export const USERS_BATCH_RECORDS = 3_000;
 /**
  * One user's records in a batch at most, in multiples of USERS_BATCH_RECORDS: a user with more
  * is committed in pieces of that many, so that memory stays bounded whatever one user holds.
@@ -45,7 +46,8 @@ export type UsersImportOutcome =
   /**
    * The first bad record, or the first id another user has, stops the run: the batches before
    * it stay committed (`committed` records, through line `committedLine`), nothing of its own
-   * batch is written, and the same command run again after the fix goes through them as unchanged.
+   * batch is written (the batch after it, if it was being written beside it, may be), and the
+   * same command run again after the fix goes through them as unchanged.
    */
   | {
       readonly ok: false;
@@ -61,17 +63,66 @@ export type UsersImportOutcome =
 export type UsersBatchWriter = (records: readonly UserMealSave[]) => Promise<UpsertResult>;
 
 /**
+ * Batches being written at once, at most: on PostgreSQL the second goes in on another
+ * connection while the first's statement runs, so that the server's work on two batches and
+ * the reading of the next share the machine's cores (bench/RESULTS.md, "Two batches at once").
+ * On SQLite a batch is written whole as it is handed over, so one is never waiting for another.
+ */
+export const USERS_BATCHES_AT_ONCE = 2;
+
+/** What importUsersStream tells, and how it cuts and names the records. */
+export interface UsersImportOptions {
+  /** Told after every batch committed, in file order. */
+  readonly onProgress?: (progress: UsersImportProgress) => void;
+  /** Records per batch, at least (USERS_BATCH_RECORDS). */
+  readonly batchRecords?: number;
+  /** How a record is named in a message: by its line in a file, by its index for `meal-export/host`. */
+  readonly recordWord?: string;
+}
+
+/** A batch handed to the writer and not yet told: its records and its answer. */
+class Flight {
+  /** True once the answer has come (or the write failed). */
+  settled = false;
+  #users: ReadonlySet<string> | undefined;
+  #ids: ReadonlySet<string> | undefined;
+
+  constructor(
+    readonly records: readonly UserImportedMeal[],
+    readonly answer: Promise<UpsertResult>,
+  ) {
+    // Also handles a failed write here; its error is thrown when the batch is told.
+    answer.then(
+      () => (this.settled = true),
+      () => (this.settled = true),
+    );
+  }
+
+  /**
+   * True when `records` name a user or an id that this batch names. Two such batches are never
+   * written at once: the later would wait in PostgreSQL for the earlier's lock or row while the
+   * earlier waits for nothing of it, and of two records of one id the later must meet the
+   * earlier committed, to be the foreign one. The sets are made only when a batch is written
+   * beside this one.
+   */
+  meets(records: readonly UserImportedMeal[]): boolean {
+    const users = (this.#users ??= new Set(this.records.map((record) => record.userId)));
+    const ids = (this.#ids ??= new Set(this.records.map((record) => record.meal.id)));
+    return records.some(({ userId, meal }) => users.has(userId) || ids.has(meal.id));
+  }
+}
+
+/**
  * The import of every user's history as the records come (docs/operations.md#bringing-in-the-apps-history):
- * batches of whole users, each committed on its own while the next is read, so memory holds two
- * batches whatever the file's size and PostgreSQL writes while JS parses.
+ * batches of whole users, each committed in a transaction of its own while the next is read, up
+ * to USERS_BATCHES_AT_ONCE written at once when they share no user and no id, so that memory
+ * holds a few batches whatever the file's size. Batches are counted, told and taken as the
+ * resumption point in file order, whatever order they commit in.
  */
 export async function importUsersStream(
   items: AsyncIterable<UserMealFileItem>,
   write: UsersBatchWriter,
-  onProgress: (progress: UsersImportProgress) => void = () => undefined,
-  batchRecords: number = USERS_BATCH_RECORDS,
-  /** How a record is named in a message: by its line in a file, by its index for `meal-export/host`. */
-  recordWord = 'Line',
+  { onProgress = () => undefined, batchRecords = USERS_BATCH_RECORDS, recordWord = 'Line' }: UsersImportOptions = {},
 ): Promise<UsersImportOutcome> {
   const counts: Counts = { created: 0, updated: 0, unchanged: 0, stale: 0 };
   let read = 0;
@@ -82,14 +133,16 @@ export async function importUsersStream(
   let batch: UserImportedMeal[] = [];
   /** Where the current user's records start in the batch. */
   let userStart = 0;
-  /** The batch being written, or its first fault: an id another user has. */
-  let writing: Promise<UsersImportOutcome | undefined> = Promise.resolve(undefined);
+  /** The batches being written, oldest first. */
+  const flights: Flight[] = [];
 
   const stopped = (reason: 'invalid' | 'foreign_id', at: number, message: string, field: string | undefined) =>
     ({ ok: false, reason, message, line: at, field, committed, committedLine }) as const;
 
-  async function commit(records: readonly UserImportedMeal[]): Promise<UsersImportOutcome | undefined> {
-    const result = await write(records.map(({ userId, meal }) => ({ userId, meal })));
+  /** Tells the oldest batch in flight: adds its counts, or answers its fault (an id another user has). */
+  async function tell(flight: Flight): Promise<UsersImportOutcome | undefined> {
+    const { records } = flight;
+    const result = await flight.answer;
     if (!result.ok) {
       const record = records[result.index];
       const at = record?.line ?? 0;
@@ -107,15 +160,44 @@ export async function importUsersStream(
     return undefined;
   }
 
-  /** Hands the batch over once the one before it is written; a fault of that one stops the run. */
+  /**
+   * Tells batches in flight, oldest first, until `enough` says there are few enough. After a
+   * fault or a write's error the later ones are waited for, not told (one already sent may
+   * commit: run again, its records are unchanged), so that nothing is written once the run
+   * has answered.
+   */
+  async function land(enough: () => boolean): Promise<UsersImportOutcome | undefined> {
+    try {
+      for (let flight = flights.shift(); flight !== undefined; flight = enough() ? undefined : flights.shift()) {
+        const fault = await tell(flight);
+        if (fault !== undefined) {
+          await Promise.allSettled(flights.splice(0).map((later) => later.answer));
+          return fault;
+        }
+      }
+      return undefined;
+    } catch (error) {
+      await Promise.allSettled(flights.splice(0).map((later) => later.answer));
+      throw error;
+    }
+  }
+
+  /**
+   * Hands the batch over once the batches already answered are told, and there is room and no
+   * batch in flight shares a user or an id with it.
+   */
   async function handOver(): Promise<UsersImportOutcome | undefined> {
-    const fault = await writing;
-    if (fault !== undefined) return fault;
     const records = batch;
     batch = [];
-    writing = commit(records);
-    // Handled here; its answer is awaited with the next batch or at the end.
-    writing.catch(() => undefined);
+    const ready = () =>
+      flights[0]?.settled !== true &&
+      flights.length < USERS_BATCHES_AT_ONCE &&
+      !flights.some((flight) => flight.meets(records));
+    if (!ready()) {
+      const fault = await land(ready);
+      if (fault !== undefined) return fault;
+    }
+    flights.push(new Flight(records, write(records)));
     return undefined;
   }
 
@@ -124,8 +206,8 @@ export async function importUsersStream(
       read += 1;
       line = item.line;
       if (!isUserImportedMeal(item)) {
-        // The batch before is written first: its fault, earlier in the file, is the one to tell.
-        const fault = await writing;
+        // The batches before are written first: a fault of theirs, earlier in the file, is the one to tell.
+        const fault = await land(() => flights.length === 0);
         return fault ?? stopped('invalid', item.line, `${recordWord} ${item.line}: ${item.message}`, item.field);
       }
       const last = batch[batch.length - 1];
@@ -144,12 +226,12 @@ export async function importUsersStream(
       if (fault !== undefined) return fault;
     }
   } catch (error) {
-    // The input failed (a read error): the batch being written finishes first, so that nothing
+    // The input failed (a read error): the batches being written finish first, so that nothing
     // commits after the error is told.
-    await writing.catch(() => undefined);
+    await Promise.allSettled(flights.splice(0).map((flight) => flight.answer));
     throw error;
   }
-  const fault = await writing;
+  const fault = await land(() => flights.length === 0);
   if (fault !== undefined) return fault;
   return { ok: true, imported: committed, batches, ...counts };
 }

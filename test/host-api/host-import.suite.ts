@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { describe, test } from 'node:test';
+import { USER_PIECE_RECORDS } from '../../src/meals-io/all-users-import.js';
 import { type HostApiServer, hostCall, hostRecord, mealPath } from '../support/host-api.js';
 import { newUserId, type TestResponse } from '../support/server.js';
 
@@ -202,9 +203,9 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
         id,
         ...hostRecord(fields),
       });
-      // 10 000 lines of the first user: one batch, whole (a batch is cut where the user changes,
-      // a user past 10 000 lines in pieces of that many).
-      const firstLines = Array.from({ length: 10_000 }, (_, n) => record(first, `${first}-m${n}`));
+      // A piece's worth of lines of the first user: one batch, whole (a batch is cut where the
+      // user changes, a user past USER_PIECE_RECORDS lines in pieces of that many).
+      const firstLines = Array.from({ length: USER_PIECE_RECORDS }, (_, n) => record(first, `${first}-m${n}`));
       const body = [
         ...firstLines,
         record(second, `${second}-a`),
@@ -220,14 +221,13 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
       assert.deepEqual(stopped.json, {
         error: {
           code: 'invalid_record',
-          message:
-            'Line 10002: caloriesTotal must be a number or null, got "lots". 10000 records before it were committed (through line 10000): send the same lines again once it is fixed.',
+          message: `Line ${USER_PIECE_RECORDS + 2}: caloriesTotal must be a number or null, got "lots". ${USER_PIECE_RECORDS} records before it were committed (through line ${USER_PIECE_RECORDS}): send the same lines again once it is fixed.`,
           param: 'caloriesTotal',
-          line: 10002,
+          line: USER_PIECE_RECORDS + 2,
         },
       });
       assert.equal(
-        (await hostCall(server, { path: mealPath(first, `${first}-m9999`) })).status,
+        (await hostCall(server, { path: mealPath(first, `${first}-m${USER_PIECE_RECORDS - 1}`) })).status,
         200,
         'the first batch stays',
       );
@@ -246,10 +246,10 @@ export function hostImportRules(name: string, open: () => HostApiServer) {
       });
       assert.equal(again.status, 200, again.text);
       assert.deepEqual(again.json, {
-        imported: 10_002,
+        imported: USER_PIECE_RECORDS + 2,
         created: 2,
         updated: 0,
-        unchanged: 10_000,
+        unchanged: USER_PIECE_RECORDS,
         stale: 0,
         batches: 2,
       });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { USER_PIECE_RECORDS } from '../../src/meals-io/all-users-import.js';
 import { hostRefusal, useTempMealHost } from '../support/temp-meal-host.js';
 
 const record = { type: 'dinner' as const, date: '2025-03-01T19:00:00Z', title: 'Soup' };
@@ -103,26 +104,30 @@ describe("the host module, the app's history", () => {
   const store = useTempMealHost('host-history');
 
   test('importHistory commits batches of whole users from a stream; a bad meal throws with its index and keeps the batches before it', async () => {
+    // A piece's worth of meals of the first user (one batch, whole), then two of the second.
+    const firstMeals = USER_PIECE_RECORDS;
     async function* history(bad: boolean) {
-      for (let n = 0; n < 10_002; n += 1) {
-        const userId = n < 10_000 ? 'h-first' : 'h-second';
-        yield { ...record, userId, id: `h-${n}`, ...(bad && n === 10_001 ? { caloriesTotal: -1 } : {}) };
+      for (let n = 0; n < firstMeals + 2; n += 1) {
+        const userId = n < firstMeals ? 'h-first' : 'h-second';
+        yield { ...record, userId, id: `h-${n}`, ...(bad && n === firstMeals + 1 ? { caloriesTotal: -1 } : {}) };
       }
     }
     await assert.rejects(
       store.host.importHistory(history(true)),
       hostRefusal(
         'invalid_meal',
-        /^Meal 10001: caloriesTotal .* 10000 records before it were committed \(through meal 9999\): call again with the same meals once it is fixed\.$/,
+        new RegExp(
+          `^Meal ${firstMeals + 1}: caloriesTotal .* ${firstMeals} records before it were committed \\(through meal ${firstMeals - 1}\\): call again with the same meals once it is fixed\\.$`,
+        ),
       ),
     );
-    assert.equal((await store.host.getMeal('h-first', 'h-9999'))?.deleted, false);
-    assert.equal(await store.host.getMeal('h-second', 'h-10000'), undefined);
+    assert.equal((await store.host.getMeal('h-first', `h-${firstMeals - 1}`))?.deleted, false);
+    assert.equal(await store.host.getMeal('h-second', `h-${firstMeals}`), undefined);
     assert.deepEqual(await store.host.importHistory(history(false)), {
-      imported: 10_002,
+      imported: firstMeals + 2,
       created: 2,
       updated: 0,
-      unchanged: 10_000,
+      unchanged: firstMeals,
       stale: 0,
       batches: 2,
     });
