@@ -19,7 +19,8 @@ async function* checkedInputs(
       yield { line, message: 'A meal must be an object.' };
       continue;
     }
-    const { userId, ...fields } = input as unknown as Readonly<Record<string, unknown>>;
+    const fields = input as unknown as Readonly<Record<string, unknown>>;
+    const { userId } = fields;
     if (typeof userId !== 'string' || !isValidUserId(userId)) {
       yield { line, message: `${USER_ID_RULE}.`, field: 'userId' };
       continue;
@@ -29,7 +30,7 @@ async function* checkedInputs(
       yield missing;
       continue;
     }
-    const parsed = parseMealRecord(fields, 'json');
+    const parsed = parseMealRecord(fields, 'json', undefined, 'userId');
     yield parsed.ok ? { line, userId, meal: parsed.meal } : { line, message: parsed.message, field: parsed.field };
   }
 }

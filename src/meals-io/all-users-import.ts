@@ -138,6 +138,8 @@ export async function importUsersStream(
 
   const stopped = (reason: 'invalid' | 'foreign_id', at: number, message: string, field: string | undefined) =>
     ({ ok: false, reason, message, line: at, field, committed, committedLine }) as const;
+  /** Waits for every batch in flight to end, none of them told. */
+  const drain = () => Promise.allSettled(flights.splice(0).map((flight) => flight.answer));
 
   /** Tells the oldest batch in flight: adds its counts, or answers its fault (an id another user has). */
   async function tell(flight: Flight): Promise<UsersImportOutcome | undefined> {
@@ -171,13 +173,13 @@ export async function importUsersStream(
       for (let flight = flights.shift(); flight !== undefined; flight = enough() ? undefined : flights.shift()) {
         const fault = await tell(flight);
         if (fault !== undefined) {
-          await Promise.allSettled(flights.splice(0).map((later) => later.answer));
+          await drain();
           return fault;
         }
       }
       return undefined;
     } catch (error) {
-      await Promise.allSettled(flights.splice(0).map((later) => later.answer));
+      await drain();
       throw error;
     }
   }
@@ -228,7 +230,7 @@ export async function importUsersStream(
   } catch (error) {
     // The input failed (a read error): the batches being written finish first, so that nothing
     // commits after the error is told.
-    await Promise.allSettled(flights.splice(0).map((flight) => flight.answer));
+    await drain();
     throw error;
   }
   const fault = await land(() => flights.length === 0);

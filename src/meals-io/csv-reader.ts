@@ -190,13 +190,14 @@ function parseMore(parser: Parser, bytes: Buffer | undefined): Promise<void> {
 /**
  * CSV read from pieces of text as they come (an import's file or stdin), in bounded memory:
  * each piece is parsed before the next is read, and its rows are taken by on_record as they
- * are parsed (the parser's readable side would drop the rows before a syntax fault).
+ * are parsed (the parser's readable side would drop the rows before a syntax fault). The rows
+ * and faults of each piece come together, as readJsonlGroups gives them.
  */
-export async function* readCsvStream(
+export async function* readCsvGroups(
   pieces: AsyncIterable<string>,
   /** Columns beside the Meal fields that the file must have. */
   required: readonly string[] = [],
-): AsyncGenerator<RawItem> {
+): AsyncGenerator<readonly RawItem[]> {
   const rows = createCsvRows(required);
   const parsed: RawItem[] = [];
   const parser = parseStream({
@@ -214,15 +215,14 @@ export async function* readCsvStream(
       const bytes = Buffer.from(text, 'utf8');
       rows.feed(bytes);
       await parseMore(parser, bytes);
-      yield* parsed.splice(0);
+      yield parsed.splice(0);
       if (rows.done) return;
     }
     await parseMore(parser, undefined);
-    yield* parsed.splice(0);
+    yield parsed.splice(0);
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    yield* parsed.splice(0);
-    if (!rows.done) yield rows.fault(error);
+    yield rows.done ? parsed.splice(0) : [...parsed.splice(0), rows.fault(error)];
   } finally {
     parser.destroy();
   }

@@ -1,7 +1,7 @@
 import type { MealSave } from '../domain/meal.js';
-import { readCsvStream } from './csv-reader.js';
+import { readCsvGroups } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
-import { readJsonlStream } from './jsonl-reader.js';
+import { readJsonlGroups } from './jsonl-reader.js';
 import { parseMealRecord, type RecordSource } from './meal-record.js';
 import { isLineError, type LineError, type RawItem } from './raw-record.js';
 
@@ -49,8 +49,8 @@ export async function* readMealFile(
   format: MealFileFormat,
 ): AsyncGenerator<MealFileItem> {
   const source = sourceOf(format);
-  const items = format === 'csv' ? readCsvStream(pieces) : readJsonlStream(pieces);
-  for await (const item of items) yield checkItem(item, source);
+  const groups = format === 'csv' ? readCsvGroups(pieces) : readJsonlGroups(pieces);
+  for await (const group of groups) for (const item of group) yield checkItem(item, source);
 }
 
 /** The one-line report of a bad file: its first fault, and how many more bad records follow it. */

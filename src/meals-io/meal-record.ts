@@ -191,16 +191,19 @@ function readDeleted(value: unknown, source: RecordSource): void {
  * would otherwise be dropped silently); the read-only fields a GET answers are taken back, so a
  * meal read can be saved as it is: `modifiedAt` is ignored, since the store sets it, `deleted`
  * must be `false`, and `sourceVersion: null` is no version. A missing or empty `id` gets a new
- * random one, or `pathId`, the id of a PUT's path, which an `id` given must equal.
+ * random one, or `pathId`, the id of a PUT's path, which an `id` given must equal. `alsoField`
+ * is one field more that the record may carry and the caller reads (the `userId` of a record of
+ * every user's history), passed over here rather than copied out of every record.
  */
 export function parseMealRecord(
   fields: Readonly<Record<string, unknown>>,
   source: RecordSource,
   pathId?: string,
+  alsoField?: string,
 ): MealRecordResult {
   try {
     for (const name of Object.keys(fields)) {
-      if (!KNOWN_FIELDS.has(name)) throw new RecordError(name, `Unknown field ${shown(name)}`);
+      if (!KNOWN_FIELDS.has(name) && name !== alsoField) throw new RecordError(name, `Unknown field ${shown(name)}`);
     }
     // Checked in contract field order, so the first fault reported is the leftmost one.
     const meal: Record<string, unknown> = {};

@@ -1,11 +1,11 @@
 import type { MealSave } from '../domain/meal.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
-import { readCsvStream } from './csv-reader.js';
+import { readCsvGroups } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
-import { readJsonlStream } from './jsonl-reader.js';
+import { readJsonlGroups } from './jsonl-reader.js';
 import { missingIdFault } from './meal-file.js';
-import { parseMealRecord } from './meal-record.js';
-import { isLineError, type LineError } from './raw-record.js';
+import { parseMealRecord, type RecordSource } from './meal-record.js';
+import { isLineError, type LineError, type RawItem } from './raw-record.js';
 
 /** A record of the import of every user's history: a checked meal and the user it is for. */
 export interface UserImportedMeal {
@@ -35,26 +35,22 @@ export async function* readUsersMealFile(
   /** The host API's: every record names its meal (meal-file.ts missingIdFault). */
   idRequired = false,
 ): AsyncGenerator<UserMealFileItem> {
-  const items = format === 'csv' ? readCsvStream(pieces, [USER_ID_FIELD]) : readJsonlStream(pieces);
-  for await (const item of items) {
-    if (isLineError(item)) {
-      yield item;
-      continue;
-    }
-    const { [USER_ID_FIELD]: userId, ...fields } = item.fields;
-    if (typeof userId !== 'string' || !isValidUserId(userId)) {
-      const got = userId === undefined ? 'it is missing' : `got ${JSON.stringify(userId)}`;
-      yield { line: item.line, message: `${USER_ID_RULE} (${got}).`, field: USER_ID_FIELD };
-      continue;
-    }
-    const missing = idRequired ? missingIdFault(item.line, fields) : undefined;
-    if (missing !== undefined) {
-      yield missing;
-      continue;
-    }
-    const result = parseMealRecord(fields, format === 'csv' ? 'csv' : 'json');
-    yield result.ok
-      ? { line: item.line, userId, meal: result.meal }
-      : { line: item.line, message: result.message, field: result.field };
+  const source = format === 'csv' ? 'csv' : 'json';
+  const groups = format === 'csv' ? readCsvGroups(pieces, [USER_ID_FIELD]) : readJsonlGroups(pieces);
+  for await (const group of groups) for (const item of group) yield checkUserItem(item, source, idRequired);
+}
+
+/** A record of every user's history checked: its user and meal, or the fault of its line. */
+function checkUserItem(item: RawItem, source: RecordSource, idRequired: boolean): UserMealFileItem {
+  if (isLineError(item)) return item;
+  const { fields, line } = item;
+  const userId = fields[USER_ID_FIELD];
+  if (typeof userId !== 'string' || !isValidUserId(userId)) {
+    const got = userId === undefined ? 'it is missing' : `got ${JSON.stringify(userId)}`;
+    return { line, message: `${USER_ID_RULE} (${got}).`, field: USER_ID_FIELD };
   }
+  const missing = idRequired ? missingIdFault(line, fields) : undefined;
+  if (missing !== undefined) return missing;
+  const result = parseMealRecord(fields, source, undefined, USER_ID_FIELD);
+  return result.ok ? { line, userId, meal: result.meal } : { line, message: result.message, field: result.field };
 }
