@@ -7,8 +7,6 @@ const READ_FAULTS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
 };
 
-const READ_PIECE_BYTES = 1024 * 1024;
-
 /** A file opened, or stdin; a folder is refused here rather than at its first read. */
 async function openInput(location: string): Promise<AsyncIterable<Buffer | string>> {
   if (location === '-') return process.stdin;
@@ -17,8 +15,9 @@ async function openInput(location: string): Promise<AsyncIterable<Buffer | strin
     await file.close();
     throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   }
-  // Pieces of 1 MiB, not 64 KiB: an import's reading costs per piece as well as per byte.
-  return file.createReadStream({ highWaterMark: READ_PIECE_BYTES });
+  // Node's pieces of 64 KiB: pieces of 1 MiB read no faster and hold 40 MB more at the peak of
+  // an import, the records of a piece being checked together (bench/RESULTS.md, "Two batches at once").
+  return file.createReadStream();
 }
 
 function readFault(location: string, error: unknown): CliError {
