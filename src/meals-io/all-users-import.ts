@@ -8,8 +8,8 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  * commit cost little per meal; small enough that a failure loses seconds, not minutes, and that
  * the batches held at once (two written, the next read) keep the process's memory flat: the
  * peak grows with the records in flight. On 1 M meals into PostgreSQL, two written at once,
- * batches of 5 000 peaked at 230-234 MiB, of 3 000 at 194-202 MiB in the same time, of 2 000 at
- * 168-170 MiB and 10 % slower (bench/RESULTS.md, "Two batches at once").
+ * batches of 5 000 peaked at 225-228 MiB, of 3 000 at 189-197 MiB in the same time, of 2 000 at
+ * 164-166 MiB and 10 % slower (bench/RESULTS.md, "Two batches at once").
  */
 export const USERS_BATCH_RECORDS = 3_000;
 /**
