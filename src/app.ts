@@ -86,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signals: deps.storage.signals,
     maxWaiting: deps.maxWaiting,
     authenticator: deps.authenticator,
+    keys: deps.storage.keys,
     limiter: deps.limiter,
     authGuard,
     trustedProxies: deps.trustedProxies,

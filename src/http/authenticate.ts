@@ -36,9 +36,12 @@ export interface CredentialRefusals {
   readonly tooMany?: (waitMs: number) => Error;
 }
 
+/** The refusal of a key that is not, or no longer, accepted: unknown, malformed, revoked, expired. */
+export const invalidApiKey = () => new AppError('invalid_api_key', 'Invalid API key.', { headers: WWW_AUTHENTICATE });
+
 const API_KEY_REFUSALS: CredentialRefusals = {
   missing: () => new AppError('missing_api_key', 'Missing API key.', { headers: WWW_AUTHENTICATE }),
-  invalid: () => new AppError('invalid_api_key', 'Invalid API key.', { headers: WWW_AUTHENTICATE }),
+  invalid: invalidApiKey,
 };
 
 /**

@@ -6,8 +6,9 @@ import type { KeyAuthenticator } from '../keys/key-authenticator.js';
 import { AppError } from '../errors.js';
 import type { RateLimiter, RateLimitPolicy } from '../ratelimit/rate-limiter.js';
 import type { ChangeSignals } from '../storage/change-signals.js';
+import type { KeyStore } from '../storage/key-store.js';
 import type { MealFeed } from '../storage/meal-feed.js';
-import { type AuthFailureGuard, authenticateIncoming } from './authenticate.js';
+import { type AuthFailureGuard, authenticateIncoming, invalidApiKey } from './authenticate.js';
 import type { TrustedProxies } from '../listener/client-address.js';
 import { commonHeaders } from '../listener/json-response.js';
 import { createHeldRequests, type HeldRequest, type HeldRequests } from './held-requests.js';
@@ -25,6 +26,8 @@ export interface MealsEndpointDeps {
   /** `--max-waiting`: long polls this process holds at most (docs/api.md#changes-as-they-happen-wait). */
   readonly maxWaiting: number;
   readonly authenticator: KeyAuthenticator;
+  /** Asks again, every second, whether the keys of the held long polls are still accepted. */
+  readonly keys: Pick<KeyStore, 'acceptedKeyIds'>;
   readonly limiter: RateLimiter;
   /** The brute-force guard, one for every authenticated route, so a block learnt on one holds on all. */
   readonly authGuard: AuthFailureGuard;
@@ -149,7 +152,29 @@ export function createMealsEndpoint(deps: MealsEndpointDeps): MealsEndpoint {
     return answered;
   }
 
-  const held = createHeldRequests<HeldMealsRequest>({ capacity: deps.maxWaiting, signals: deps.signals, readAgain });
+  /** The held requests' keys still accepted, in one query; a store that does not answer refuses none. */
+  async function acceptedKeys(keyIds: readonly string[]): Promise<ReadonlySet<string> | undefined> {
+    try {
+      return await deps.keys.acceptedKeyIds(keyIds, Date.now());
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A held request whose key was refused meanwhile gets the 401 a new request of it gets. */
+  async function refuse(waiting: HeldMealsRequest): Promise<void> {
+    if (waiting.response.closed) return;
+    const started = report === undefined ? 0 : waiting.started + (performance.now() - waiting.heldAt);
+    await send(waiting.request, waiting.response, fixedHeaders.slice(), started, () => Promise.reject(invalidApiKey()));
+  }
+
+  const held = createHeldRequests<HeldMealsRequest>({
+    capacity: deps.maxWaiting,
+    signals: deps.signals,
+    readAgain,
+    acceptedKeys,
+    refuse,
+  });
   const heldByResponse = new WeakMap<ServerResponse, HeldMealsRequest>();
   // One listener function for every held response (no closure per request): its client left.
   function forgetHeld(this: ServerResponse): void {

@@ -16,6 +16,12 @@ export interface KeyStore {
    * waiting together cost the store one round trip (keys/key-authenticator.ts).
    */
   findApiKeysByDigests(digests: readonly Buffer[]): Promise<(ApiKeyRecord | undefined)[]>;
+  /**
+   * Of these key ids, the ones still accepted at `now`: stored (not erased with their person),
+   * not revoked, not expired. One query for all of them, so that the keys of a process's held
+   * long polls cost the store one query a second however many are held (http/held-requests.ts).
+   */
+  acceptedKeyIds(keyIds: readonly string[], now: number): Promise<ReadonlySet<string>>;
 }
 
 /** `duplicate_id`: a key with that id exists already (a creation sent twice); nothing was changed. */

@@ -52,6 +52,30 @@ export function runKeyStoreSuite(options: StoreSuiteOptions): void {
       });
     });
 
+    test('tells which of many key ids are still accepted: not revoked, not expired, not erased, not unknown', async () => {
+      await withStore(options, async (storage) => {
+        const [kept, revoked, expiring, erased] = [
+          newKey('a1'),
+          newKey('a1'),
+          newKey('a2', { expiresAt: T0 + DAY_MS }),
+          newKey('a3'),
+        ];
+        for (const key of [kept, revoked, expiring, erased]) await storage.keys.createApiKey(key, 10, T0);
+        await storage.keys.revokeApiKey(revoked.id, T0 + 1);
+        await storage.erasure.eraseUser('a3', T0 + 2);
+        const ids = [kept.id, revoked.id, expiring.id, erased.id, 'key_unknown'];
+        assert.deepEqual([...(await storage.keys.acceptedKeyIds(ids, T0 + 3))].sort(), [kept.id, expiring.id].sort());
+        assert.deepEqual(
+          [...(await storage.keys.acceptedKeyIds(ids, T0 + DAY_MS))],
+          [kept.id],
+          'expired at its instant',
+        );
+        assert.deepEqual([...(await storage.keys.acceptedKeyIds([], T0))], []);
+        const many = [...Array.from({ length: 40_000 }, (_, n) => `key_none_${n}`), kept.id];
+        assert.deepEqual([...(await storage.keys.acceptedKeyIds(many, T0))], [kept.id], 'past any bound on parameters');
+      });
+    });
+
     test('refuses a key whose id is taken (a creation sent twice), even at the limit, changing nothing', async () => {
       await withStore(options, async (storage) => {
         const first = newKey('u1');

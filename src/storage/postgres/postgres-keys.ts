@@ -80,5 +80,16 @@ export function createPostgresKeys(sql: Sql): KeyStore {
       for (const row of rows) found[row.n - 1] = keyRecordOf(row);
       return found;
     },
+
+    async acceptedKeyIds(keyIds: readonly string[], now: number): Promise<ReadonlySet<string>> {
+      if (keyIds.length === 0) return new Set();
+      const rows = await sql.unsafe<{ id: string }[]>(
+        `SELECT id FROM api_keys WHERE id = ANY($1::text[])
+           AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+        [[...keyIds], now],
+        PREPARED,
+      );
+      return new Set(rows.map((row) => row.id));
+    },
   };
 }

@@ -19,6 +19,13 @@ export function createSqliteKeys(db: Database): Implementation<KeyStore> {
   const byUser = db.prepare<[string], KeyRow>(
     `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at, id`,
   );
+  // The ids as one JSON array: any number of them in one statement, past SQLite's bound on parameters.
+  const accepted = db
+    .prepare<[string, number], string>(
+      `SELECT id FROM api_keys WHERE id IN (SELECT value FROM json_each(?))
+         AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`,
+    )
+    .pluck();
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
 
   const create = db.transaction((key: NewApiKey, maxActive: number, now: number): CreateKeyResult => {
@@ -44,5 +51,7 @@ export function createSqliteKeys(db: Database): Implementation<KeyStore> {
         const row = byDigest.get(digest);
         return row === undefined ? undefined : keyRecordOf(row);
       }),
+    acceptedKeyIds: (keyIds: readonly string[], now: number): ReadonlySet<string> =>
+      new Set(keyIds.length === 0 ? [] : accepted.all(JSON.stringify(keyIds), now)),
   };
 }
