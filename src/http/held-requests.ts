@@ -76,8 +76,8 @@ export interface HeldRequests<T extends HeldRequest> {
  * A woken request reads its page again and answers if it has items; otherwise it goes back to
  * waiting until its deadline. A wake that comes during a read is kept for after it, so a change is
  * never lost between a read and the next wait. The held requests' keys are asked again every
- * two seconds, in one query: a request whose key was revoked, expired or erased meanwhile is answered with the
- * refusal a new request of it gets, not held until its deadline.
+ * two seconds, in one query: a request whose key was revoked, expired or erased meanwhile is
+ * answered with the refusal a new request of it gets, not held until its deadline.
  */
 export function createHeldRequests<T extends HeldRequest>(options: HeldRequestsOptions<T>): HeldRequests<T> {
   const byKey = new Map<string, T>();

@@ -26,7 +26,7 @@ export interface MealsEndpointDeps {
   /** `--max-waiting`: long polls this process holds at most (docs/api.md#changes-as-they-happen-wait). */
   readonly maxWaiting: number;
   readonly authenticator: KeyAuthenticator;
-  /** Asks again, every second, whether the keys of the held long polls are still accepted. */
+  /** Asks again, every two seconds, whether the keys of the held long polls are still accepted. */
   readonly keys: Pick<KeyStore, 'acceptedKeyIds'>;
   readonly limiter: RateLimiter;
   /** The brute-force guard, one for every authenticated route, so a block learnt on one holds on all. */
