@@ -9,7 +9,7 @@ import { isUserImportedMeal, type UserImportedMeal, type UserMealFileItem } from
  * the batches held at once (two written, the next read) keep the process's memory flat: the
  * peak grows with the records in flight. On 1 M meals into PostgreSQL, two written at once,
  * batches of 5 000 peaked at 225-228 MiB, of 3 000 at 189-197 MiB in the same time, of 2 000 at
- * 164-166 MiB and 10 % slower (bench/RESULTS.md, "Two batches at once").
+ * 164-166 MiB and 14 % slower (bench/RESULTS.md, "Two batches at once").
  */
 export const USERS_BATCH_RECORDS = 3_000;
 /**
@@ -66,7 +66,8 @@ export type UsersBatchWriter = (records: readonly UserMealSave[]) => Promise<Ups
  * Batches being written at once, at most: on PostgreSQL the second goes in on another
  * connection while the first's statement runs, so that the server's work on two batches and
  * the reading of the next share the machine's cores (bench/RESULTS.md, "Two batches at once").
- * On SQLite a batch is written whole as it is handed over, so one is never waiting for another.
+ * On SQLite a batch is written whole in its turn on the connection, right after it is handed
+ * over, so one is never waiting for another.
  */
 export const USERS_BATCHES_AT_ONCE = 2;
 
@@ -228,8 +229,9 @@ export async function importUsersStream(
       if (fault !== undefined) return fault;
     }
   } catch (error) {
-    // The input failed (a read error): the batches being written finish first, so that nothing
-    // commits after the error is told.
+    // The input failed (a read error), or a write did (thrown by land, which has waited for the
+    // others already): the batches being written finish first, so that nothing commits after
+    // the error is told.
     await drain();
     throw error;
   }

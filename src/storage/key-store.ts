@@ -19,7 +19,7 @@ export interface KeyStore {
   /**
    * Of these key ids, the ones still accepted at `now`: stored (not erased with their person),
    * not revoked, not expired. One query for all of them, so that the keys of a process's held
-   * long polls cost the store one query a second however many are held (http/held-requests.ts).
+   * long polls cost the store a query per thousand every two seconds (http/held-requests.ts).
    */
   acceptedKeyIds(keyIds: readonly string[], now: number): Promise<ReadonlySet<string>>;
 }

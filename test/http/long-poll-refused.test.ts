@@ -15,8 +15,11 @@ import { OLD, sleep, WWW_AUTHENTICATE } from './http-expect.js';
  * process do.
  */
 
-/** The check of the held keys every two seconds, and its query. */
-const WITHIN_MS = 2_500;
+/**
+ * The check of the held keys every two seconds, its query and the answer, with room for a busy
+ * machine: what is held without the check is the whole `wait`, 30 s here.
+ */
+const WITHIN_MS = 4_000;
 
 describe('a held long poll whose key is refused meanwhile', { concurrency: true }, () => {
   let server: ServedApp;
@@ -54,10 +57,10 @@ describe('a held long poll whose key is refused meanwhile', { concurrency: true 
     assert.equal((await request(server, { path: `/v1/meals?lastModifiedSince=${OLD}`, key })).status, 401);
   }
 
-  test('its key revoked: 401 invalid_api_key within the revocation bound', () =>
+  test('its key revoked: 401 invalid_api_key within about two seconds', () =>
     heldThenRefused((key) => store.keys.revokeApiKey(key.id, Date.now())));
 
-  test('its person erased: 401 invalid_api_key within the revocation bound', () =>
+  test('its person erased: 401 invalid_api_key within about two seconds', () =>
     heldThenRefused((_key, userId) => store.erasure.eraseUser(userId, Date.now())));
 
   test('a key still accepted is held to its deadline, through the checks, and answered with the empty page', async () => {
