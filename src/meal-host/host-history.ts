@@ -2,7 +2,7 @@ import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
 import { describeUsersImportStop, importUsersStream } from '../meals-io/all-users-import.js';
 import { missingIdFault } from '../meals-io/meal-file.js';
 import { parseMealRecord } from '../meals-io/meal-record.js';
-import type { UserMealFileItem } from '../meals-io/users-meal-file.js';
+import { USER_ID_FIELD, type UserMealFileItem } from '../meals-io/users-meal-file.js';
 import type { Storage } from '../storage/storage.js';
 import type { HistoryInput, ImportedHistory, MealHost } from './meal-host-types.js';
 import { MealHostError } from './meal-host-error.js';
@@ -22,7 +22,7 @@ async function* checkedInputs(
     const fields = input as unknown as Readonly<Record<string, unknown>>;
     const { userId } = fields;
     if (typeof userId !== 'string' || !isValidUserId(userId)) {
-      yield { line, message: `${USER_ID_RULE}.`, field: 'userId' };
+      yield { line, message: `${USER_ID_RULE}.`, field: USER_ID_FIELD };
       continue;
     }
     const missing = missingIdFault(line, fields);
@@ -30,7 +30,7 @@ async function* checkedInputs(
       yield missing;
       continue;
     }
-    const parsed = parseMealRecord(fields, 'json', undefined, 'userId');
+    const parsed = parseMealRecord(fields, 'json', undefined, USER_ID_FIELD);
     yield parsed.ok ? { line, userId, meal: parsed.meal } : { line, message: parsed.message, field: parsed.field };
   }
 }

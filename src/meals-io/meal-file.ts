@@ -13,8 +13,21 @@ export interface ImportedMeal {
 /** One step of a streamed import file, in line order: a checked meal, or a fault. */
 export type MealFileItem = ImportedMeal | LineError;
 
-function sourceOf(format: MealFileFormat): RecordSource {
+/** How a file's cells are read: strings per cell for CSV, JSON values for JSON Lines. */
+export function sourceOf(format: MealFileFormat): RecordSource {
   return format === 'csv' ? 'csv' : 'json';
+}
+
+/**
+ * A file's raw records, a piece's together (csv-reader.ts readCsvGroups, jsonl-reader.ts
+ * readJsonlGroups); `required`: CSV columns beside the Meal fields the file must have.
+ */
+export function readRawGroups(
+  pieces: AsyncIterable<string>,
+  format: MealFileFormat,
+  required: readonly string[] = [],
+): AsyncIterable<readonly RawItem[]> {
+  return format === 'csv' ? readCsvGroups(pieces, required) : readJsonlGroups(pieces);
 }
 
 /** A record checked, or the fault of its line. */
@@ -49,8 +62,7 @@ export async function* readMealFile(
   format: MealFileFormat,
 ): AsyncGenerator<MealFileItem> {
   const source = sourceOf(format);
-  const groups = format === 'csv' ? readCsvGroups(pieces) : readJsonlGroups(pieces);
-  for await (const group of groups) for (const item of group) yield checkItem(item, source);
+  for await (const group of readRawGroups(pieces, format)) for (const item of group) yield checkItem(item, source);
 }
 
 /** The one-line report of a bad file: its first fault, and how many more bad records follow it. */

@@ -1,9 +1,7 @@
 import type { MealSave } from '../domain/meal.js';
 import { isValidUserId, USER_ID_RULE } from '../domain/user-id.js';
-import { readCsvGroups } from './csv-reader.js';
 import type { MealFileFormat } from './file-format.js';
-import { readJsonlGroups } from './jsonl-reader.js';
-import { missingIdFault } from './meal-file.js';
+import { missingIdFault, readRawGroups, sourceOf } from './meal-file.js';
 import { parseMealRecord, type RecordSource } from './meal-record.js';
 import { isLineError, type LineError, type RawItem } from './raw-record.js';
 
@@ -35,9 +33,10 @@ export async function* readUsersMealFile(
   /** The host API's: every record names its meal (meal-file.ts missingIdFault). */
   idRequired = false,
 ): AsyncGenerator<UserMealFileItem> {
-  const source = format === 'csv' ? 'csv' : 'json';
-  const groups = format === 'csv' ? readCsvGroups(pieces, [USER_ID_FIELD]) : readJsonlGroups(pieces);
-  for await (const group of groups) for (const item of group) yield checkUserItem(item, source, idRequired);
+  const source = sourceOf(format);
+  for await (const group of readRawGroups(pieces, format, [USER_ID_FIELD])) {
+    for (const item of group) yield checkUserItem(item, source, idRequired);
+  }
 }
 
 /** A record of every user's history checked: its user and meal, or the fault of its line. */
